@@ -1,0 +1,86 @@
+/** What every CLI command shares: argument parsing, output (readable or --json), and exit codes. */
+import os from 'node:os'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { loadConfig, type Config } from '../config/config.ts'
+import { openLeadline, type Leadline } from '../leadline.ts'
+import type { CommandContext } from '../eventstore/command-handler.ts'
+
+/** Exit codes: 0 done, 1 failed (store, network), 2 bad input (nothing was changed). */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
+
+/** Bad input: printed as one line, exit 2, nothing changed. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+export interface Io {
+  out(text: string): void
+  err(text: string): void
+  readonly env: NodeJS.ProcessEnv
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  env: process.env,
+}
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = false) {
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true })
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ''))
+  }
+}
+
+export function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`)
+  return value
+}
+
+export function onOff(value: string | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined
+  if (value === 'on') return true
+  if (value === 'off') return false
+  throw new UsageError(`${flag} takes on or off`)
+}
+
+export function operator(): CommandContext {
+  let name = 'operator'
+  try {
+    name = os.userInfo().username || name
+  } catch {
+    // no user database entry (some containers): keep the generic name
+  }
+  return { actor: { kind: 'operator', id: name } }
+}
+
+export function config(io: Io): Config {
+  return loadConfig(io.env)
+}
+
+/** Opens the store for one command, brings the read models up to date, and always closes. */
+export async function withLeadline<T>(io: Io, run: (leadline: Leadline, config: Config) => Promise<T>): Promise<T> {
+  const cfg = config(io)
+  const leadline = await openLeadline({ store: cfg.store, viewsPath: cfg.viewsPath })
+  try {
+    await leadline.runner.catchUp()
+    return await run(leadline, cfg)
+  } finally {
+    await leadline.close()
+  }
+}
+
+/** A plain text table: a header row, then one row per item, columns padded to fit. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()
+  return [line(headers), ...rows.map(line)].join('\n')
+}
+
+export function json(value: unknown): string {
+  return JSON.stringify(value, null, 2)
+}

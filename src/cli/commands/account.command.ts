@@ -1,0 +1,114 @@
+/** `leadline account create|list|show|set`: the operator's view of accounts and their settings. */
+import type { AccountState } from '../../domain/account/account.decider.ts'
+import type { SettingsChange } from '../../domain/account/account-settings.ts'
+import { json, onOff, operator, parse, required, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
+
+function settingsLines(account: AccountState): string {
+  const s = account.settings
+  return table(
+    ['setting', 'value'],
+    [
+      ['time zone', s.timeZone],
+      ['speed to lead', s.speedToLead ? 'on' : 'off'],
+      ['calling hours', s.callingHours],
+      ['caller id', s.callerId ?? '(not set)'],
+      ['default country', s.defaultCountry],
+      ['industry', s.industry ?? '(none)'],
+    ],
+  )
+}
+
+function publicAccount(account: AccountState) {
+  return {
+    accountId: account.accountId,
+    name: account.name,
+    createdAt: account.createdAt,
+    settings: account.settings,
+    webhookToken: account.webhookToken ? { tokenId: account.webhookToken.tokenId, hint: account.webhookToken.hint } : null,
+  }
+}
+
+export async function accountCommand(args: string[], io: Io): Promise<void> {
+  const [sub, ...rest] = args
+  switch (sub) {
+    case 'create': {
+      const { values } = parse(rest, { name: { type: 'string' }, timezone: { type: 'string' }, json: { type: 'boolean' } })
+      const name = required(values.name, '--name')
+      await withLeadline(io, async (leadline, cfg) => {
+        const settings = values.timezone === undefined ? {} : { timeZone: values.timezone }
+        const { account, webhookToken } = await leadline.accounts.create(name, settings, operator())
+        const webhookUrl = `${cfg.publicUrl}/api/ingest/lead`
+        if (values.json) {
+          io.out(json({ ...publicAccount(account), webhookToken: { tokenId: webhookToken.id, token: webhookToken.secret }, webhookUrl }))
+          return
+        }
+        io.out(
+          [
+            `account ${account.accountId} created: ${account.name}`,
+            `webhook token (shown once, store it now): ${webhookToken.secret}`,
+            `webhook URL: ${webhookUrl}`,
+            `  send the token in the x-service-token header (or ?token=…): treat it like a password`,
+          ].join('\n'),
+        )
+      })
+      return
+    }
+    case 'list': {
+      const { values } = parse(rest, { json: { type: 'boolean' } })
+      await withLeadline(io, async (leadline) => {
+        const accounts = leadline.accountsQueries.list()
+        if (values.json) return io.out(json(accounts))
+        io.out(
+          accounts.length === 0
+            ? 'no accounts yet: leadline account create --name NAME'
+            : table(['account', 'name', 'time zone', 'speed to lead', 'created'], accounts.map((a) => [a.accountId, a.name, a.timeZone, a.speedToLead ? 'on' : 'off', a.createdAt])),
+        )
+      })
+      return
+    }
+    case 'show': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, true)
+      const accountId = required(positionals[0], 'ACCOUNT_ID')
+      await withLeadline(io, async (leadline) => {
+        const account = await leadline.accounts.require(accountId)
+        if (values.json) return io.out(json(publicAccount(account)))
+        io.out(`${account.accountId}  ${account.name}  (created ${account.createdAt})\n${settingsLines(account)}`)
+      })
+      return
+    }
+    case 'set': {
+      const { values, positionals } = parse(
+        rest,
+        {
+          timezone: { type: 'string' },
+          'speed-to-lead': { type: 'string' },
+          'calling-hours': { type: 'string' },
+          'caller-id': { type: 'string' },
+          country: { type: 'string' },
+          industry: { type: 'string' },
+          json: { type: 'boolean' },
+        },
+        true,
+      )
+      const accountId = required(positionals[0], 'ACCOUNT_ID')
+      const changes: { -readonly [K in keyof SettingsChange]: SettingsChange[K] } = {}
+      if (values.timezone !== undefined) changes.timeZone = values.timezone
+      const speed = onOff(values['speed-to-lead'], '--speed-to-lead')
+      if (speed !== undefined) changes.speedToLead = speed
+      if (values['calling-hours'] !== undefined) changes.callingHours = values['calling-hours']
+      if (values['caller-id'] !== undefined) changes.callerId = values['caller-id'] === 'none' ? null : values['caller-id']
+      if (values.country !== undefined) changes.defaultCountry = values.country
+      if (values.industry !== undefined) changes.industry = values.industry === 'none' ? null : values.industry
+      if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
+      await withLeadline(io, async (leadline) => {
+        await leadline.accounts.require(accountId)
+        const account = await leadline.accounts.changeSettings(accountId, changes, operator())
+        if (values.json) return io.out(json(publicAccount(account)))
+        io.out(`account ${account.accountId} updated\n${settingsLines(account)}`)
+      })
+      return
+    }
+    default:
+      throw new UsageError(`unknown command "account ${sub ?? ''}": use create, list, show or set`)
+  }
+}

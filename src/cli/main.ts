@@ -1,0 +1,60 @@
+/** `leadline`: the operator CLI. Each command group lives in commands/; this file only dispatches. */
+import { ConfigError } from '../config/config.ts'
+import { DomainError } from '../domain/shared/decider.ts'
+import { EXIT, UsageError, processIo, type Io } from './cli-io.ts'
+import { accountCommand } from './commands/account.command.ts'
+import { keyCommand } from './commands/key.command.ts'
+import { leadsCommand } from './commands/leads.command.ts'
+import { serveCommand } from './commands/serve.command.ts'
+import { tokenCommand } from './commands/token.command.ts'
+
+export const USAGE = `leadline: lead intake and speed to lead
+
+operator commands (work directly on LEADLINE_STORE, also while a server runs on it):
+  leadline serve                                   start the HTTP service (npm start)
+  leadline account create --name NAME [--timezone TZ]
+  leadline account list
+  leadline account show ACCOUNT_ID
+  leadline account set ACCOUNT_ID [--timezone TZ] [--speed-to-lead on|off] [--calling-hours SPEC]
+                       [--caller-id E164|none] [--country CC] [--industry NAME|none]
+  leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
+  leadline key list --account ACCOUNT_ID
+  leadline key revoke KEY_ID
+  leadline token rotate --account ACCOUNT_ID
+  leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
+  leadline leads clear-dnc --account ACCOUNT_ID --phone PHONE
+
+every command takes --json for machine-readable output.
+exit codes: 0 done, 1 failed, 2 bad input (nothing changed). docs: docs/cli.md`
+
+const COMMANDS: Record<string, (args: string[], io: Io) => Promise<void>> = {
+  serve: serveCommand,
+  account: accountCommand,
+  key: keyCommand,
+  token: tokenCommand,
+  leads: leadsCommand,
+}
+
+export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...args] = argv
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.out(USAGE)
+    return name === undefined ? EXIT.usage : EXIT.ok
+  }
+  const command = COMMANDS[name]
+  if (!command) {
+    io.err(`leadline: unknown command "${name}" (leadline help lists them)`)
+    return EXIT.usage
+  }
+  try {
+    await command(args, io)
+    return EXIT.ok
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof DomainError || error instanceof ConfigError) {
+      io.err(`leadline: ${error.message}`)
+      return EXIT.usage
+    }
+    io.err(`leadline: ${(error as Error).message}`)
+    return EXIT.failed
+  }
+}

@@ -1,0 +1,69 @@
+/** Environment configuration, validated once at start; a bad value stops the process with a clear message. */
+import { z } from 'zod'
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  LEADLINE_STORE: z
+    .string()
+    .trim()
+    .default('sqlite:./data/leadline.db')
+    .refine((s) => /^sqlite:.+/.test(s) || /^(esdb|kurrentdb|esdb\+discover|kurrentdb\+discover):\/\/.+/.test(s), {
+      message: 'must be sqlite:PATH or an EventStoreDB connection string (esdb://host:2113?tls=false)',
+    }),
+  LEADLINE_VIEWS: z.string().trim().min(1).optional(),
+  LEADLINE_PUBLIC_URL: z
+    .string()
+    .trim()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+})
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly store: string
+  /** Where the read models live (local SQLite). */
+  readonly viewsPath: string
+  /** Base URL used in links and carrier callbacks. */
+  readonly publicUrl: string
+  readonly logLevel: (typeof LOG_LEVELS)[number]
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Where the read models go when LEADLINE_VIEWS is not set: beside the embedded log, or ./data/views.db. */
+export function defaultViewsPath(store: string): string {
+  if (store.startsWith('sqlite:')) {
+    const file = store.slice('sqlite:'.length)
+    return file.endsWith('.db') ? `${file.slice(0, -3)}.views.db` : `${file}.views.db`
+  }
+  return './data/views.db'
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')))
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+  }
+  const c = parsed.data
+  const shownHost = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    store: c.LEADLINE_STORE,
+    viewsPath: c.LEADLINE_VIEWS ?? defaultViewsPath(c.LEADLINE_STORE),
+    publicUrl: c.LEADLINE_PUBLIC_URL ?? `http://${shownHost}:${c.PORT}`,
+    logLevel: c.LOG_LEVEL,
+  }
+}

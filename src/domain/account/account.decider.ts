@@ -1,0 +1,183 @@
+/**
+ * The account aggregate: who the account is, how it is configured, and which credentials are live.
+ * Secrets are generated outside (randomness is not pure) and arrive here as hashes.
+ */
+import { DomainError, type Decider } from '../shared/decider.ts'
+import { DEFAULT_SETTINGS, validateSettingsChange, type AccountSettings } from './account-settings.ts'
+import { SCOPES, type AccountEvent, type Scope } from './account.events.ts'
+
+export interface IssuedSecret {
+  readonly id: string
+  readonly hash: string
+  readonly hint: string
+}
+
+export type AccountCommand =
+  | { type: 'CreateAccount'; accountId: string; name: string; settings: unknown; webhookToken: IssuedSecret }
+  | { type: 'ChangeSettings'; changes: unknown }
+  | { type: 'RotateWebhookToken'; newToken: IssuedSecret }
+  | { type: 'CreateApiKey'; key: IssuedSecret; scopes: readonly string[]; label: string | null }
+  | { type: 'RevokeApiKey'; keyId: string }
+
+export interface ApiKeyState {
+  readonly keyId: string
+  readonly keyHash: string
+  readonly hint: string
+  readonly scopes: readonly Scope[]
+  readonly label: string | null
+  readonly createdAt: string
+  readonly revokedAt: string | null
+}
+
+export interface AccountState {
+  readonly exists: boolean
+  readonly accountId: string
+  readonly name: string
+  readonly createdAt: string
+  readonly settings: AccountSettings
+  /** The one live webhook token; rotation replaces it at once. */
+  readonly webhookToken: { readonly tokenId: string; readonly tokenHash: string; readonly hint: string } | null
+  readonly apiKeys: Readonly<Record<string, ApiKeyState>>
+}
+
+export const MAX_ACCOUNT_NAME = 200
+export const MAX_KEY_LABEL = 100
+
+function requireAccount(state: AccountState): void {
+  if (!state.exists) throw new DomainError('account_not_found', 'account not found')
+}
+
+function validateScopes(scopes: readonly string[]): Scope[] {
+  const unique = [...new Set(scopes.map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))]
+  if (unique.length === 0) throw new DomainError('invalid_scopes', `at least one scope is needed (${SCOPES.join(', ')})`)
+  const unknown = unique.filter((s) => !(SCOPES as readonly string[]).includes(s))
+  if (unknown.length > 0) {
+    throw new DomainError('invalid_scopes', `unknown scope ${unknown.join(', ')} (valid: ${SCOPES.join(', ')})`)
+  }
+  // A stable order so the same grant always reads the same.
+  return SCOPES.filter((s) => unique.includes(s))
+}
+
+export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState> = {
+  initialState: () => ({
+    exists: false,
+    accountId: '',
+    name: '',
+    createdAt: '',
+    settings: DEFAULT_SETTINGS,
+    webhookToken: null,
+    apiKeys: {},
+  }),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AccountCreated':
+        return {
+          ...state,
+          exists: true,
+          accountId: event.data.accountId,
+          name: event.data.name,
+          createdAt: event.data.createdAt,
+          settings: { ...DEFAULT_SETTINGS, ...event.data.settings },
+        }
+      case 'AccountSettingsChanged':
+        return { ...state, settings: { ...state.settings, ...event.data.changes } }
+      case 'WebhookTokenIssued':
+        return {
+          ...state,
+          webhookToken: { tokenId: event.data.tokenId, tokenHash: event.data.tokenHash, hint: event.data.hint },
+        }
+      case 'WebhookTokenRevoked':
+        return state.webhookToken?.tokenId === event.data.tokenId ? { ...state, webhookToken: null } : state
+      case 'ApiKeyCreated':
+        return {
+          ...state,
+          apiKeys: {
+            ...state.apiKeys,
+            [event.data.keyId]: {
+              keyId: event.data.keyId,
+              keyHash: event.data.keyHash,
+              hint: event.data.hint,
+              scopes: event.data.scopes,
+              label: event.data.label,
+              createdAt: event.data.createdAt,
+              revokedAt: null,
+            },
+          },
+        }
+      case 'ApiKeyRevoked': {
+        const key = state.apiKeys[event.data.keyId]
+        if (!key) return state
+        return { ...state, apiKeys: { ...state.apiKeys, [key.keyId]: { ...key, revokedAt: event.data.revokedAt } } }
+      }
+    }
+  },
+
+  decide(command, state, now) {
+    const at = now.toISOString()
+    switch (command.type) {
+      case 'CreateAccount': {
+        if (state.exists) throw new DomainError('account_exists', 'account already exists')
+        const name = command.name.trim()
+        if (name === '' || name.length > MAX_ACCOUNT_NAME) {
+          throw new DomainError('invalid_name', `account name must be 1–${MAX_ACCOUNT_NAME} characters`)
+        }
+        const settings = { ...DEFAULT_SETTINGS, ...validateSettingsChange(command.settings ?? {}) }
+        return [
+          { type: 'AccountCreated', data: { accountId: command.accountId, name, settings, createdAt: at } },
+          {
+            type: 'WebhookTokenIssued',
+            data: {
+              tokenId: command.webhookToken.id,
+              tokenHash: command.webhookToken.hash,
+              hint: command.webhookToken.hint,
+              issuedAt: at,
+            },
+          },
+        ]
+      }
+      case 'ChangeSettings': {
+        requireAccount(state)
+        const changes = validateSettingsChange(command.changes)
+        const effective = Object.fromEntries(
+          Object.entries(changes).filter(([k, v]) => state.settings[k as keyof AccountSettings] !== v),
+        )
+        if (Object.keys(effective).length === 0) return []
+        return [{ type: 'AccountSettingsChanged', data: { changes: effective } }]
+      }
+      case 'RotateWebhookToken': {
+        requireAccount(state)
+        const issued: AccountEvent = {
+          type: 'WebhookTokenIssued',
+          data: { tokenId: command.newToken.id, tokenHash: command.newToken.hash, hint: command.newToken.hint, issuedAt: at },
+        }
+        if (!state.webhookToken) return [issued]
+        return [
+          { type: 'WebhookTokenRevoked', data: { tokenId: state.webhookToken.tokenId, reason: 'rotated', revokedAt: at } },
+          issued,
+        ]
+      }
+      case 'CreateApiKey': {
+        requireAccount(state)
+        const scopes = validateScopes(command.scopes)
+        const label = command.label?.trim() || null
+        if (label !== null && label.length > MAX_KEY_LABEL) {
+          throw new DomainError('invalid_label', `key label must be at most ${MAX_KEY_LABEL} characters`)
+        }
+        return [
+          {
+            type: 'ApiKeyCreated',
+            data: { keyId: command.key.id, keyHash: command.key.hash, hint: command.key.hint, scopes, label, createdAt: at },
+          },
+        ]
+      }
+      case 'RevokeApiKey': {
+        requireAccount(state)
+        const key = state.apiKeys[command.keyId]
+        if (!key) throw new DomainError('key_not_found', `no key ${command.keyId} in this account`)
+        if (key.revokedAt !== null) return []
+        return [{ type: 'ApiKeyRevoked', data: { keyId: key.keyId, revokedAt: at } }]
+      }
+    }
+  },
+}

@@ -1,0 +1,46 @@
+/** Events of the `account-{accountId}` stream: the account, its settings, webhook tokens and API keys (hashes only). */
+import type { DomainEvent } from '../shared/decider.ts'
+import type { AccountSettings, SettingsChange } from './account-settings.ts'
+
+export const SCOPES = ['read', 'write', 'dial'] as const
+export type Scope = (typeof SCOPES)[number]
+
+export type AccountCreated = DomainEvent<
+  'AccountCreated',
+  { accountId: string; name: string; settings: AccountSettings; createdAt: string }
+>
+export type AccountSettingsChanged = DomainEvent<'AccountSettingsChanged', { changes: SettingsChange }>
+export type WebhookTokenIssued = DomainEvent<
+  'WebhookTokenIssued',
+  { tokenId: string; tokenHash: string; hint: string; issuedAt: string }
+>
+export type WebhookTokenRevoked = DomainEvent<
+  'WebhookTokenRevoked',
+  { tokenId: string; reason: 'rotated'; revokedAt: string }
+>
+export type ApiKeyCreated = DomainEvent<
+  'ApiKeyCreated',
+  { keyId: string; keyHash: string; hint: string; scopes: Scope[]; label: string | null; createdAt: string }
+>
+export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>
+
+export type AccountEvent =
+  | AccountCreated
+  | AccountSettingsChanged
+  | WebhookTokenIssued
+  | WebhookTokenRevoked
+  | ApiKeyCreated
+  | ApiKeyRevoked
+
+export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
+  'AccountCreated',
+  'AccountSettingsChanged',
+  'WebhookTokenIssued',
+  'WebhookTokenRevoked',
+  'ApiKeyCreated',
+  'ApiKeyRevoked',
+]
+
+export function accountStream(accountId: string): string {
+  return `account-${accountId}`
+}

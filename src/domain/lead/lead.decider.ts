@@ -1,0 +1,136 @@
+/**
+ * The lead aggregate: one person per account and phone (last ten digits). The first submission
+ * receives the lead and groups it into Inbound Leads; later ones record only what changed.
+ */
+import { DomainError, type Decider } from '../shared/decider.ts'
+import type { LeadFields } from './intake/normalize-lead-input.ts'
+import { INBOUND_LEADS, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
+
+export type LeadCommand =
+  | { type: 'ReceiveLead'; accountId: string; newLeadId: string; fields: LeadFields }
+  | { type: 'ClearDoNotCall' }
+
+export interface LeadState {
+  readonly exists: boolean
+  readonly leadId: string
+  readonly accountId: string
+  readonly fields: LeadFields | null
+  /** Do-not-call is sticky: a sender's later "no" does not clear it; only the operator does. */
+  readonly doNotCall: boolean
+  readonly lists: readonly string[]
+  readonly receivedAt: string
+  readonly updatedAt: string
+  readonly submissions: number
+}
+
+const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
+  'phone', 'fullName', 'firstName', 'lastName', 'email', 'state', 'age', 'dob', 'source', 'vendor',
+  'leadDate', 'doNotCall', 'city', 'zip', 'address',
+]
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolean): LeadFieldChanges {
+  const changes: Record<string, unknown> = {}
+  for (const key of CHANGEABLE) {
+    const value = incoming[key]
+    if (value === undefined || sameValue(value, current[key])) continue
+    // A later "not do-not-call" never clears the flag (spec §2.1 rule 3; the operator clears it).
+    if (key === 'doNotCall' && (value === false && doNotCall)) continue
+    changes[key] = value
+  }
+  return changes as LeadFieldChanges
+}
+
+export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
+  initialState: () => ({
+    exists: false,
+    leadId: '',
+    accountId: '',
+    fields: null,
+    doNotCall: false,
+    lists: [],
+    receivedAt: '',
+    updatedAt: '',
+    submissions: 0,
+  }),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'LeadReceived':
+        return {
+          ...state,
+          exists: true,
+          leadId: event.data.leadId,
+          accountId: event.data.accountId,
+          fields: event.data.fields,
+          doNotCall: event.data.fields.doNotCall === true,
+          receivedAt: event.data.receivedAt,
+          updatedAt: event.data.receivedAt,
+          submissions: 1,
+        }
+      case 'LeadUpdated': {
+        const fields = state.fields as LeadFields
+        return {
+          ...state,
+          fields: {
+            ...fields,
+            ...event.data.changes,
+            industryFields: { ...fields.industryFields, ...event.data.industryFields },
+            extraFields: [...fields.extraFields, ...event.data.extraFields],
+          },
+          doNotCall: state.doNotCall || event.data.changes.doNotCall === true,
+          updatedAt: event.data.updatedAt,
+          submissions: state.submissions + 1,
+        }
+      }
+      case 'LeadAddedToList':
+        return state.lists.includes(event.data.listName) ? state : { ...state, lists: [...state.lists, event.data.listName] }
+      case 'LeadDoNotCallCleared':
+        return {
+          ...state,
+          doNotCall: false,
+          fields: state.fields ? { ...state.fields, doNotCall: false } : null,
+        }
+    }
+  },
+
+  decide(command, state, now) {
+    const at = now.toISOString()
+    switch (command.type) {
+      case 'ReceiveLead': {
+        const { fields } = command
+        if (!state.exists || !state.fields) {
+          return [
+            { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at } },
+            { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } },
+          ]
+        }
+        const current = state.fields
+        const industryFields = Object.fromEntries(
+          Object.entries(fields.industryFields).filter(([k, v]) => current.industryFields[k] !== v),
+        )
+        const extraFields = fields.extraFields.filter(
+          (extra) => !current.extraFields.some((seen) => seen.name === extra.name && sameValue(seen.value, extra.value)),
+        )
+        // Every submission is recorded, even one that changes nothing: it is a touch the auditor can see.
+        const events: LeadEvent[] = [
+          {
+            type: 'LeadUpdated',
+            data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall), industryFields, extraFields, updatedAt: at },
+          },
+        ]
+        if (!state.lists.includes(INBOUND_LEADS.listName)) {
+          events.push({ type: 'LeadAddedToList', data: { leadId: state.leadId, ...INBOUND_LEADS } })
+        }
+        return events
+      }
+      case 'ClearDoNotCall':
+        if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+        if (!state.doNotCall) return []
+        return [{ type: 'LeadDoNotCallCleared', data: { leadId: state.leadId, clearedAt: at } }]
+    }
+  },
+}

@@ -1,0 +1,68 @@
+/**
+ * The Leadline HTTP application as one fastify plugin: the lead webhook, health checks and the error
+ * handling shared by every route. `server.ts` only listens and shuts down.
+ */
+import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { Leadline } from '../leadline.ts'
+import { DomainError } from '../domain/shared/decider.ts'
+import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
+import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
+import { healthRoutes } from './health.route.ts'
+import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    leadline: Leadline
+  }
+}
+
+export interface AppOptions {
+  readonly leadline: Leadline
+}
+
+/** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
+function frameworkErrorCode(error: FastifyError): HttpErrorCode | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported_media_type'
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return 'payload_too_large'
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'invalid_json'
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'invalid_request'
+  }
+  if (error instanceof SyntaxError) return 'invalid_json'
+  if (error.statusCode === 413) return 'payload_too_large'
+  if (error.statusCode === 415) return 'unsupported_media_type'
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return 'invalid_request'
+  return null
+}
+
+export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstance, options: AppOptions) => {
+  fastify.decorate('leadline', options.leadline)
+
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof DomainError && isHttpErrorCode(error.code)) return sendError(reply, error.code, error.message)
+    if (error instanceof StoreUnavailableError) {
+      request.log.error({ err: error }, 'store unavailable')
+      return sendError(reply.header('retry-after', '5'), 'store_unavailable', 'the log cannot take writes right now; nothing was recorded')
+    }
+    const code = frameworkErrorCode(error)
+    if (code) return sendError(reply, code, error.message)
+    request.log.error({ err: error }, 'unhandled error')
+    return sendError(reply, 'internal_error')
+  })
+
+  fastify.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'))
+
+  await fastify.register(healthRoutes)
+  await fastify.register(ingestLeadRoute)
+}

@@ -1,0 +1,74 @@
+/**
+ * The process around the app: logging, timeouts, listening, and a graceful stop on SIGTERM/SIGINT
+ * (stop accepting, finish in-flight requests, close the store cleanly).
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Config } from '../config/config.ts'
+import { openLeadline, type Leadline } from '../leadline.ts'
+import { app } from './app.ts'
+import { redactUrl } from './redact.ts'
+
+export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'req.headers.cookie', '*.token', '*.secret', '*.apiKey'],
+      censor: '[REDACTED]',
+    },
+    serializers: {
+      req(request: { method: string; url: string; ip?: string }) {
+        return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }
+      },
+    },
+  }
+}
+
+/** A fastify instance with the Leadline app registered, not yet listening. */
+export async function createHttpServer(leadline: Leadline, logger: FastifyServerOptions['logger']): Promise<FastifyInstance> {
+  const fastify = Fastify({
+    logger,
+    genReqId: () => randomUUID(),
+    // Strip prototype-poisoning keys instead of failing the request: a lead is never lost to them.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 72_000,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+  })
+  await fastify.register(app, { leadline })
+  return fastify
+}
+
+/** `leadline serve`: runs until SIGTERM or SIGINT. */
+export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
+  const logger = loggerOptions(config.logLevel)
+  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath })
+  const fastify = await createHttpServer(leadline, logger)
+  leadline.start()
+  await fastify.listen({ port: config.port, host: config.host })
+  fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
+
+  let stopping: Promise<void> | null = null
+  const stop = () => {
+    stopping ??= (async () => {
+      fastify.log.info('shutting down: finishing in-flight requests')
+      await fastify.close()
+      await leadline.close()
+    })()
+    return stopping
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      void stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          fastify.log.error({ err: error }, 'unclean shutdown')
+          process.exit(1)
+        },
+      )
+    })
+  }
+  return { fastify, leadline, stop }
+}

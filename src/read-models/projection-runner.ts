@@ -1,0 +1,159 @@
+/**
+ * Feeds projections from the log: one ordered, checkpointed subscription for all of them. Several
+ * runners may share a views database (the server and the CLI): each batch is applied in an
+ * IMMEDIATE transaction that re-reads every checkpoint first, so no event is applied twice.
+ */
+import type { Logger } from 'pino'
+import type { RecordedEvent } from '../eventstore/event.ts'
+import type { EventStore, Subscription } from '../eventstore/event-store.port.ts'
+import { upcast } from '../domain/upcasters.ts'
+import type { Projection } from './projection.ts'
+import type { ViewsDatabase } from './views-database.ts'
+
+const BATCH = 1000
+
+export interface ProjectionStatus {
+  readonly name: string
+  readonly version: number
+  readonly position: number
+}
+
+export class ProjectionRunner {
+  private subscription: Subscription | null = null
+  private loop: Promise<void> | null = null
+  private position = 0
+  private waiters: Array<{ position: number; resolve: () => void }> = []
+  private failure: Error | null = null
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly db: ViewsDatabase,
+    readonly projections: readonly Projection[],
+    private readonly logger?: Pick<Logger, 'info' | 'error'>,
+  ) {
+    this.prepare()
+  }
+
+  /** Creates missing read models and rebuilds those whose version changed. */
+  private prepare(): void {
+    const read = this.db.prepare('SELECT version FROM projection_checkpoints WHERE name = ?')
+    const upsert = this.db.prepare(
+      'INSERT INTO projection_checkpoints (name, version, position) VALUES (?, ?, 0) ON CONFLICT(name) DO UPDATE SET version = excluded.version, position = 0',
+    )
+    this.db
+      .transaction(() => {
+        for (const projection of this.projections) {
+          const row = read.get(projection.name) as { version: number } | undefined
+          if (row?.version !== projection.version) {
+            for (const table of projection.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`)
+            projection.setup(this.db)
+            upsert.run(projection.name, projection.version)
+            if (row) this.logger?.info({ projection: projection.name, from: row.version, to: projection.version }, 'projection version changed: rebuilding')
+          } else {
+            projection.setup(this.db)
+          }
+        }
+      })
+      .immediate()
+    this.position = this.lowestCheckpoint()
+  }
+
+  statuses(): ProjectionStatus[] {
+    const read = this.db.prepare('SELECT version, position FROM projection_checkpoints WHERE name = ?')
+    return this.projections.map((p) => {
+      const row = read.get(p.name) as { version: number; position: number } | undefined
+      return { name: p.name, version: row?.version ?? p.version, position: row?.position ?? 0 }
+    })
+  }
+
+  /** The position every projection has reached. */
+  lowestCheckpoint(): number {
+    return Math.min(...this.statuses().map((s) => s.position))
+  }
+
+  /** Applies a batch in one transaction; events at or below a projection's checkpoint are skipped. */
+  applyBatch(events: readonly RecordedEvent[]): void {
+    if (events.length === 0) return
+    const read = this.db.prepare('SELECT position FROM projection_checkpoints WHERE name = ?')
+    const write = this.db.prepare('UPDATE projection_checkpoints SET position = ? WHERE name = ?')
+    const last = (events[events.length - 1] as RecordedEvent).position
+    const upcasted = events.map(upcast)
+    this.db
+      .transaction(() => {
+        for (const projection of this.projections) {
+          const checkpoint = (read.get(projection.name) as { position: number }).position
+          if (checkpoint >= last) continue
+          for (const event of upcasted) {
+            if (event.position > checkpoint && projection.handles.includes(event.type)) projection.apply(this.db, event)
+          }
+          write.run(last, projection.name)
+        }
+      })
+      .immediate()
+    this.advance(last)
+  }
+
+  private advance(position: number): void {
+    if (position <= this.position) return
+    this.position = position
+    const ready = this.waiters.filter((w) => w.position <= position)
+    this.waiters = this.waiters.filter((w) => w.position > position)
+    for (const waiter of ready) waiter.resolve()
+  }
+
+  /** Reads and applies everything up to the log's current head (the CLI's way to be up to date). */
+  async catchUp(): Promise<void> {
+    for (;;) {
+      const from = this.lowestCheckpoint()
+      const events = await this.store.readAll({ fromPosition: from + 1, limit: BATCH })
+      if (events.length === 0) {
+        this.advance(from)
+        return
+      }
+      this.applyBatch(events)
+    }
+  }
+
+  /** Subscribes from the lowest checkpoint and applies live events until stopped. */
+  start(): void {
+    if (this.loop) return
+    const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH })
+    this.subscription = subscription
+    this.loop = (async () => {
+      try {
+        for await (const batch of subscription) this.applyBatch(batch)
+      } catch (error) {
+        this.failure = error as Error
+        this.logger?.error({ err: error }, 'projection runner stopped')
+      }
+    })()
+  }
+
+  /** Resolves once every projection has applied the event at `position`. */
+  waitFor(position: number, timeoutMs = 5000): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure)
+    if (position <= this.position) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      const waiter = { position, resolve: () => { clearTimeout(timer); resolve() } }
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter)
+        reject(new Error(`read models did not reach position ${position} within ${timeoutMs} ms`))
+      }, timeoutMs)
+      timer.unref()
+      this.waiters.push(waiter)
+    })
+  }
+
+  /** True when the read models have applied everything on the log (for /readyz). */
+  async caughtUp(): Promise<boolean> {
+    if (this.failure) return false
+    return this.lowestCheckpoint() >= (await this.store.headPosition())
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close()
+    await this.loop
+    this.subscription = null
+    this.loop = null
+  }
+}

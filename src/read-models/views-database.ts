@@ -1,0 +1,25 @@
+/**
+ * The views database: every read model and its checkpoint, in local SQLite beside the log (embedded
+ * store) or on each node (EventStoreDB). It is disposable: delete the file and it rebuilds from the log.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+
+export type ViewsDatabase = Database.Database
+
+export function openViewsDatabase(file: string): ViewsDatabase {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  // Read models can always be rebuilt from the log, so they do not pay for an fsync per commit;
+  // WAL still makes each transaction (read model + checkpoint) atomic.
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 5000')
+  db.exec(`CREATE TABLE IF NOT EXISTS projection_checkpoints (
+    name TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    position INTEGER NOT NULL
+  )`)
+  return db
+}

@@ -1,0 +1,150 @@
+/**
+ * Account use cases: create, configure, issue and revoke credentials, and authenticate them.
+ * A credential is found through the credential index, then checked against the account's own
+ * stream (cached per revision), so a rotated token or revoked key fails on the very next request,
+ * even when the rotation was made by another process such as the CLI.
+ */
+import { accountDecider, type AccountState, type ApiKeyState } from '../domain/account/account.decider.ts'
+import { accountStream, type Scope } from '../domain/account/account.events.ts'
+import { DomainError } from '../domain/shared/decider.ts'
+import {
+  API_KEY_PREFIX, WEBHOOK_TOKEN_PREFIX, hashSecret, newId, newSecret, sameHash, secretHint,
+} from '../domain/shared/ids.ts'
+import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
+import type { EventStore } from '../eventstore/event-store.port.ts'
+import type { ProjectionRunner } from '../read-models/projection-runner.ts'
+import type { AccountsQueries } from '../../projections/accounts/accounts.queries.ts'
+
+/** Longest secret we will even hash: anything longer is not ours. */
+const MAX_SECRET_LENGTH = 128
+const CACHE_LIMIT = 10_000
+
+export interface WebhookPrincipal {
+  readonly account: AccountState
+  readonly tokenId: string
+}
+
+export interface ApiKeyPrincipal {
+  readonly account: AccountState
+  readonly keyId: string
+  readonly scopes: readonly Scope[]
+}
+
+export interface IssuedCredential {
+  readonly id: string
+  /** The secret itself: shown once, never stored. */
+  readonly secret: string
+}
+
+export class AccountsService {
+  private readonly cache = new Map<string, { revision: number; state: AccountState }>()
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly commands: CommandHandler,
+    private readonly runner: ProjectionRunner,
+    private readonly queries: AccountsQueries,
+  ) {}
+
+  async create(name: string, settings: unknown, context: CommandContext): Promise<{ account: AccountState; webhookToken: IssuedCredential }> {
+    const accountId = newId('acc')
+    const token = issue(WEBHOOK_TOKEN_PREFIX, 'wht')
+    const result = await this.commands.handle(
+      accountStream(accountId),
+      accountDecider,
+      { type: 'CreateAccount', accountId, name, settings, webhookToken: token.stored },
+      context,
+    )
+    return { account: result.state, webhookToken: token.shown }
+  }
+
+  async changeSettings(accountId: string, changes: unknown, context: CommandContext): Promise<AccountState> {
+    return (await this.commands.handle(accountStream(accountId), accountDecider, { type: 'ChangeSettings', changes }, context)).state
+  }
+
+  async rotateWebhookToken(accountId: string, context: CommandContext): Promise<IssuedCredential> {
+    const token = issue(WEBHOOK_TOKEN_PREFIX, 'wht')
+    await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RotateWebhookToken', newToken: token.stored }, context)
+    return token.shown
+  }
+
+  async createApiKey(
+    accountId: string,
+    scopes: readonly string[],
+    label: string | null,
+    context: CommandContext,
+  ): Promise<{ key: IssuedCredential; scopes: readonly Scope[] }> {
+    const key = issue(API_KEY_PREFIX, 'key')
+    const result = await this.commands.handle(
+      accountStream(accountId),
+      accountDecider,
+      { type: 'CreateApiKey', key: key.stored, scopes, label },
+      context,
+    )
+    return { key: key.shown, scopes: (result.state.apiKeys[key.shown.id] as ApiKeyState).scopes }
+  }
+
+  /** Revokes a key by its id alone (the CLI's `key revoke KEY_ID`). */
+  async revokeApiKey(keyId: string, context: CommandContext): Promise<{ accountId: string }> {
+    await this.runner.catchUp()
+    const accountId = this.queries.accountOfCredential(keyId)
+    if (!accountId) throw new DomainError('key_not_found', `no key ${keyId}`)
+    await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RevokeApiKey', keyId }, context)
+    return { accountId }
+  }
+
+  /** The account as its stream says now; null when there is no such account. */
+  async get(accountId: string): Promise<AccountState | null> {
+    const stream = accountStream(accountId)
+    const [last] = await this.store.readStream(stream, { direction: 'backwards', limit: 1 })
+    if (!last) return null
+    const cached = this.cache.get(accountId)
+    if (cached && cached.revision === last.revision) return cached.state
+    const { state, revision } = await this.commands.load(stream, accountDecider)
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string)
+    this.cache.set(accountId, { revision, state })
+    return state
+  }
+
+  async require(accountId: string): Promise<AccountState> {
+    const account = await this.get(accountId)
+    if (!account) throw new DomainError('account_not_found', `no account ${accountId}`)
+    return account
+  }
+
+  async authenticateWebhookToken(token: string | undefined): Promise<WebhookPrincipal | null> {
+    const found = await this.findCredential(token, WEBHOOK_TOKEN_PREFIX, 'webhook_token')
+    if (!found) return null
+    const live = found.account.webhookToken
+    if (!live || live.tokenId !== found.credentialId || !sameHash(live.tokenHash, found.hash)) return null
+    return { account: found.account, tokenId: live.tokenId }
+  }
+
+  async authenticateApiKey(key: string | undefined): Promise<ApiKeyPrincipal | null> {
+    const found = await this.findCredential(key, API_KEY_PREFIX, 'api_key')
+    if (!found) return null
+    const state = found.account.apiKeys[found.credentialId]
+    if (!state || state.revokedAt !== null || !sameHash(state.keyHash, found.hash)) return null
+    return { account: found.account, keyId: state.keyId, scopes: state.scopes }
+  }
+
+  private async findCredential(secret: string | undefined, prefix: string, kind: 'webhook_token' | 'api_key') {
+    if (!secret || !secret.startsWith(prefix) || secret.length > MAX_SECRET_LENGTH) return null
+    const hash = hashSecret(secret)
+    let credential = this.queries.credentialByHash(hash)
+    if (!credential) {
+      // Issued a moment ago (perhaps by the CLI in another process): bring the index up to date once.
+      await this.runner.catchUp()
+      credential = this.queries.credentialByHash(hash)
+    }
+    if (!credential || credential.kind !== kind) return null
+    const account = await this.get(credential.accountId)
+    return account ? { account, hash, credentialId: credential.credentialId } : null
+  }
+}
+
+function issue(prefix: string, idPrefix: string) {
+  const secret = newSecret(prefix)
+  const id = newId(idPrefix)
+  return { shown: { id, secret }, stored: { id, hash: hashSecret(secret), hint: secretHint(secret) } }
+}

@@ -1,0 +1,58 @@
+/**
+ * The webhook's use case: read a loosely named body, normalise it in the account's terms (country,
+ * time zone, industry), and receive the lead into its stream, keyed by the last ten phone digits.
+ */
+import { leadDecider } from '../domain/lead/lead.decider.ts'
+import { leadStream } from '../domain/lead/lead.events.ts'
+import { flattenLeadAdsPayload, normalizeLeadInput, type IntakeWarning } from '../domain/lead/intake/normalize-lead-input.ts'
+import type { AccountState } from '../domain/account/account.decider.ts'
+import { DomainError } from '../domain/shared/decider.ts'
+import { newId } from '../domain/shared/ids.ts'
+import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
+
+export interface IntakeResult {
+  readonly leadId: string
+  readonly created: boolean
+  /** E.164 */
+  readonly phone: string
+  readonly lists: readonly string[]
+  readonly warnings: readonly IntakeWarning[]
+  /** Global position of the last event appended (for read-your-writes). */
+  readonly position: number | null
+}
+
+export class LeadIntakeService {
+  constructor(
+    private readonly commands: CommandHandler,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  async receive(account: AccountState, body: unknown, context: CommandContext): Promise<IntakeResult> {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new DomainError('body_not_object', 'body must be a JSON object or form fields')
+    }
+    const input = flattenLeadAdsPayload(body) ?? (body as Record<string, unknown>)
+    const normalised = normalizeLeadInput(input, {
+      defaultCountry: account.settings.defaultCountry,
+      timeZone: account.settings.timeZone,
+      industry: account.settings.industry,
+      now: this.clock(),
+    })
+    if (!normalised.ok) throw new DomainError(normalised.error.code, normalised.error.message)
+    const { lead, warnings } = normalised
+    const result = await this.commands.handle(
+      leadStream(account.accountId, lead.phoneLast10),
+      leadDecider,
+      { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead },
+      context,
+    )
+    return {
+      leadId: result.state.leadId,
+      created: result.newEvents.some((e) => e.type === 'LeadReceived'),
+      phone: result.state.fields?.phone ?? lead.phone,
+      lists: result.state.lists,
+      warnings,
+      position: result.position,
+    }
+  }
+}
