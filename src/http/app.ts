@@ -13,11 +13,14 @@ import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     leadline: Leadline
+    /** Base URL used in links, docs and carrier callbacks (LEADLINE_PUBLIC_URL). */
+    publicUrl: string
   }
 }
 
 export interface AppOptions {
   readonly leadline: Leadline
+  readonly publicUrl: string
 }
 
 /** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
@@ -48,6 +51,7 @@ function frameworkErrorCode(error: FastifyError): HttpErrorCode | null {
 
 export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstance, options: AppOptions) => {
   fastify.decorate('leadline', options.leadline)
+  fastify.decorate('publicUrl', options.publicUrl.replace(/\/+$/, ''))
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError && isHttpErrorCode(error.code)) return sendError(reply, error.code, error.message)

@@ -25,9 +25,12 @@ export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['
 }
 
 /** A fastify instance with the Leadline app registered, not yet listening. */
-export async function createHttpServer(leadline: Leadline, logger: FastifyServerOptions['logger']): Promise<FastifyInstance> {
+export async function createHttpServer(
+  leadline: Leadline,
+  options: { logger: FastifyServerOptions['logger']; publicUrl: string },
+): Promise<FastifyInstance> {
   const fastify = Fastify({
-    logger,
+    logger: options.logger,
     genReqId: () => randomUUID(),
     // Strip prototype-poisoning keys instead of failing the request: a lead is never lost to them.
     onProtoPoisoning: 'remove',
@@ -37,7 +40,7 @@ export async function createHttpServer(leadline: Leadline, logger: FastifyServer
     requestTimeout: 30_000,
     return503OnClosing: true,
   })
-  await fastify.register(app, { leadline })
+  await fastify.register(app, { leadline, publicUrl: options.publicUrl })
   return fastify
 }
 
@@ -45,7 +48,7 @@ export async function createHttpServer(leadline: Leadline, logger: FastifyServer
 export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
   const logger = loggerOptions(config.logLevel)
   const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath })
-  const fastify = await createHttpServer(leadline, logger)
+  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl })
   leadline.start()
   await fastify.listen({ port: config.port, host: config.host })
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')

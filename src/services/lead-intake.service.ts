@@ -39,11 +39,11 @@ export class LeadIntakeService {
       now: this.clock(),
     })
     if (!normalised.ok) throw new DomainError(normalised.error.code, normalised.error.message)
-    const { lead, warnings } = normalised
+    const { lead, warnings, derived } = normalised
     const result = await this.commands.handle(
       leadStream(account.accountId, lead.phoneLast10),
       leadDecider,
-      { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead },
+      { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived },
       context,
     )
     return {

@@ -7,7 +7,14 @@ import type { LeadFields } from './intake/normalize-lead-input.ts'
 import { INBOUND_LEADS, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
 
 export type LeadCommand =
-  | { type: 'ReceiveLead'; accountId: string; newLeadId: string; fields: LeadFields }
+  | {
+      type: 'ReceiveLead'
+      accountId: string
+      newLeadId: string
+      fields: LeadFields
+      /** Fields the normaliser derived (a first name split from a full name): they fill gaps, never overwrite. */
+      derived?: readonly string[]
+    }
   | { type: 'ClearDoNotCall' }
 
 export interface LeadState {
@@ -32,11 +39,12 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
-function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolean): LeadFieldChanges {
+function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolean, derived: readonly string[]): LeadFieldChanges {
   const changes: Record<string, unknown> = {}
   for (const key of CHANGEABLE) {
     const value = incoming[key]
     if (value === undefined || sameValue(value, current[key])) continue
+    if (derived.includes(key) && current[key] !== undefined) continue
     // A later "not do-not-call" never clears the flag (spec §2.1 rule 3; the operator clears it).
     if (key === 'doNotCall' && (value === false && doNotCall)) continue
     changes[key] = value
@@ -119,7 +127,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         const events: LeadEvent[] = [
           {
             type: 'LeadUpdated',
-            data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall), industryFields, extraFields, updatedAt: at },
+            data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall, command.derived ?? []), industryFields, extraFields, updatedAt: at },
           },
         ]
         if (!state.lists.includes(INBOUND_LEADS.listName)) {

@@ -53,7 +53,8 @@ export const ingestLeadRoute: FastifyPluginAsync = async (fastify) => {
     },
     async handler(request, reply) {
       const principal = request.webhookPrincipal as WebhookPrincipal
-      const result = await fastify.leadline.intake.receive(principal.account, request.body ?? {}, {
+      // No body at all carries no phone field (400 phone required); a JSON null is a scalar (400 body must be an object).
+      const result = await fastify.leadline.intake.receive(principal.account, request.body === undefined ? {} : request.body, {
         actor: { kind: 'webhook_token', id: principal.tokenId },
         correlationId: request.id,
       })

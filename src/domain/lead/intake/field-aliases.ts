@@ -1,0 +1,89 @@
+// The accepted input names of spec §2.1, plus the location fields that
+// lead-ads sources send. This table changes when the spec's alias list does.
+
+/** Lead fields that intake recognises by name. */
+export type CoreField =
+  | 'fullName'
+  | 'firstName'
+  | 'lastName'
+  | 'phone'
+  | 'email'
+  | 'state'
+  | 'age'
+  | 'dob'
+  | 'source'
+  | 'vendor'
+  | 'leadDate'
+  | 'doNotCall'
+  | 'city'
+  | 'zip'
+  | 'address'
+
+/**
+ * Accepted names per field, as the spec writes them. Order matters: when a
+ * sender posts several aliases of one field, the earlier alias wins (spec
+ * order), so `phone` beats `mobile` beats `number`.
+ */
+export const CORE_FIELD_ALIASES: Readonly<Record<CoreField, readonly string[]>> = {
+  fullName: ['name', 'full name', 'fullname', 'full_name', 'lead name', 'contact'],
+  firstName: ['first name', 'first_name', 'firstname', 'first'],
+  lastName: ['last name', 'last_name', 'lastname', 'last'],
+  phone: ['phone', 'phone number', 'phone_number', 'mobile', 'cell', 'number'],
+  email: ['email', 'email address', 'email_address', 'e-mail'],
+  state: ['state', 'st'],
+  age: ['age'],
+  dob: ['dob', 'date of birth', 'date_of_birth', 'birthday', 'birthdate'],
+  source: ['source', 'lead source', 'lead_source', 'campaign'],
+  vendor: ['vendor', 'lead vendor', 'lead_vendor'],
+  leadDate: ['lead date', 'lead_date', 'received on', 'date'],
+  doNotCall: ['dnc', 'do not call', 'do_not_call'],
+  // Not in the spec's table: lead-ads forms carry these and a dialer wants them typed.
+  city: ['city', 'town'],
+  // `post code` is Facebook lead ads' `post_code`.
+  zip: ['zip', 'zip code', 'zipcode', 'postal code', 'postcode', 'zip_code', 'post code'],
+  address: ['address', 'street address', 'street'],
+}
+
+/**
+ * The loose form of a field name (spec §2.1: case ignored, spaces and
+ * underscores interchangeable): trimmed, lowercased, underscores and runs of
+ * whitespace folded to one space. Hyphens are kept, so `e-mail` stays itself.
+ */
+export function canonicalFieldName(name: string): string {
+  return name.trim().toLowerCase().replace(/[\s_]+/g, ' ').trim()
+}
+
+/** A recognised core field and where its alias stands in the spec's order. */
+export interface CoreFieldMatch {
+  field: CoreField
+  /** 0 for the field's first alias; lower wins when several are sent. */
+  rank: number
+}
+
+// A Map, not an object: names like `constructor` or `__proto__` must not hit Object.prototype.
+const ALIAS_INDEX: ReadonlyMap<string, CoreFieldMatch> = buildIndex()
+
+function buildIndex(): Map<string, CoreFieldMatch> {
+  const index = new Map<string, CoreFieldMatch>()
+  for (const field of Object.keys(CORE_FIELD_ALIASES) as CoreField[]) {
+    let rank = 0
+    for (const alias of CORE_FIELD_ALIASES[field]) {
+      const key = canonicalFieldName(alias)
+      // `phone number` and `phone_number` fold to one key and share a rank.
+      if (index.has(key)) continue
+      index.set(key, { field, rank })
+      rank += 1
+    }
+  }
+  return index
+}
+
+/** The core field an input name means, with its precedence rank, or undefined. */
+export function matchCoreField(name: string): CoreFieldMatch | undefined {
+  return ALIAS_INDEX.get(canonicalFieldName(name))
+}
+
+/** The core field an input name means, or undefined when it is not an accepted name. */
+export function lookupCoreField(name: string): CoreField | undefined {
+  return matchCoreField(name)?.field
+}

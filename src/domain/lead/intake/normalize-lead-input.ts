@@ -1,0 +1,335 @@
+// The lead webhook's body, as any sender posts it, turned into the fields of
+// a lead (spec §2.1). Pure: no I/O, `now` and the account's settings come in
+// through ctx, so the same body always yields the same lead.
+
+import { ageOn, MAX_PLAUSIBLE_AGE, parseDateInput } from './dates.ts'
+import { matchCoreField } from './field-aliases.ts'
+import type { CoreField } from './field-aliases.ts'
+import { boundText, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
+import type { FieldValue } from './field-value.ts'
+import { matchIndustryField } from './industry-fields.ts'
+import type { IndustryField } from './industry-fields.ts'
+import { normalizePhone, phoneRequired } from './phone.ts'
+import type { PhoneErrorCode } from './phone.ts'
+import { usStateCode } from './us-states.ts'
+
+export { flattenLeadAdsPayload } from './lead-ads.ts'
+
+/** Something intake fixed, dropped or could not read, without rejecting the lead. */
+export type IntakeWarning = { code: string; field: string; message: string }
+
+export interface LeadFields {
+  phone: string // E.164
+  phoneLast10: string // identity key
+  phoneRaw: string // as received (stringified)
+  fullName?: string
+  firstName?: string
+  lastName?: string
+  email?: string
+  state?: string // trimmed; a US state name or code becomes the 2-letter uppercase code; otherwise kept as received
+  age?: number
+  dob?: string // YYYY-MM-DD
+  source?: string
+  vendor?: string
+  leadDate?: string // YYYY-MM-DD, or full ISO when a time was given
+  doNotCall?: boolean // only present when the sender sent a do-not-call field
+  city?: string
+  zip?: string
+  address?: string
+  industryFields: Record<string, string> // canonical industry key -> value (stringified scalars)
+  extraFields: Array<{ name: string; value: unknown }> // unrecognised fields, original name and value as received
+}
+
+export type NormalizeResult =
+  | {
+      ok: true
+      lead: LeadFields
+      warnings: IntakeWarning[]
+      /** Name fields filled from another form of the name rather than sent: they may fill a gap, never overwrite. */
+      derived: DerivedNameField[]
+    }
+  | { ok: false; error: { code: PhoneErrorCode; message: string } }
+
+export type DerivedNameField = 'fullName' | 'firstName' | 'lastName'
+
+export interface IntakeContext {
+  /** ISO 3166 alpha-2 country for numbers without a country code. */
+  defaultCountry: string
+  /** The account's IANA zone: ages and offset-less times are read in it. */
+  timeZone: string
+  /** The account's industry (see INDUSTRIES), or null for none. */
+  industry: string | null
+  now: Date
+}
+
+// Spec §2.1 lists these truthy do-not-call values; any other non-empty value means "not flagged".
+const DNC_TRUE: ReadonlySet<string> = new Set(['1', 'true', 'yes', 'y'])
+
+// `34`, `34.0`, `34 years`, `34 yrs old`, `34 y/o`: whole years, fractions dropped.
+const AGE_TEXT = /^(\d{1,3})(?:\.\d+)?(?:\s*(?:years?|yrs?)(?:\s+old)?|\s*y\/?o)?$/i
+
+interface Entry {
+  name: string
+  value: unknown
+  /** The value as read for a text field, computed once. */
+  read: FieldValue
+  /** Position in the body, so extras keep the sender's order. */
+  order: number
+}
+
+type TextRead = Extract<FieldValue, { kind: 'text' }>
+
+const isText = <E extends Entry>(entry: E): entry is E & { read: TextRead } => entry.read.kind === 'text'
+
+type PhoneFailure = Extract<NormalizeResult, { ok: false }>
+
+// The lead while its core fields are being read; the field maps are added last.
+type CoreLead = Omit<LeadFields, 'industryFields' | 'extraFields'>
+
+interface CoreCandidate extends Entry {
+  rank: number
+}
+
+/** Normalise a webhook body into lead fields; fails only for a missing or unusable phone. */
+export function normalizeLeadInput(input: Record<string, unknown>, ctx: IntakeContext): NormalizeResult {
+  const intake = new Intake(ctx)
+  intake.classify(input)
+  return intake.finish()
+}
+
+// One normalisation run: collects the body's entries by meaning, then reads each field once.
+class Intake {
+  private readonly core = new Map<CoreField, CoreCandidate[]>()
+  private readonly industry = new Map<string, { field: IndustryField; entries: Entry[] }>()
+  private readonly extras: Entry[] = []
+  private readonly warnings: IntakeWarning[] = []
+  private readonly derived: DerivedNameField[] = []
+
+  constructor(private readonly ctx: IntakeContext) {}
+
+  classify(input: unknown): void {
+    // The type says Record, but a webhook body can be anything; never throw on it.
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return
+    const body = input as Record<string, unknown>
+    let order = 0
+    for (const name of Object.keys(body)) {
+      const value = body[name]
+      const entry: Entry = { name, value, read: readFieldValue(value), order: order++ }
+      // Empty, null and whitespace values are absent: they produce no field, not even an extra.
+      if (entry.read.kind === 'absent') continue
+      const core = matchCoreField(name)
+      if (core !== undefined) {
+        push(this.core, core.field, { ...entry, rank: core.rank })
+        continue
+      }
+      const industryField = matchIndustryField(this.ctx.industry, name)
+      if (industryField !== undefined) {
+        const group = this.industry.get(industryField.key) ?? { field: industryField, entries: [] }
+        group.entries.push(entry)
+        this.industry.set(industryField.key, group)
+        continue
+      }
+      this.extras.push(entry)
+    }
+  }
+
+  finish(): NormalizeResult {
+    const phone = this.readPhone()
+    if (!phone.ok) return phone
+    const lead: CoreLead = { ...phone.fields }
+
+    this.readNames(lead)
+    this.readEmail(lead)
+    const state = this.readText('state')
+    if (state !== undefined) lead.state = usStateCode(state) ?? state
+    this.readDobAndAge(lead)
+    this.readLeadDate(lead)
+    const doNotCall = this.readText('doNotCall')
+    if (doNotCall !== undefined) lead.doNotCall = DNC_TRUE.has(doNotCall.toLowerCase())
+    for (const field of ['source', 'vendor', 'city', 'zip', 'address'] as const) {
+      const text = this.readText(field)
+      if (text !== undefined) lead[field] = text
+    }
+    const industryFields = this.readIndustryFields()
+
+    const extraFields = this.extras
+      .sort((a, b) => a.order - b.order)
+      .map(({ name, value }) => ({ name, value }))
+    return { ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived }
+  }
+
+  private readPhone(): { ok: true; fields: Pick<LeadFields, 'phone' | 'phoneLast10' | 'phoneRaw'> } | PhoneFailure {
+    const candidates = this.candidates('phone')
+    // Spec alias order decides among several phones; an object is used only when nothing else was sent.
+    const chosen = candidates.find(isText) ?? candidates[0]
+    if (chosen === undefined) return { ok: false, error: phoneRequired() }
+    const result = normalizePhone(chosen.value, this.ctx.defaultCountry)
+    if (!result.ok) return result
+    this.setAside(candidates, chosen)
+    // Kept as received (not trimmed), but bounded like every other string.
+    const raw = result.phone.raw
+    const phoneRaw = raw.length > MAX_FIELD_LENGTH ? this.truncate(chosen.name, raw) : raw
+    return { ok: true, fields: { phone: result.phone.e164, phoneLast10: result.phone.last10, phoneRaw } }
+  }
+
+  private readNames(lead: CoreLead): void {
+    // Names are display text: runs of whitespace (tabs, double spaces) fold to one space.
+    const fullName = collapse(this.readText('fullName'))
+    const firstName = collapse(this.readText('firstName'))
+    const lastName = collapse(this.readText('lastName'))
+    // Each form of the name fills the other when the sender sent only one.
+    const [first, ...rest] = fullName?.split(' ') ?? []
+    const filledFirst = firstName ?? first
+    const filledLast = lastName ?? (rest.length > 0 ? rest.join(' ') : undefined)
+    const filledFull = fullName ?? joinName(firstName, lastName)
+    if (filledFull !== undefined) lead.fullName = filledFull
+    if (filledFirst !== undefined) lead.firstName = filledFirst
+    if (filledLast !== undefined) lead.lastName = filledLast
+    if (fullName === undefined && filledFull !== undefined) this.derived.push('fullName')
+    if (firstName === undefined && filledFirst !== undefined) this.derived.push('firstName')
+    if (lastName === undefined && filledLast !== undefined) this.derived.push('lastName')
+  }
+
+  private readEmail(lead: CoreLead): void {
+    const email = this.pick('email')
+    if (email === undefined) return
+    lead.email = email.text.toLowerCase()
+    // Kept anyway: a typo'd address still tells a person who the lead is.
+    if (!email.text.includes('@')) this.warn('email_invalid', email.name, `email ${JSON.stringify(lead.email)} has no @`)
+  }
+
+  private readDobAndAge(lead: CoreLead): void {
+    const ageEntry = this.pick('age')
+    if (ageEntry !== undefined) {
+      const match = AGE_TEXT.exec(ageEntry.text.trim())
+      const age = match === null ? undefined : Number(match[1])
+      if (age === undefined || age > MAX_PLAUSIBLE_AGE) {
+        this.unreadable(ageEntry, 'age_unparseable', `age ${JSON.stringify(ageEntry.text)} is not a whole number of years from 0 to ${MAX_PLAUSIBLE_AGE}; kept as an extra field`)
+      } else {
+        lead.age = age
+      }
+    }
+
+    const dobEntry = this.pick('dob')
+    if (dobEntry === undefined) return
+    const parsed = parseDateInput(dobEntry.text, this.ctx)
+    if (parsed === null) {
+      this.unreadable(dobEntry, 'dob_unparseable', `date of birth ${JSON.stringify(dobEntry.text)} is not a date intake can read; kept as an extra field`)
+      return
+    }
+    lead.dob = parsed.date
+    // Spec §2.1 rule 1. An unreadable age counts as no age, so a good dob still yields one.
+    if (lead.age !== undefined) return
+    const computed = ageOn(parsed.date, this.ctx.now, this.ctx.timeZone)
+    if (computed.ok) lead.age = computed.age
+    else this.warn(computed.code, dobEntry.name, computed.message)
+  }
+
+  private readLeadDate(lead: CoreLead): void {
+    const entry = this.pick('leadDate')
+    if (entry === undefined) return
+    const parsed = parseDateInput(entry.text, this.ctx)
+    if (parsed === null) {
+      this.unreadable(entry, 'lead_date_unparseable', `lead date ${JSON.stringify(entry.text)} is not a date intake can read; kept as an extra field`)
+      return
+    }
+    lead.leadDate = parsed.dateTime ?? parsed.date
+  }
+
+  private readIndustryFields(): Record<string, string> {
+    // Keys come from the industry table, never from the body, so a plain object is safe.
+    const industryFields: Record<string, string> = {}
+    for (const { field, entries } of this.industry.values()) {
+      // The first readable value in body order wins; the rest stay as extras.
+      const chosen = entries.find(isText)
+      if (chosen === undefined) {
+        this.keepObjects(entries)
+        continue
+      }
+      this.setAside(entries, chosen)
+      industryFields[field.key] = this.bound(chosen.name, chosen.read.text)
+    }
+    return industryFields
+  }
+
+  /** The chosen text of a core field (trimmed, bounded), setting the other candidates aside. */
+  private readText(field: CoreField): string | undefined {
+    return this.pick(field)?.text
+  }
+
+  private pick(field: CoreField): { name: string; text: string; entry: Entry } | undefined {
+    const candidates = this.candidates(field)
+    const chosen = candidates.find(isText)
+    if (chosen === undefined) {
+      this.keepObjects(candidates)
+      return undefined
+    }
+    this.setAside(candidates, chosen)
+    return { name: chosen.name, text: this.bound(chosen.name, chosen.read.text), entry: chosen }
+  }
+
+  // Spec alias order first, then body order among names that fold to the same alias.
+  private candidates(field: CoreField): CoreCandidate[] {
+    return [...(this.core.get(field) ?? [])].sort((a, b) => a.rank - b.rank || a.order - b.order)
+  }
+
+  /** Everything not chosen for a field is kept as an extra, with a warning saying why. */
+  private setAside(entries: readonly Entry[], chosen: Entry): void {
+    for (const entry of entries) {
+      if (entry === chosen) continue
+      if (entry.read.kind === 'object') {
+        this.keepObjects([entry])
+        continue
+      }
+      this.extras.push(entry)
+      this.warn('field_duplicate', entry.name, `${entry.name} repeats ${chosen.name}; the first was used and this one kept as an extra field`)
+    }
+  }
+
+  // Objects cannot fill a text field (the spec types them as strings), but they are not lost.
+  private keepObjects(entries: readonly Entry[]): void {
+    for (const entry of entries) {
+      this.extras.push(entry)
+      this.warn('field_type_invalid', entry.name, `${entry.name} is an object, not text; kept as an extra field`)
+    }
+  }
+
+  private unreadable(picked: { entry: Entry; name: string }, code: string, message: string): void {
+    this.extras.push(picked.entry)
+    this.warn(code, picked.name, message)
+  }
+
+  private bound(name: string, text: string): string {
+    const bounded = boundText(text)
+    if (bounded.truncated) this.warnTruncated(name)
+    return bounded.text
+  }
+
+  private truncate(name: string, text: string): string {
+    this.warnTruncated(name)
+    return Array.from(text).slice(0, MAX_FIELD_LENGTH).join('')
+  }
+
+  private warnTruncated(name: string): void {
+    this.warn('field_truncated', name, `${name} was longer than ${MAX_FIELD_LENGTH} characters and was cut to ${MAX_FIELD_LENGTH}`)
+  }
+
+  private warn(code: string, field: string, message: string): void {
+    this.warnings.push({ code, field, message })
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key)
+  if (list === undefined) map.set(key, [value])
+  else list.push(value)
+}
+
+function joinName(first: string | undefined, last: string | undefined): string | undefined {
+  const parts = [first, last].filter((part): part is string => part !== undefined)
+  return parts.length > 0 ? parts.join(' ') : undefined
+}
+
+function collapse(text: string | undefined): string | undefined {
+  return text?.replace(/\s+/g, ' ')
+}

@@ -1,0 +1,105 @@
+import path from 'node:path'
+import t from 'tap'
+import { runLeadline, startServer } from '../helpers/cli.ts'
+
+function envFor(dir: string): NodeJS.ProcessEnv {
+  return { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com' }
+}
+
+t.test('account, key and token commands: readable output, --json, and exit 2 on bad input', async (t) => {
+  const env = envFor(t.testdir())
+
+  const created = await runLeadline(['account', 'create', '--name', 'Acme Solar', '--timezone', 'America/Chicago', '--json'], env)
+  t.equal(created.code, 0, created.stderr)
+  const account = JSON.parse(created.stdout)
+  t.match(account, {
+    accountId: /^acc_/,
+    name: 'Acme Solar',
+    settings: { timeZone: 'America/Chicago', speedToLead: false, callingHours: 'mon-fri 09:00-18:00', defaultCountry: 'US' },
+    webhookToken: { tokenId: /^wht_/, token: /^llwh_[0-9a-z]{32}$/ },
+    webhookUrl: 'https://leads.example.com/api/ingest/lead',
+  })
+
+  const readable = await runLeadline(['account', 'create', '--name', 'Second'], env)
+  t.equal(readable.code, 0)
+  t.match(readable.stdout, /account acc_\w+ created: Second\nwebhook token \(shown once, store it now\): llwh_\w+\nwebhook URL: https:\/\/leads\.example\.com\/api\/ingest\/lead/)
+
+  const list = await runLeadline(['account', 'list', '--json'], env)
+  t.same(JSON.parse(list.stdout).map((a: { name: string }) => a.name), ['Acme Solar', 'Second'])
+  t.match((await runLeadline(['account', 'list'], env)).stdout, /account\s+name\s+time zone[\s\S]*Acme Solar/)
+
+  const set = await runLeadline(['account', 'set', account.accountId, '--speed-to-lead', 'on', '--calling-hours', 'mon-fri 08:00-20:00, sat 10:00-14:00', '--caller-id', '+15125550100', '--industry', 'solar', '--json'], env)
+  t.equal(set.code, 0, set.stderr)
+  t.match(JSON.parse(set.stdout).settings, { speedToLead: true, callingHours: 'mon-fri 08:00-20:00, sat 10:00-14:00', callerId: '+15125550100', industry: 'solar' })
+  t.match((await runLeadline(['account', 'show', account.accountId], env)).stdout, /speed to lead\s+on\ncalling hours\s+mon-fri 08:00-20:00, sat 10:00-14:00/)
+
+  // Bad input: one line on stderr, exit 2, nothing changed.
+  const badInputs: Array<[string[], RegExp]> = [
+    [['account', 'set', account.accountId, '--calling-hours', 'mon 25:00-26:00'], /invalid calling hours/],
+    [['account', 'set', account.accountId, '--timezone', 'Mars/Base'], /invalid timeZone: unknown IANA time zone/],
+    [['account', 'set', account.accountId, '--speed-to-lead', 'maybe'], /--speed-to-lead takes on or off/],
+    [['account', 'set', account.accountId], /nothing to set/],
+    [['account', 'set', 'acc_missing', '--speed-to-lead', 'on'], /no account acc_missing/],
+    [['account', 'create'], /--name is required/],
+    [['account', 'create', '--name', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['account', 'frobnicate'], /unknown command "account frobnicate"/],
+    [['key', 'create', '--account', account.accountId, '--scopes', 'read,admin'], /unknown scope admin/],
+    [['key', 'revoke', 'key_missing'], /no key key_missing/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ]
+  for (const [args, message] of badInputs) {
+    const result = await runLeadline(args, env)
+    t.equal(result.code, 2, `${args.join(' ')}: exit 2`)
+    t.match(result.stderr, message, args.join(' '))
+    t.equal(result.stderr.trim().split('\n').length, 1, `${args.join(' ')}: one line`)
+  }
+  t.match(JSON.parse((await runLeadline(['account', 'show', account.accountId, '--json'], env)).stdout).settings, { callingHours: 'mon-fri 08:00-20:00, sat 10:00-14:00', timeZone: 'America/Chicago' }, 'the failed commands changed nothing')
+
+  const key = await runLeadline(['key', 'create', '--account', account.accountId, '--scopes', 'dial,read', '--label', 'agent', '--json'], env)
+  t.equal(key.code, 0, key.stderr)
+  const keyJson = JSON.parse(key.stdout)
+  t.match(keyJson, { keyId: /^key_/, key: /^ll_live_[0-9a-z]{32}$/, scopes: ['read', 'dial'], label: 'agent' })
+  const keys = JSON.parse((await runLeadline(['key', 'list', '--account', account.accountId, '--json'], env)).stdout)
+  t.match(keys, [{ keyId: keyJson.keyId, scopes: ['read', 'dial'], label: 'agent', revokedAt: null }])
+  t.notOk(JSON.stringify(keys).includes(keyJson.key), 'a listed key never shows the secret')
+  t.equal((await runLeadline(['key', 'revoke', keyJson.keyId], env)).code, 0)
+  t.match((await runLeadline(['key', 'list', '--account', account.accountId], env)).stdout, /revoked 20/)
+
+  const rotated = JSON.parse((await runLeadline(['token', 'rotate', '--account', account.accountId, '--json'], env)).stdout)
+  t.match(rotated, { accountId: account.accountId, tokenId: /^wht_/, token: /^llwh_/ })
+  t.not(rotated.token, account.webhookToken.token)
+
+  t.equal((await runLeadline([], env)).code, 2, 'no command: usage, exit 2')
+  t.match((await runLeadline(['help'], env)).stdout, /leadline account create --name NAME/)
+})
+
+t.test('the CLI works on the store while a server runs on it', async (t) => {
+  const env = envFor(t.testdir())
+  const server = await startServer(env)
+  t.teardown(() => server.stop())
+
+  const account = JSON.parse((await runLeadline(['account', 'create', '--name', 'Live', '--json'], env)).stdout)
+  const token: string = account.webhookToken.token
+  const post = (phone: string, secret = token) =>
+    fetch(`${server.url}/api/ingest/lead`, { method: 'POST', headers: { 'x-service-token': secret, 'content-type': 'application/json' }, body: JSON.stringify({ phone, name: 'Pat Kim', source: 'Web' }) })
+
+  t.equal((await post('5125550101')).status, 201, 'a token issued by the CLI works on the running server at once')
+  t.equal((await post('5125550102')).status, 201)
+
+  const leads = JSON.parse((await runLeadline(['leads', '--account', account.accountId, '--json'], env)).stdout)
+  t.equal(leads.list, 'Inbound Leads')
+  t.same(leads.leads.map((l: { phone: string }) => l.phone), ['+15125550102', '+15125550101'])
+  t.match((await runLeadline(['leads', '--account', account.accountId], env)).stdout, /Pat Kim\s+\+15125550102/)
+  const page = JSON.parse((await runLeadline(['leads', '--account', account.accountId, '--limit', '1', '--json'], env)).stdout)
+  t.equal(page.leads.length, 1)
+  const next = JSON.parse((await runLeadline(['leads', '--account', account.accountId, '--limit', '1', '--cursor', page.nextCursor, '--json'], env)).stdout)
+  t.same(next.leads.map((l: { phone: string }) => l.phone), ['+15125550101'])
+  t.equal(next.nextCursor, null)
+
+  const rotated = JSON.parse((await runLeadline(['token', 'rotate', '--account', account.accountId, '--json'], env)).stdout)
+  t.equal((await post('5125550103')).status, 401, 'the old token fails at once')
+  t.equal((await post('5125550103', rotated.token)).status, 201, 'the new one works at once')
+
+  t.equal(await server.stop('SIGTERM'), 0, 'SIGTERM stops the server cleanly')
+  t.notOk(server.output().includes(token), 'the server never logged the token')
+})

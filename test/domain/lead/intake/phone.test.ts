@@ -1,0 +1,182 @@
+import t from 'tap'
+import fc from 'fast-check'
+import {
+  normalizePhone,
+  PHONE_REQUIRED_MESSAGE,
+  phoneIdentity,
+  resolveCountry,
+} from '../../../../src/domain/lead/intake/phone.ts'
+import type { PhoneResult } from '../../../../src/domain/lead/intake/phone.ts'
+import type { Test } from 'tap'
+
+function expectOk(t: Test, result: PhoneResult, e164: string, last10: string, label: string): void {
+  if (!result.ok) {
+    t.fail(`${label}: expected ok, got ${result.error.code}: ${result.error.message}`)
+    return
+  }
+  t.equal(result.phone.e164, e164, `${label}: e164`)
+  t.equal(result.phone.last10, last10, `${label}: last10`)
+}
+
+t.test('US formats all normalise to one E.164 and one identity key', async (t) => {
+  const inputs: unknown[] = [
+    '(555) 123-4567',
+    '555.123.4567',
+    '555-123-4567',
+    '5551234567',
+    '+1 555 123 4567',
+    '+1 (555) 123-4567',
+    '1-555-123-4567',
+    '1 555 123 4567',
+    '15551234567',
+    ' 555 123 4567 ',
+    'tel: 555-123-4567',
+    '555/123/4567',
+    5551234567,
+    15551234567,
+    ['5551234567'],
+    ['', null, '  ', '(555) 123-4567'],
+    [['', 5551234567]],
+  ]
+  for (const input of inputs) {
+    expectOk(t, normalizePhone(input, 'US'), '+15551234567', '5551234567', JSON.stringify(input))
+  }
+})
+
+t.test('raw is the value as received, stringified', async (t) => {
+  const cases: Array<[unknown, string]> = [
+    [' (555) 123-4567 ', ' (555) 123-4567 '],
+    [5551234567, '5551234567'],
+    [['', '555.123.4567'], '555.123.4567'],
+  ]
+  for (const [input, raw] of cases) {
+    const result = normalizePhone(input)
+    t.equal(result.ok && result.phone.raw, raw, JSON.stringify(input))
+  }
+})
+
+t.test('default country is US', async (t) => {
+  expectOk(t, normalizePhone('212 555 1234'), '+12125551234', '2125551234', 'no country')
+})
+
+t.test('extensions are not part of the identity key', async (t) => {
+  for (const input of ['555-123-4567 x89', '555-123-4567 ext. 89', '555-123-4567 Ext 89', '555-123-4567 extension: 89', '555-123-4567 #89', '(555) 123-4567x89']) {
+    expectOk(t, normalizePhone(input, 'US'), '+15551234567', '5551234567', input)
+  }
+  // Ten digits after an x are a number, not an extension.
+  expectOk(t, normalizePhone('x5551234567', 'US'), '+15551234567', '5551234567', 'leading x')
+})
+
+t.test('international numbers', async (t) => {
+  expectOk(t, normalizePhone('+44 20 7946 0958', 'US'), '+442079460958', '2079460958', '+44 with US default')
+  expectOk(t, normalizePhone('020 7946 0958', 'GB'), '+442079460958', '2079460958', 'GB national')
+  expectOk(t, normalizePhone('020 7946 0958', 'gb'), '+442079460958', '2079460958', 'lowercase country')
+  expectOk(t, normalizePhone('011 44 20 7946 0958', 'US'), '+442079460958', '2079460958', 'US international prefix')
+  expectOk(t, normalizePhone('+44 20 7946 0958 x12', 'US'), '+442079460958', '2079460958', 'international with extension')
+  // Same person, different formatting: identity keys agree.
+  const keys = ['+44 20 7946 0958', '020 7946 0958', '0044 20 7946 0958'].map((p) => phoneIdentity(p))
+  t.same(keys, ['2079460958', '2079460958', '2079460958'])
+})
+
+t.test('fallbacks when the account country cannot place the number', async (t) => {
+  // 11–15 digits without +: taken as already international.
+  expectOk(t, normalizePhone('44 20 7946 0958', 'US'), '+442079460958', '2079460958', '11-15 digits')
+  // A ten-digit NANP number is +1 even for a French account.
+  expectOk(t, normalizePhone('212-555-1234', 'FR'), '+12125551234', '2125551234', 'NANP under FR')
+  // Ten digits that are not NANP-shaped still dial as +1 for US and CA accounts.
+  expectOk(t, normalizePhone('155-123-4567', 'US'), '+11551234567', '1551234567', 'US ten digits')
+  expectOk(t, normalizePhone('155-123-4567', 'CA'), '+11551234567', '1551234567', 'CA ten digits')
+  // International with + is taken at its word even when not a possible length.
+  expectOk(t, normalizePhone('+1 555 123 45678', 'US'), '+155512345678', '5512345678', '+ with odd length')
+  // An unknown country code with +: digits as sent.
+  expectOk(t, normalizePhone('+999 1234 567 890', 'US'), '+9991234567890', '1234567890', 'unknown country code')
+})
+
+t.test('an unknown account country falls back to US', async (t) => {
+  t.equal(resolveCountry('XX'), 'US')
+  t.equal(resolveCountry(''), 'US')
+  t.equal(resolveCountry(' ca '), 'CA')
+  expectOk(t, normalizePhone('555 123 4567', 'XX'), '+15551234567', '5551234567', 'XX')
+})
+
+t.test('missing phones are phone_required with the spec message', async (t) => {
+  for (const input of [undefined, null, '', '   ', '\t\n', [], ['', null], [[]]]) {
+    t.same(normalizePhone(input, 'US'), { ok: false, error: { code: 'phone_required', message: 'phone required' } }, JSON.stringify(input))
+  }
+  t.equal(PHONE_REQUIRED_MESSAGE, 'phone required')
+})
+
+t.test('unusable phones are phone_invalid with a clear message', async (t) => {
+  const cases: Array<[unknown, RegExp]> = [
+    ['555-123-456', /at least 10 digits; received 9/],
+    [555123456, /received 9/],
+    ['abc', /received 0 in "abc"/],
+    ['1-800-FLOWERS', /received 4/],
+    ['555-CALL-NOW', /received 3/],
+    [true, /received 0/],
+    [{ number: '5551234567' }, /not an object/],
+    [[{ number: '5551234567' }], /not an object/],
+    // Ten digits, not NANP-shaped, not possible in France, not a +1 country.
+    ['155-123-4567', /cannot be read as a dialable number/],
+    ['1234567890123456', /cannot be read as a dialable number/],
+    ['x'.repeat(100), /received 0 in "x{40}…"/],
+  ]
+  for (const [input, message] of cases) {
+    const country = input === '155-123-4567' ? 'FR' : 'US'
+    const result = normalizePhone(input, country)
+    t.equal(result.ok, false, JSON.stringify(input))
+    if (!result.ok) {
+      t.equal(result.error.code, 'phone_invalid', JSON.stringify(input))
+      t.match(result.error.message, message, JSON.stringify(input))
+    }
+  }
+})
+
+t.test('phoneIdentity: last ten digits, or undefined', async (t) => {
+  t.equal(phoneIdentity('+1 (555) 123-4567'), '5551234567')
+  t.equal(phoneIdentity(15551234567), '5551234567')
+  t.equal(phoneIdentity('555-123-4567 ext 9'), '5551234567')
+  t.equal(phoneIdentity('555-1234'), undefined)
+  t.equal(phoneIdentity(''), undefined)
+  t.equal(phoneIdentity({}), undefined)
+})
+
+t.test('a hostile extension-like value is handled quickly', async (t) => {
+  const hostile = `5551234567${'x '.repeat(20000)}${' '.repeat(20000)}`
+  const started = performance.now()
+  const result = normalizePhone(hostile, 'US')
+  t.ok(performance.now() - started < 1000, 'under a second')
+  t.equal(result.ok && result.phone.last10, '5551234567')
+})
+
+t.test('property: any formatting of a NANP number keys and dials the same', async (t) => {
+  const separators = fc.constantFrom('', ' ', '-', '.', '  ', ' - ', '/')
+  const prefix = fc.constantFrom('', '1', '+1', '+1 ', '1-', '1 ')
+  const nanp = fc.tuple(
+    fc.integer({ min: 2, max: 9 }),
+    fc.integer({ min: 0, max: 99 }),
+    fc.integer({ min: 2, max: 9 }),
+    fc.integer({ min: 0, max: 999_999 }),
+  ).map(([a, b, c, d]) => `${a}${String(b).padStart(2, '0')}${c}${String(d).padStart(6, '0')}`)
+  fc.assert(
+    fc.property(nanp, prefix, separators, separators, fc.boolean(), (digits, pre, s1, s2, parens) => {
+      const area = parens ? `(${digits.slice(0, 3)})` : digits.slice(0, 3)
+      const formatted = `${pre}${area}${s1}${digits.slice(3, 6)}${s2}${digits.slice(6)}`
+      const result = normalizePhone(formatted, 'US')
+      return result.ok && result.phone.last10 === digits && result.phone.e164 === `+1${digits}`
+    }),
+    { numRuns: 500 },
+  )
+  t.pass('500 formatted numbers agreed')
+})
+
+t.test('property: never throws, whatever the value', async (t) => {
+  fc.assert(
+    fc.property(fc.jsonValue(), fc.constantFrom('US', 'GB', 'FR', 'XX', ''), (value, country) => {
+      const result = normalizePhone(value, country)
+      return result.ok ? /^\+\d{8,15}$/.test(result.phone.e164) && /^\d{10}$/.test(result.phone.last10) : result.error.message.length > 0
+    }),
+    { numRuns: 1000 },
+  )
+  t.pass('1000 arbitrary values handled')
+})

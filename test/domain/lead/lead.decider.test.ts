@@ -1,0 +1,106 @@
+import t from 'tap'
+import { leadDecider, type LeadCommand, type LeadState } from '../../../src/domain/lead/lead.decider.ts'
+import type { LeadEvent } from '../../../src/domain/lead/lead.events.ts'
+import { leadStream, parseLeadStream } from '../../../src/domain/lead/lead.events.ts'
+import { normalizeLeadInput, type LeadFields } from '../../../src/domain/lead/intake/normalize-lead-input.ts'
+import { deciderSpec } from '../../helpers/decider-spec.ts'
+
+const NOW = new Date('2026-03-10T15:00:00Z')
+const spec = deciderSpec<LeadCommand, LeadEvent, LeadState>(leadDecider, NOW)
+
+function receive(input: Record<string, unknown>, newLeadId = 'ld_1'): LeadCommand {
+  const result = normalizeLeadInput(input, { defaultCountry: 'US', timeZone: 'America/New_York', industry: 'solar', now: NOW })
+  if (!result.ok) throw new Error(result.error.message)
+  return { type: 'ReceiveLead', accountId: 'acc_1', newLeadId, fields: result.lead, derived: result.derived }
+}
+
+function receivedEvents(input: Record<string, unknown>): LeadEvent[] {
+  return leadDecider.decide(receive(input), leadDecider.initialState(), NOW)
+}
+
+t.test('a first submission receives the lead and groups it into Inbound Leads', async (t) => {
+  spec([]).when(receive({ name: 'Jane Doe', phone: '(555) 123-4567' })).then(t, (events, after) => {
+    t.same(events.map((e) => e.type), ['LeadReceived', 'LeadAddedToList'])
+    t.match(events[0], { data: { leadId: 'ld_1', accountId: 'acc_1', receivedAt: NOW.toISOString(), fields: { phone: '+15551234567', phoneLast10: '5551234567', fullName: 'Jane Doe', firstName: 'Jane', lastName: 'Doe' } } })
+    t.same(events[1], { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } })
+    t.same(after.lists, ['Inbound Leads'])
+    t.equal(after.submissions, 1)
+  })
+})
+
+t.test('a later submission records only what changed, under the original lead id', async (t) => {
+  const given = receivedEvents({ name: 'Jane Doe', phone: '5551234567', email: 'jane@x.co', source: 'Web' })
+  spec(given).when(receive({ phone: '555.123.4567', email: 'jane@x.co', vendor: 'LeadCo', 'Monthly Electric Bill': '180', utm: 'x1' }, 'ld_other')).then(t, (events, after) => {
+    t.same(events, [{
+      type: 'LeadUpdated',
+      data: { leadId: 'ld_1', changes: { vendor: 'LeadCo' }, industryFields: { monthly_electric_bill: '180' }, extraFields: [{ name: 'utm', value: 'x1' }], updatedAt: NOW.toISOString() },
+    }])
+    t.equal(after.leadId, 'ld_1')
+    t.equal(after.fields?.source, 'Web', 'absent fields keep their value')
+    t.equal(after.fields?.industryFields.monthly_electric_bill, '180')
+    t.equal(after.submissions, 2)
+  })
+})
+
+t.test('a resubmission that changes nothing is still recorded (a touch), with empty changes', async (t) => {
+  const given = receivedEvents({ phone: '5551234567', name: 'Jane Doe' })
+  spec(given).when(receive({ phone: '5551234567', name: 'Jane Doe' })).then(t, (events) => {
+    t.match(events, [{ type: 'LeadUpdated', data: { changes: {}, industryFields: {}, extraFields: [] } }])
+  })
+})
+
+t.test('derived names fill gaps but never overwrite what a sender actually sent', async (t) => {
+  const given = receivedEvents({ phone: '5551234567', 'full name': 'Jane Doe' })
+  spec(given).when(receive({ phone: '5551234567', first_name: 'Jane' })).then(t, (events) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, {}, '"Jane" derived from first_name does not replace "Jane Doe"')
+  })
+  spec(given).when(receive({ phone: '5551234567', 'full name': 'Jane Smith' })).then(t, (events, after) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { fullName: 'Jane Smith' }, 'a sent full name changes; its derived last name does not overwrite')
+    t.equal(after.fields?.lastName, 'Doe')
+  })
+  spec(given).when(receive({ phone: '5551234567', last_name: 'Smith' })).then(t, (events) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { lastName: 'Smith' }, 'a sent last name changes')
+  })
+  const noName = receivedEvents({ phone: '5551234567' })
+  spec(noName).when(receive({ phone: '5551234567', first_name: 'Jo', last_name: 'Park' })).then(t, (events) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { fullName: 'Jo Park', firstName: 'Jo', lastName: 'Park' }, 'a derived full name fills a gap')
+  })
+})
+
+t.test('do-not-call is sticky until the operator clears it', async (t) => {
+  const given = receivedEvents({ phone: '5551234567', dnc: 'Yes' })
+  t.equal(spec(given).when({ type: 'ClearDoNotCall' }).state.doNotCall, true)
+  spec(given).when(receive({ phone: '5551234567', dnc: 'no' })).then(t, (events, after) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, {})
+    t.equal(after.doNotCall, true)
+  })
+  spec(given).when({ type: 'ClearDoNotCall' }).then(t, (events, after) => {
+    t.same(events, [{ type: 'LeadDoNotCallCleared', data: { leadId: 'ld_1', clearedAt: NOW.toISOString() } }])
+    t.equal(after.doNotCall, false)
+    t.equal(after.fields?.doNotCall, false)
+  })
+  const notFlagged = receivedEvents({ phone: '5551234567' })
+  spec(notFlagged).when({ type: 'ClearDoNotCall' }).then(t, [])
+  spec(notFlagged).when(receive({ phone: '5551234567', do_not_call: 'TRUE' })).then(t, (events, after) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { doNotCall: true })
+    t.equal(after.doNotCall, true)
+  })
+  spec([]).when({ type: 'ClearDoNotCall' }).thenThrows(t, 'lead_not_found')
+})
+
+t.test('stream names carry the account and the last ten digits', async (t) => {
+  t.equal(leadStream('acc_1', '5551234567'), 'lead-acc_1-5551234567')
+  t.same(parseLeadStream('lead-acc_1-5551234567'), { accountId: 'acc_1', phoneLast10: '5551234567' })
+  t.equal(parseLeadStream('account-acc_1'), null)
+  t.equal(parseLeadStream('lead-acc_1-555'), null)
+})
+
+t.test('evolve is total over unknown list ids and repeated list events', async (t) => {
+  const fields = { phone: '+15551234567', phoneLast10: '5551234567', phoneRaw: '5551234567', industryFields: {}, extraFields: [] } satisfies LeadFields
+  const state = [
+    { type: 'LeadReceived', data: { leadId: 'ld_1', accountId: 'acc_1', fields, receivedAt: NOW.toISOString() } },
+    { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } },
+    { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } },
+  ].reduce((s, e) => leadDecider.evolve(s, e as LeadEvent), leadDecider.initialState())
+  t.same(state.lists, ['Inbound Leads'])
+})

@@ -1,0 +1,60 @@
+/**
+ * Builds a complete Leadline (embedded store in a temp dir, every projection, the HTTP app) for a
+ * test, and closes it in the test's teardown. `app.inject` for most tests; `listen()` for a real socket.
+ */
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import { openLeadline, type Leadline } from '../../src/leadline.ts'
+import { createHttpServer } from '../../src/http/server.ts'
+import type { AccountState } from '../../src/domain/account/account.decider.ts'
+
+export type TestTap = Pick<Test, 'testdir' | 'teardown'>
+
+export interface TestApp {
+  readonly app: FastifyInstance
+  readonly leadline: Leadline
+  readonly dir: string
+  readonly store: string
+  readonly viewsPath: string
+  /** Creates an account through the real service; returns it with its webhook token. */
+  createAccount(name?: string, settings?: Record<string, unknown>): Promise<{ account: AccountState; token: string; tokenId: string }>
+  /** Listens on 127.0.0.1 and returns the base URL. */
+  listen(): Promise<string>
+}
+
+export const operatorContext = { actor: { kind: 'operator', id: 'test' } } as const
+
+export async function buildApp(
+  t: TestTap,
+  options: { clock?: () => Date; publicUrl?: string; logger?: object | false; start?: boolean } = {},
+): Promise<TestApp> {
+  const dir = t.testdir()
+  const store = `sqlite:${path.join(dir, 'leadline.db')}`
+  const viewsPath = path.join(dir, 'leadline.views.db')
+  const leadline = await openLeadline({ store, viewsPath, ...(options.clock ? { clock: options.clock } : {}) })
+  const app = await createHttpServer(leadline, {
+    logger: (options.logger ?? false) as false,
+    publicUrl: options.publicUrl ?? 'http://leadline.test',
+  })
+  if (options.start !== false) leadline.start()
+  t.teardown(async () => {
+    await app.close()
+    await leadline.close()
+  })
+  return {
+    app,
+    leadline,
+    dir,
+    store,
+    viewsPath,
+    async createAccount(name = 'Test Account', settings = {}) {
+      const { account, webhookToken } = await leadline.accounts.create(name, settings, operatorContext)
+      return { account, token: webhookToken.secret, tokenId: webhookToken.id }
+    },
+    async listen() {
+      const address = await app.listen({ port: 0, host: '127.0.0.1' })
+      return address
+    },
+  }
+}

@@ -1,0 +1,216 @@
+import { Writable } from 'node:stream'
+import t, { type Test } from 'tap'
+import { buildApp, operatorContext } from '../helpers/build-app.ts'
+import { loggerOptions } from '../../src/http/server.ts'
+
+const URL_PATH = '/api/ingest/lead'
+
+async function setup(t: Test, options: Parameters<typeof buildApp>[1] = {}) {
+  const built = await buildApp(t, options)
+  const { account, token, tokenId } = await built.createAccount('Acme Insurance')
+  const post = (payload: unknown, headers: Record<string, string> = {}, query = '') =>
+    built.app.inject({
+      method: 'POST',
+      url: `${URL_PATH}${query}`,
+      headers: { 'x-service-token': token, 'content-type': 'application/json', ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    })
+  return { ...built, account, token, tokenId, post }
+}
+
+async function eventTypes(leadline: { store: { readAll(): Promise<Array<{ type: string; stream: string }>> } }, stream?: string) {
+  return (await leadline.store.readAll()).filter((e) => stream === undefined || e.stream === stream).map((e) => e.type)
+}
+
+t.test('a JSON lead is created (201), grouped into Inbound Leads, then updated (200)', async (t) => {
+  const { post, leadline, account } = await setup(t)
+  const first = await post({ 'Full Name': 'Jane Doe', 'Phone Number': '(555) 123-4567', Email: 'JANE@Example.com', source: 'Spring Promo' })
+  t.equal(first.statusCode, 201)
+  t.match(first.headers['content-type'], /application\/json/)
+  const body = first.json()
+  t.match(body, { leadId: /^ld_/, created: true, phone: '+15551234567', lists: ['Inbound Leads'], warnings: [] })
+  t.same(Object.keys(body).sort(), ['created', 'leadId', 'lists', 'phone', 'warnings'])
+
+  const again = await post({ phone: '+1 555.123.4567', vendor: 'LeadCo', email: '' })
+  t.equal(again.statusCode, 200)
+  t.match(again.json(), { leadId: body.leadId, created: false, phone: '+15551234567', lists: ['Inbound Leads'] })
+
+  const stream = `lead-${account.accountId}-5551234567`
+  t.same(await eventTypes(leadline, stream), ['LeadReceived', 'LeadAddedToList', 'LeadUpdated'])
+  const [, , updated] = await leadline.store.readStream(stream)
+  t.same((updated?.data as { changes: unknown }).changes, { vendor: 'LeadCo' }, 'only what changed; the empty email erased nothing')
+
+  await leadline.runner.catchUp()
+  const page = leadline.inboundLeads.list(account.accountId)
+  t.equal(page.leads.length, 1)
+  t.match(page.leads[0], { leadId: body.leadId, fullName: 'Jane Doe', firstName: 'Jane', lastName: 'Doe', email: 'jane@example.com', source: 'Spring Promo', vendor: 'LeadCo', submissions: 2 })
+})
+
+t.test('form-encoded, multipart (fields only) and lead-ads bodies are leads too', async (t) => {
+  const { app, token, leadline, account } = await setup(t)
+  const form = await app.inject({
+    method: 'POST',
+    url: `${URL_PATH}?token=${token}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'first_name=Bob&last_name=Ray&mobile=555-987-6543&do_not_call=YES',
+  })
+  t.equal(form.statusCode, 201)
+
+  const boundary = '----leadline'
+  const multipartBody = [
+    `--${boundary}\r\nContent-Disposition: form-data; name="cell"\r\n\r\n(555) 222-3333\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="Name"\r\n\r\nAnn Lee\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="resume"; filename="cv.txt"\r\nContent-Type: text/plain\r\n\r\nnot stored\r\n`,
+    `--${boundary}--\r\n`,
+  ].join('')
+  const multipart = await app.inject({
+    method: 'POST',
+    url: URL_PATH,
+    headers: { 'x-service-token': token, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: multipartBody,
+  })
+  t.equal(multipart.statusCode, 201, multipart.body)
+
+  const ads = await app.inject({
+    method: 'POST',
+    url: URL_PATH,
+    headers: { 'x-service-token': token, 'content-type': 'application/json' },
+    payload: JSON.stringify({ field_data: [
+      { name: 'full_name', values: ['Cara Diaz'] },
+      { name: 'phone_number', values: ['+15554445555'] },
+      { name: 'zip_code', values: ['78701'] },
+      { name: 'city', values: ['Austin'] },
+    ] }),
+  })
+  t.equal(ads.statusCode, 201)
+
+  await leadline.runner.catchUp()
+  const leads = leadline.inboundLeads.list(account.accountId).leads
+  t.same(leads.map((l) => l.phone).sort(), ['+15552223333', '+15554445555', '+15559876543'])
+  const bob = leads.find((l) => l.phone === '+15559876543')
+  t.match(bob, { fullName: 'Bob Ray', doNotCall: true })
+  const ann = leads.find((l) => l.phone === '+15552223333')
+  t.match(ann, { firstName: 'Ann', lastName: 'Lee' })
+  t.notOk(JSON.stringify(ann).includes('not stored'), 'uploaded files are dropped')
+  t.match(leads.find((l) => l.phone === '+15554445555'), { fullName: 'Cara Diaz', zip: '78701', city: 'Austin' })
+})
+
+t.test('every rejected request has a JSON error body and appends nothing', async (t) => {
+  const { app, post, token, leadline } = await setup(t)
+  const before = await leadline.store.headPosition()
+  const cases: Array<{ name: string; send: () => Promise<{ statusCode: number; json(): unknown; headers: Record<string, unknown> }>; status: number; body: Record<string, unknown> }> = [
+    { name: 'no phone field', send: () => post({ name: 'No Phone' }), status: 400, body: { error: 'phone required' } },
+    { name: 'empty phone', send: () => post({ phone: '   ' }), status: 400, body: { error: 'phone required' } },
+    { name: 'empty body', send: () => app.inject({ method: 'POST', url: URL_PATH, headers: { 'x-service-token': token } }), status: 400, body: { error: 'phone required' } },
+    { name: 'form without phone', send: () => post('name=x', { 'content-type': 'application/x-www-form-urlencoded' }), status: 400, body: { error: 'phone required' } },
+    { name: 'too few digits', send: () => post({ phone: '555-1234' }), status: 400, body: { error: 'phone invalid' } },
+    { name: 'malformed JSON', send: () => post('{"phone":'), status: 400, body: { error: 'invalid json' } },
+    { name: 'JSON array', send: () => post([{ phone: '5551234567' }]), status: 400, body: { error: 'body must be an object' } },
+    { name: 'JSON scalar', send: () => post('"5551234567"'), status: 400, body: { error: 'body must be an object' } },
+    { name: 'JSON null', send: () => post('null'), status: 400, body: { error: 'body must be an object' } },
+    { name: 'no token', send: () => app.inject({ method: 'POST', url: URL_PATH, payload: { phone: '5551234567' } }), status: 401, body: { error: 'invalid token' } },
+    { name: 'unknown token', send: () => post({ phone: '5551234567' }, { 'x-service-token': 'llwh_nottherealone' }), status: 401, body: { error: 'invalid token' } },
+    { name: 'an API key is not a webhook token', send: () => post({ phone: '5551234567' }, { 'x-service-token': 'll_live_abc' }), status: 401, body: { error: 'invalid token' } },
+    { name: 'text/plain', send: () => post('phone=5551234567', { 'content-type': 'text/plain' }), status: 415, body: { error: 'unsupported media type' } },
+    { name: 'xml', send: () => post('<phone>5551234567</phone>', { 'content-type': 'application/xml' }), status: 415, body: { error: 'unsupported media type' } },
+    { name: 'over 64 KiB', send: () => post({ phone: '5551234567', notes: 'x'.repeat(70_000) }), status: 413, body: { error: 'payload too large' } },
+    { name: 'GET', send: () => app.inject({ method: 'GET', url: `${URL_PATH}?token=${token}` }), status: 405, body: { error: 'method not allowed' } },
+    { name: 'PUT', send: () => app.inject({ method: 'PUT', url: URL_PATH, headers: { 'x-service-token': token }, payload: { phone: '5551234567' } }), status: 405, body: { error: 'method not allowed' } },
+    { name: 'DELETE', send: () => app.inject({ method: 'DELETE', url: URL_PATH }), status: 405, body: { error: 'method not allowed' } },
+    { name: 'unknown path', send: () => app.inject({ method: 'POST', url: '/api/ingest/leads' }), status: 404, body: { error: 'not found' } },
+  ]
+  for (const c of cases) {
+    const response = await c.send()
+    t.equal(response.statusCode, c.status, `${c.name}: status`)
+    t.match(response.headers['content-type'], /application\/json/, `${c.name}: JSON`)
+    t.match(response.json(), c.body, `${c.name}: body`)
+  }
+  const exact = await post({ full_name: 'No Phone' })
+  t.same(exact.json(), { error: 'phone required' }, 'spec §7.2: exactly {"error":"phone required"}')
+  t.equal((await app.inject({ method: 'GET', url: URL_PATH })).headers.allow, 'POST')
+  t.equal(await leadline.store.headPosition(), before, 'nothing was appended')
+})
+
+t.test('dedup by the last ten digits: formats match, different numbers are different leads', async (t) => {
+  const { post, leadline, account } = await setup(t)
+  const formats = ['5551234567', '(555) 123-4567', '+1 555 123 4567', '1-555-123-4567', '555.123.4567', 15551234567]
+  const ids = new Set<string>()
+  for (const phone of formats) ids.add((await post({ phone })).json().leadId)
+  t.equal(ids.size, 1, 'one person')
+  const other = await post({ phone: '5551234568', name: 'Jane Doe' })
+  t.equal(other.statusCode, 201, 'a second number for the same person is a second lead')
+  await leadline.runner.catchUp()
+  t.equal(leadline.inboundLeads.count(account.accountId), 2)
+  t.equal((await eventTypes(leadline)).filter((type) => type === 'LeadReceived').length, 2)
+})
+
+t.test('50 concurrent submissions of one phone in different formats: one LeadReceived, one lead', async (t) => {
+  const { listen, token, leadline, account } = await setup(t)
+  const base = await listen()
+  const formats = ['5557654321', '(555) 765-4321', '+15557654321', '555.765.4321', '1 555 765 4321']
+  const responses = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      fetch(`${base}${URL_PATH}`, {
+        method: 'POST',
+        headers: { 'x-service-token': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ phone: formats[i % formats.length], note: `submission ${i}` }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { leadId: string; created: boolean } })),
+    ),
+  )
+  t.same(responses.map((r) => r.status).sort((a, b) => a - b), [...Array(49).fill(200), 201])
+  t.equal(new Set(responses.map((r) => r.body.leadId)).size, 1)
+  t.equal(responses.filter((r) => r.body.created).length, 1)
+  const types = await eventTypes(leadline, `lead-${account.accountId}-5557654321`)
+  t.equal(types.filter((x) => x === 'LeadReceived').length, 1)
+  t.equal(types.filter((x) => x === 'LeadUpdated').length, 49)
+  await leadline.runner.catchUp()
+  t.equal(leadline.inboundLeads.count(account.accountId), 1)
+})
+
+t.test('a rotated token fails at once; the new one works; the token is never logged', async (t) => {
+  const lines: string[] = []
+  const stream = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done() } })
+  const built = await setup(t, { logger: { ...(loggerOptions('info') as object), stream } })
+  const { app, token, account, leadline } = built
+  t.equal((await app.inject({ method: 'POST', url: `${URL_PATH}?token=${token}`, payload: { phone: '5551112222' } })).statusCode, 201)
+  const rotated = await leadline.accounts.rotateWebhookToken(account.accountId, operatorContext)
+  t.equal((await app.inject({ method: 'POST', url: `${URL_PATH}?token=${token}`, payload: { phone: '5551112222' } })).statusCode, 401)
+  const fresh = await app.inject({ method: 'POST', url: URL_PATH, headers: { 'x-service-token': rotated.secret }, payload: { phone: '5551112222' } })
+  t.equal(fresh.statusCode, 200)
+  const log = lines.join('')
+  t.match(log, /\/api\/ingest\/lead\?token=\[REDACTED\]/, 'the logged URL keeps its shape')
+  t.notOk(log.includes(token), 'the old token never appears in a log line')
+  t.notOk(log.includes(rotated.secret), 'the new token never appears in a log line')
+})
+
+t.test('do-not-call is sticky; empty values never erase; unparseable dob is kept with a warning', async (t) => {
+  const { post, leadline, account } = await setup(t)
+  await post({ phone: '5553334444', dnc: 'y', email: 'a@b.co', dob: 'sometime in spring' }).then((r) => {
+    t.equal(r.statusCode, 201)
+    t.match(r.json().warnings, [{ code: 'dob_unparseable', field: 'dob' }])
+  })
+  await post({ phone: '5553334444', dnc: 'no', email: '   ' })
+  await leadline.runner.catchUp()
+  const lead = leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553334444' })
+  t.match(lead, { doNotCall: true, email: 'a@b.co' })
+  t.same(lead?.extraFields, [{ name: 'dob', value: 'sometime in spring' }])
+})
+
+t.test('health and readiness', async (t) => {
+  const { app, post } = await setup(t)
+  t.same((await app.inject('/healthz')).json(), { status: 'ok' })
+  await post({ phone: '5550001111' })
+  const ready = await app.inject('/readyz')
+  t.equal(ready.statusCode, 200)
+  t.match(ready.json(), { status: 'ready', store: 'sqlite' })
+})
+
+t.test('readiness is 503 while read models lag the log', async (t) => {
+  const { app, leadline, post } = await setup(t, { start: false })
+  await post({ phone: '5550002222' })
+  const lagging = await app.inject('/readyz')
+  t.equal(lagging.statusCode, 503)
+  t.match(lagging.json(), { status: 'catching_up' })
+  await leadline.runner.catchUp()
+  t.equal((await app.inject('/readyz')).statusCode, 200)
+})
