@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { DAY_NAMES, parseCallingHours } from '../../../src/domain/account/calling-hours.ts'
 import { callPermission, LOOKAHEAD_DAYS, nextAllowedAt } from '../../../src/domain/dialing/calling-window.ts'
 import type { CallTarget } from '../../../src/domain/dialing/calling-window.ts'
-import { oracleAllowed, oracleInWindows } from './wall-clock-oracle.ts'
+import { oracleAllowed, oracleInWindows } from './fixtures/wall-clock-oracle.ts'
 
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE

@@ -1,0 +1,269 @@
+/**
+ * "May we call this lead now, and if not, when next?" — the one answer used by speed to lead,
+ * follow-up, place_call and every dry run.
+ *
+ * A call is allowed when both hold:
+ *   1. calling hours: the account's wall clock, in its IANA zone, is inside one of its weekly windows
+ *      (half-open, [start, end));
+ *   2. the lead-time guard (on by default): the lead's wall clock is in [08:00, 21:00), in the lead's
+ *      own zone (from its state, else its phone number) or the account's zone when that is unknown.
+ *
+ * Daylight-saving choices, all following from "windows are wall-clock times":
+ *   - A window (or 08:00) that starts inside a spring-forward gap begins at the first instant after
+ *     the gap; a window lying wholly inside the gap does not happen that day.
+ *   - On a fall-back day a repeated wall-clock hour is inside a window both times: `01:00-02:00`
+ *     then covers two real hours, and `09:00-18:00` on that day lasts ten. We measure by the clock
+ *     on the wall because that is what the account wrote and what the person called sees.
+ *   - A window that crosses midnight belongs to the day it starts: `fri 22:00-02:00` covers Friday
+ *     22:00 to Saturday 02:00, and `sun 22:00-02:00` runs into Monday.
+ * The next allowed time is searched over LOOKAHEAD_DAYS; null means none in that span (a weekly
+ * schedule whose windows never meet the lead's hours), or never for `none`.
+ * Pure: time comes in as an argument; the server's zone is never used.
+ */
+import { DateTime, IANAZone } from 'luxon'
+import { formatCallingHours, parseCallingHours } from '../account/calling-hours.ts'
+import type { CallingWindow } from '../account/calling-hours.ts'
+import { DomainError } from '../shared/decider.ts'
+import { leadTimeZone } from './lead-time-zone.ts'
+
+/** The lead's own hours, in the lead's zone: never ring outside them while the guard is on. */
+export const LEAD_GUARD_HOURS = { start: '08:00', end: '21:00' } as const
+
+/** How far ahead `nextAllowedAt` looks; a weekly schedule repeats within it, with a day to spare for DST. */
+export const LOOKAHEAD_DAYS = 8
+
+export interface CallingPolicy {
+  /** The account's IANA zone. */
+  timeZone: string
+  /** A calling-hours spec (see calling-hours.ts), e.g. `mon-fri 09:00-18:00`. */
+  callingHours: string
+  /** Never ring a lead outside LEAD_GUARD_HOURS in the lead's own zone. */
+  leadTimeGuard: boolean
+}
+
+export interface CallTarget {
+  /** The lead's US state, DC or territory: code or name, any case. */
+  state?: string
+  /** E.164. */
+  phone?: string
+}
+
+/** Where the zone used by the lead-time guard came from; `account` when the lead's own is unknown. */
+export type LeadZoneSource = 'state' | 'area_code' | 'account'
+
+export type CallRefusal = 'outside_calling_hours' | 'outside_lead_hours' | 'no_calling_hours'
+
+export type CallPermission =
+  | {
+      allowed: true
+      accountZone: string
+      /** The lead's own zone; null when neither state nor phone place the lead. */
+      leadZone: string | null
+      leadZoneFrom: LeadZoneSource
+    }
+  | {
+      allowed: false
+      /** When both rules fail, `outside_calling_hours`. */
+      reason: CallRefusal
+      /** ISO UTC; null when no allowed time exists within LOOKAHEAD_DAYS (or ever, for `none`). */
+      nextAllowedAt: string | null
+      accountZone: string
+      leadZone: string | null
+      leadZoneFrom: LeadZoneSource
+      /** One sentence for people, with the next allowed time on the account's wall clock. */
+      message: string
+    }
+
+/**
+ * May we call `target` at `now` under `policy`? Throws DomainError `invalid_time_zone` or
+ * `invalid_calling_hours` when the policy itself is broken, so a bad setting never dials.
+ */
+export function callPermission(policy: CallingPolicy, target: CallTarget, now: Date): CallPermission {
+  const rules = resolveRules(policy, target)
+  const zones = { accountZone: rules.accountZone, leadZone: rules.leadZone, leadZoneFrom: rules.leadZoneFrom }
+  const verdict = judge(rules, now.getTime())
+  if (verdict === 'allowed') return { allowed: true, ...zones }
+  const next = earliestAllowed(rules, now.getTime())
+  return {
+    allowed: false,
+    reason: verdict,
+    nextAllowedAt: next === null ? null : new Date(next).toISOString(),
+    ...zones,
+    message: refusalMessage(rules, verdict, next),
+  }
+}
+
+/** The earliest instant at or after `after` when a call is allowed; null when none within LOOKAHEAD_DAYS. */
+export function nextAllowedAt(policy: CallingPolicy, target: CallTarget, after: Date): Date | null {
+  const next = earliestAllowed(resolveRules(policy, target), after.getTime())
+  return next === null ? null : new Date(next)
+}
+
+interface Rules {
+  readonly accountZone: string
+  readonly windows: readonly CallingWindow[]
+  /** The zone the guard reads; null when the guard is off. */
+  readonly guardZone: string | null
+  readonly leadZone: string | null
+  readonly leadZoneFrom: LeadZoneSource
+}
+
+const MINUTE_MS = 60_000
+const HOUR_MS = 60 * MINUTE_MS
+const DAY_MS = 24 * HOUR_MS
+const OFFSET_SAMPLE_MS = 12 * HOUR_MS
+const GUARD_START = clockMinutes(LEAD_GUARD_HOURS.start)
+const GUARD_END = clockMinutes(LEAD_GUARD_HOURS.end)
+
+function clockMinutes(text: string): number {
+  const [hours, minutes] = text.split(':').map(Number)
+  return (hours ?? 0) * 60 + (minutes ?? 0)
+}
+
+function resolveRules(policy: CallingPolicy, target: CallTarget): Rules {
+  if (!IANAZone.create(policy.timeZone).isValid) {
+    throw new DomainError('invalid_time_zone', `unknown IANA time zone "${policy.timeZone}"`)
+  }
+  const windows = parseCallingHours(policy.callingHours)
+  const lead = leadTimeZone(target)
+  const leadZone = lead?.zone ?? null
+  return {
+    accountZone: policy.timeZone,
+    windows,
+    guardZone: policy.leadTimeGuard ? (leadZone ?? policy.timeZone) : null,
+    leadZone,
+    leadZoneFrom: lead?.from ?? 'account',
+  }
+}
+
+interface WallClock {
+  /** ISO weekday, 1 = Monday. */
+  readonly weekday: number
+  /** Minutes after local midnight. */
+  readonly minutes: number
+}
+
+function wallClock(ms: number, zone: string): WallClock {
+  const local = DateTime.fromMillis(ms, { zone })
+  return { weekday: local.weekday, minutes: local.hour * 60 + local.minute }
+}
+
+function insideWindows(windows: readonly CallingWindow[], wall: WallClock): boolean {
+  const yesterday = wall.weekday === 1 ? 7 : wall.weekday - 1
+  return windows.some((w) =>
+    w.end > w.start
+      ? w.days.includes(wall.weekday) && wall.minutes >= w.start && wall.minutes < w.end
+      : (w.days.includes(wall.weekday) && wall.minutes >= w.start) ||
+        (w.days.includes(yesterday) && wall.minutes < w.end),
+  )
+}
+
+function insideGuard(wall: WallClock): boolean {
+  return wall.minutes >= GUARD_START && wall.minutes < GUARD_END
+}
+
+function judge(rules: Rules, ms: number): 'allowed' | CallRefusal {
+  if (rules.windows.length === 0) return 'no_calling_hours'
+  if (!insideWindows(rules.windows, wallClock(ms, rules.accountZone))) return 'outside_calling_hours'
+  if (rules.guardZone !== null && !insideGuard(wallClock(ms, rules.guardZone))) return 'outside_lead_hours'
+  return 'allowed'
+}
+
+// The allowed set only begins at a window start, at 08:00 for the lead, or where a zone's offset
+// changes (a start swallowed by a spring-forward gap, an hour repeated at fall-back). So we list
+// those instants over the look-ahead, check each, and take the first that passes.
+function earliestAllowed(rules: Rules, after: number): number | null {
+  if (rules.windows.length === 0) return null
+  if (judge(rules, after) === 'allowed') return after
+  const horizon = after + LOOKAHEAD_DAYS * DAY_MS
+  const candidates: number[] = []
+  for (const date of localDates(after, rules.accountZone)) {
+    for (const w of rules.windows) {
+      if (w.days.includes(date.weekday)) candidates.push(...instantsOfWallTime(date, w.start, rules.accountZone))
+    }
+  }
+  if (rules.guardZone !== null) {
+    for (const date of localDates(after, rules.guardZone)) {
+      candidates.push(...instantsOfWallTime(date, GUARD_START, rules.guardZone))
+    }
+  }
+  for (const zone of new Set([rules.accountZone, rules.guardZone ?? rules.accountZone])) {
+    candidates.push(...offsetChanges(zone, after, horizon))
+  }
+  const inRange = [...new Set(candidates)].filter((c) => c > after && c <= horizon).sort((a, b) => a - b)
+  return inRange.find((c) => judge(rules, c) === 'allowed') ?? null
+}
+
+// Calendar dates in `zone` covering the look-ahead with a day to spare at each end, so no start near
+// either edge is missed whatever the zone's offset.
+function localDates(after: number, zone: string): DateTime[] {
+  const local = DateTime.fromMillis(after, { zone })
+  const first = DateTime.utc(local.year, local.month, local.day).minus({ days: 1 })
+  return Array.from({ length: LOOKAHEAD_DAYS + 3 }, (_, i) => first.plus({ days: i }))
+}
+
+// Every instant whose wall clock in `zone` reads `minutes` on `date`: none in a gap (the offset
+// changes supply that start), two in a repeated hour. Extra candidates are harmless; each is checked.
+function instantsOfWallTime(date: DateTime, minutes: number, zone: string): number[] {
+  const asUtc = Date.UTC(date.year, date.month - 1, date.day) + minutes * MINUTE_MS
+  const tz = IANAZone.create(zone)
+  const offsets = new Set([tz.offset(asUtc - DAY_MS), tz.offset(asUtc + DAY_MS)])
+  return [...offsets].map((offset) => asUtc - offset * MINUTE_MS)
+}
+
+// Instants (minute precision) in (from, to] where the zone's UTC offset changes. Sampled every twelve
+// hours (no zone changes offset twice in that time), then narrowed by bisection.
+function offsetChanges(zone: string, from: number, to: number): number[] {
+  const tz = IANAZone.create(zone)
+  const changes: number[] = []
+  let previous = Math.floor(from / MINUTE_MS) * MINUTE_MS
+  let before = tz.offset(previous)
+  while (previous < to) {
+    const next = previous + OFFSET_SAMPLE_MS
+    const after = tz.offset(next)
+    if (after !== before) {
+      let lo = previous
+      let hi = next
+      while (hi - lo > MINUTE_MS) {
+        const mid = lo + Math.floor((hi - lo) / MINUTE_MS / 2) * MINUTE_MS
+        if (tz.offset(mid) === before) lo = mid
+        else hi = mid
+      }
+      changes.push(hi)
+    }
+    previous = next
+    before = after
+  }
+  return changes
+}
+
+function wallTimeText(ms: number, zone: string): string {
+  return `${DateTime.fromMillis(ms, { zone }).setLocale('en-US').toFormat('ccc d LLL yyyy HH:mm')} ${zone}`
+}
+
+function leadHoursText(rules: Rules): string {
+  const zone = rules.guardZone ?? rules.accountZone
+  const source =
+    rules.leadZoneFrom === 'state'
+      ? "from the lead's state"
+      : rules.leadZoneFrom === 'area_code'
+        ? "from the lead's phone number"
+        : "the account's zone, as the lead's is unknown"
+  return `${LEAD_GUARD_HOURS.start}-${LEAD_GUARD_HOURS.end} ${zone}, ${source}`
+}
+
+function refusalMessage(rules: Rules, reason: CallRefusal, next: number | null): string {
+  if (reason === 'no_calling_hours') return 'Calling hours are "none" for this account, so no call is ever allowed.'
+  const why =
+    reason === 'outside_calling_hours'
+      ? `Outside calling hours (${formatCallingHours(rules.windows)}, ${rules.accountZone})`
+      : `Outside the lead's hours (${leadHoursText(rules)})`
+  if (next === null) {
+    return `${why}; no time in the next ${LOOKAHEAD_DAYS} days is inside both the calling hours and the lead's hours.`
+  }
+  const leadSide =
+    rules.guardZone !== null && rules.guardZone !== rules.accountZone
+      ? ` (${DateTime.fromMillis(next, { zone: rules.guardZone }).toFormat('HH:mm')} for the lead, ${rules.guardZone})`
+      : ''
+  return `${why}; next allowed ${wallTimeText(next, rules.accountZone)}${leadSide}.`
+}
