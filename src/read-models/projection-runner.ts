@@ -139,7 +139,6 @@ export class ProjectionRunner {
         this.waiters = this.waiters.filter((w) => w !== waiter)
         reject(new Error(`read models did not reach position ${position} within ${timeoutMs} ms`))
       }, timeoutMs)
-      timer.unref()
       this.waiters.push(waiter)
     })
   }

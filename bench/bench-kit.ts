@@ -1,0 +1,103 @@
+/** Shared by the benchmarks: child servers, autocannon runs, medians, and RSS of a child process. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+export interface Served {
+  readonly url: string
+  readonly child: ChildProcess
+  stop(): Promise<void>
+}
+
+/** Starts `node --import tsx <script> …` and resolves when it prints `listening PORT` or /healthz answers. */
+export async function serveChild(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Served> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 400; i++) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited early`)
+    try {
+      const r = await fetch(`${url}/healthz`)
+      if (r.status < 500) break
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+export interface LoadResult {
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+  readonly errors: number
+  readonly total: number
+}
+
+export async function load(options: {
+  url: string
+  connections: number
+  durationSeconds?: number
+  amount?: number
+  headers: Record<string, string>
+  body: () => string
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: 'POST',
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
+    headers: options.headers,
+    requests: [{ setupRequest: (request) => ({ ...request, body: options.body() }) }],
+  })
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+
+export function medianResult(results: LoadResult[]): LoadResult {
+  return {
+    requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    total: results.reduce((n, r) => n + r.total, 0),
+  }
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+export function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return Math.round(kb / 1024)
+}

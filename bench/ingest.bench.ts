@@ -1,0 +1,87 @@
+/**
+ * bench:ingest — durable leads/s and latency at 50 connections for (a) new leads and (b) repeats of
+ * existing leads, against a bare fastify POST route measured in the same run (the baseline).
+ * Medians of --runs runs (default 3) of --duration seconds (default 10), scenarios interleaved.
+ * `--million` then pushes 1,000,000 new leads and reports the server's RSS.
+ *
+ *   npm run bench:ingest [-- --runs 3 --duration 10 --million]
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { openLeadline } from '../src/leadline.ts'
+import { ROOT, load, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
+})
+const runs = Number(values.runs)
+const duration = Number(values.duration)
+const CONNECTIONS = 50
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-'))
+const store = `sqlite:${path.join(dir, 'leadline.db')}`
+const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db') })
+const { webhookToken } = await setup.accounts.create('Bench', {}, { actor: { kind: 'operator', id: 'bench' } })
+await setup.close()
+
+const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3901)
+const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store }, 3902)
+const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
+
+let counter = 0
+const newLead = () => JSON.stringify({ name: 'Bench Lead', phone: `2${String(100_000_000 + counter++).padStart(9, '0')}`, email: 'lead@example.com', source: 'bench' })
+const POOL = 1000
+let repeat = 0
+const repeatLead = () => JSON.stringify({ name: 'Bench Lead', phone: `3${String(100_000_000 + (repeat++ % POOL)).padStart(9, '0')}`, source: 'bench', vendor: `v${repeat % 3}` })
+
+// Seed the repeat pool, and warm both servers up.
+await load({ url: `${leadline.url}/api/ingest/lead`, connections: 10, amount: POOL, headers, body: () => JSON.stringify({ phone: `3${String(100_000_000 + repeat++).padStart(9, '0')}` }) })
+repeat = 0
+await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, headers, body: newLead })
+
+const results: Record<'bare' | 'newLeads' | 'repeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [] }
+for (let run = 1; run <= runs; run++) {
+  results.bare.push(await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: newLead }))
+  results.newLeads.push(await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: newLead }))
+  results.repeats.push(await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: repeatLead }))
+  process.stderr.write(`run ${run}/${runs} done\n`)
+}
+
+const summary = {
+  machine: { cpus: os.cpus().length, node: process.version },
+  connections: CONNECTIONS,
+  runs,
+  durationSeconds: duration,
+  bare: medianResult(results.bare),
+  newLeads: medianResult(results.newLeads),
+  repeats: medianResult(results.repeats),
+  rssAfterRunsMb: rssMb(leadline.child.pid as number),
+  million: null as null | { leads: number; seconds: number; leadsPerSecond: number; rssMb: number; errors: number },
+}
+
+if (values.million) {
+  const target = 1_000_000
+  const already = counter
+  const started = Date.now()
+  const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), headers, body: newLead })
+  const seconds = (Date.now() - started) / 1000
+  summary.million = { leads: counter, seconds, leadsPerSecond: Math.round(r.total / seconds), rssMb: rssMb(leadline.child.pid as number), errors: r.errors + r.non2xx }
+}
+
+await bare.stop()
+await leadline.stop()
+fs.rmSync(dir, { recursive: true, force: true })
+
+const row = (name: string, r: LoadResult) =>
+  `${name.padEnd(22)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
+console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}`)
+console.log(row('bare fastify route', summary.bare))
+console.log(row('leadline: new leads', summary.newLeads))
+console.log(row('leadline: repeats', summary.repeats))
+console.log(`ratio to bare: new ${(summary.newLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, repeats ${(summary.repeats.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`)
+console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
+if (summary.million) console.log(`1,000,000 leads: ${summary.million.seconds.toFixed(0)} s (${summary.million.leadsPerSecond} leads/s), RSS ${summary.million.rssMb} MB, errors ${summary.million.errors}`)
+fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
+fs.writeFileSync(path.join(ROOT, 'bench', 'results', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

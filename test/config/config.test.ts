@@ -1,0 +1,49 @@
+import t from 'tap'
+import { ConfigError, defaultViewsPath, loadConfig } from '../../src/config/config.ts'
+
+t.test('defaults: embedded store, loopback, port 3000', async (t) => {
+  t.same(loadConfig({}), {
+    port: 3000,
+    host: '127.0.0.1',
+    store: 'sqlite:./data/leadline.db',
+    viewsPath: './data/leadline.views.db',
+    publicUrl: 'http://127.0.0.1:3000',
+    logLevel: 'info',
+  })
+})
+
+t.test('values are read, normalised and derived', async (t) => {
+  const config = loadConfig({
+    PORT: '8080',
+    HOST: '0.0.0.0',
+    LEADLINE_STORE: 'esdb://localhost:2113?tls=false',
+    LEADLINE_PUBLIC_URL: 'https://leads.example.com///',
+    LOG_LEVEL: 'warn',
+    EMPTY: '',
+  })
+  t.match(config, { port: 8080, host: '0.0.0.0', store: 'esdb://localhost:2113?tls=false', viewsPath: './data/views.db', publicUrl: 'https://leads.example.com', logLevel: 'warn' })
+  t.equal(loadConfig({ HOST: '::', PORT: '1' }).publicUrl, 'http://localhost:1')
+  t.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000')
+  t.equal(loadConfig({ LEADLINE_VIEWS: '/var/views.db' }).viewsPath, '/var/views.db')
+  t.equal(loadConfig({ PORT: '' }).port, 3000, 'an empty value means unset')
+  t.equal(defaultViewsPath('sqlite:/srv/log'), '/srv/log.views.db')
+})
+
+t.test('bad values stop the start with every problem named', async (t) => {
+  const bad: Array<[NodeJS.ProcessEnv, RegExp]> = [
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ LEADLINE_STORE: 'postgres://x' }, /LEADLINE_STORE: must be sqlite:PATH or an EventStoreDB connection string/],
+    [{ LEADLINE_PUBLIC_URL: 'not a url' }, /LEADLINE_PUBLIC_URL/],
+    [{ LEADLINE_PUBLIC_URL: 'ftp://x.example' }, /LEADLINE_PUBLIC_URL: must be an http\(s\) URL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+  ]
+  for (const [env, message] of bad) t.throws(() => loadConfig(env), message, JSON.stringify(env))
+  try {
+    loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })
+    t.fail('should throw')
+  } catch (error) {
+    t.ok(error instanceof ConfigError)
+    t.equal((error as ConfigError).problems.length, 2, 'both problems are reported at once')
+  }
+})
