@@ -28,7 +28,7 @@ const COLUMNS = {
 export const inboundLeadsProjection: Projection = {
   name: 'inbound-leads',
   version: 1,
-  handles: ['LeadReceived', 'LeadUpdated', 'LeadAddedToList', 'LeadDoNotCallCleared'],
+  handles: ['LeadReceived', 'LeadUpdated', 'LeadAddedToList', 'LeadDoNotCallCleared', 'LeadMarkedDoNotCall'],
   tables: ['inbound_leads'],
 
   setup(db: Database) {
@@ -105,6 +105,9 @@ export const inboundLeadsProjection: Projection = {
         return
       case 'LeadDoNotCallCleared':
         db.prepare('UPDATE inbound_leads SET do_not_call = 0 WHERE stream = ?').run(recorded.stream)
+        return
+      case 'LeadMarkedDoNotCall':
+        db.prepare('UPDATE inbound_leads SET do_not_call = 1 WHERE stream = ?').run(recorded.stream)
         return
     }
   },

@@ -16,6 +16,7 @@ export type LeadCommand =
       derived?: readonly string[]
     }
   | { type: 'ClearDoNotCall' }
+  | { type: 'MarkDoNotCall' }
 
 export interface LeadState {
   readonly exists: boolean
@@ -102,6 +103,12 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           doNotCall: false,
           fields: state.fields ? { ...state.fields, doNotCall: false } : null,
         }
+      case 'LeadMarkedDoNotCall':
+        return {
+          ...state,
+          doNotCall: true,
+          fields: state.fields ? { ...state.fields, doNotCall: true } : null,
+        }
     }
   },
 
@@ -139,6 +146,10 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
         if (!state.doNotCall) return []
         return [{ type: 'LeadDoNotCallCleared', data: { leadId: state.leadId, clearedAt: at } }]
+      case 'MarkDoNotCall':
+        if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+        if (state.doNotCall) return []
+        return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at } }]
     }
   },
 }

@@ -24,8 +24,10 @@ export type LeadUpdated = DomainEvent<
 >
 export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string; listId: string; listName: string }>
 export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId: string; clearedAt: string }>
+/** Marked do-not-call by the account (a tool or the operator), as opposed to by the sender's own flag. */
+export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string }>
 
-export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared
+export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

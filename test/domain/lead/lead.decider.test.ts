@@ -104,3 +104,15 @@ t.test('evolve is total over unknown list ids and repeated list events', async (
   ].reduce((s, e) => leadDecider.evolve(s, e as LeadEvent), leadDecider.initialState())
   t.same(state.lists, ['Inbound Leads'])
 })
+
+t.test('the account can mark a lead do-not-call; marking twice is one event', async (t) => {
+  const given = receivedEvents({ phone: '5551234567' })
+  spec(given).when({ type: 'MarkDoNotCall' }).then(t, (events, after) => {
+    t.same(events, [{ type: 'LeadMarkedDoNotCall', data: { leadId: 'ld_1', markedAt: NOW.toISOString() } }])
+    t.equal(after.doNotCall, true)
+    t.equal(after.fields?.doNotCall, true)
+  })
+  const marked = [...given, { type: 'LeadMarkedDoNotCall', data: { leadId: 'ld_1', markedAt: NOW.toISOString() } } as LeadEvent]
+  spec(marked).when({ type: 'MarkDoNotCall' }).then(t, [])
+  spec([]).when({ type: 'MarkDoNotCall' }).thenThrows(t, 'lead_not_found')
+})

@@ -1,0 +1,130 @@
+/**
+ * The carrier port: how Leadline rings a person and sends a text. Adapters: Twilio (official SDK)
+ * and the simulated carrier (embedded default). Calls and texts are at-most-once, so every failure
+ * says whether the carrier can have acted on the request (see `CarrierFailure`).
+ */
+
+export type CarrierName = 'twilio' | 'simulated'
+
+export interface PlaceCallRequest {
+  /** The account's caller id (E.164). */
+  from: string
+  /** The person to ring (E.164). */
+  to: string
+  /** Where the carrier fetches the call's instructions (TwiML) once it is answered. */
+  answerUrl: string
+  /** Where the carrier posts the call's progress (initiated, ringing, answered, completed). */
+  statusCallbackUrl: string
+  /** Leadline's own reference for this call (the decision it performs); never sent to the person. */
+  reference: string
+  /** How long to let it ring, in seconds (carrier default when absent). */
+  timeoutSeconds?: number
+  /** Ask the carrier to tell a person from an answering machine (`answeredBy`). */
+  detectAnsweringMachine?: boolean
+}
+
+export interface PlacedCall {
+  callId: string
+  status: string
+  carrier: CarrierName
+}
+
+export interface SendTextRequest {
+  from: string
+  to: string
+  body: string
+  statusCallbackUrl?: string
+  reference: string
+}
+
+export interface SentText {
+  messageId: string
+  status: string
+  carrier: CarrierName
+}
+
+export type CallStatus =
+  | 'queued'
+  | 'initiated'
+  | 'ringing'
+  | 'in-progress'
+  | 'completed'
+  | 'busy'
+  | 'no-answer'
+  | 'failed'
+  | 'canceled'
+
+export const CALL_STATUSES: readonly CallStatus[] = [
+  'queued',
+  'initiated',
+  'ringing',
+  'in-progress',
+  'completed',
+  'busy',
+  'no-answer',
+  'failed',
+  'canceled',
+]
+
+export function isCallStatus(value: unknown): value is CallStatus {
+  return typeof value === 'string' && (CALL_STATUSES as readonly string[]).includes(value)
+}
+
+export interface CallStatusUpdate {
+  callId: string
+  status: CallStatus
+  /** `human`, `machine_start`, `fax`, `unknown`, … when answering-machine detection was asked for. */
+  answeredBy?: string
+  durationSeconds?: number
+  recordingUrl?: string
+  transcript?: string
+  /** Order of updates for one call (0, 1, 2, …): callbacks can arrive out of order. */
+  sequenceNumber?: number
+  /** When the carrier says the change happened (ISO 8601). */
+  timestamp: string
+  carrier: CarrierName
+}
+
+/** How a failed request may be treated: only `rate_limited` and `unreachable` are safe to retry (the carrier cannot have placed the call). */
+export type CarrierFailure = 'rejected' | 'rate_limited' | 'unreachable' | 'unknown_outcome'
+
+export interface CarrierErrorDetails {
+  /** HTTP status of the carrier's answer, when there was one. */
+  status?: number
+  /** The carrier's own error code (Twilio: 21211 invalid number, 20003 authentication, …). */
+  carrierCode?: number
+  retryAfterSeconds?: number
+}
+
+/**
+ * A carrier request that did not succeed. Branch on `failure`, never on the message:
+ * - `rejected`: the carrier refused it (bad number, bad credentials); retrying the same request will not help.
+ * - `rate_limited`: refused for now (HTTP 429); nothing was placed, retry after `retryAfterSeconds`.
+ * - `unreachable`: the request never left (connection refused, DNS failure); nothing was placed.
+ * - `unknown_outcome`: the request may have been acted on (timeout, reset, 5xx); do NOT retry, or a person may be rung twice.
+ */
+export class CarrierError extends Error {
+  readonly type = 'carrier_error'
+
+  constructor(
+    readonly failure: CarrierFailure,
+    message: string,
+    readonly details: CarrierErrorDetails = {},
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined)
+    this.name = 'CarrierError'
+  }
+}
+
+export interface Carrier {
+  readonly name: CarrierName
+  placeCall(r: PlaceCallRequest): Promise<PlacedCall>
+  sendText(r: SendTextRequest): Promise<SentText>
+  close?(): Promise<void>
+}
+
+/** True only when the carrier cannot have acted on the failed request, so sending it again cannot ring anyone twice. */
+export function isRetryableCarrierFailure(e: unknown): boolean {
+  return e instanceof CarrierError && (e.failure === 'rate_limited' || e.failure === 'unreachable')
+}

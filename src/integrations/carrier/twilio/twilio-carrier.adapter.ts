@@ -1,0 +1,334 @@
+/**
+ * Twilio carrier adapter, over the official `twilio` SDK. We never re-implement Twilio's REST calls:
+ * the SDK builds and sends them through our own `RequestClient` subclass, which (1) points every
+ * `*.twilio.com` URL at `apiUrl` when one is configured (Twilio-compatible carriers, the test fake),
+ * (2) turns the SDK's 429 auto-retry off, so the dialer alone decides about retries, and (3) notes
+ * whether a request left and what came back, so each failure maps to exactly one `CarrierFailure`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import http from 'node:http'
+import twilio from 'twilio'
+import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js'
+import type * as TwilioResponseModule from 'twilio/lib/http/response.js'
+import {
+  CarrierError,
+  isCallStatus,
+  type CallStatusUpdate,
+  type Carrier,
+  type CarrierErrorDetails,
+  type PlaceCallRequest,
+  type PlacedCall,
+  type SendTextRequest,
+  type SentText,
+} from '../carrier.port.ts'
+
+export const TWILIO_API_URL = 'https://api.twilio.com'
+export const DEFAULT_TWILIO_TIMEOUT_MS = 10_000
+
+export interface TwilioCarrierOptions {
+  accountSid: string
+  authToken: string
+  /** Replaces `https://api.twilio.com` (and every other `*.twilio.com` host); may carry a base path. */
+  apiUrl?: string
+  /** How long to wait for Twilio's answer before the outcome is unknown. */
+  timeoutMs?: number
+}
+
+export interface TwilioCarrier extends Carrier {
+  readonly name: 'twilio'
+  close(): Promise<void>
+}
+
+/** Network errors raised before a single byte of the request was sent: Twilio cannot have acted. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  // TLS failures happen during the handshake, before the request is written.
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'])
+
+/** What one SDK call did on the wire; set by the request client, read when mapping a failure. */
+interface Exchange {
+  sent: boolean
+  status?: number
+  headers?: Record<string, unknown>
+}
+
+const exchanges = new AsyncLocalStorage<Exchange>()
+
+/**
+ * Points a Twilio URL at `apiUrl`: `https://api.twilio.com/2010-04-01/Accounts/AC…/Calls.json` with
+ * `apiUrl = http://127.0.0.1:4010/base` becomes `http://127.0.0.1:4010/base/2010-04-01/Accounts/AC…/Calls.json`.
+ * Only `twilio.com` and its subdomains are rewritten (not `eviltwilio.com`); other URLs pass unchanged.
+ */
+export function rewriteTwilioUrl(uri: string, apiUrl: string | URL): string {
+  const target = new URL(uri)
+  const host = target.hostname.toLowerCase()
+  if (host !== 'twilio.com' && !host.endsWith('.twilio.com')) return uri
+  const base = new URL(apiUrl)
+  const prefix = base.pathname.replace(/\/+$/, '')
+  return `${base.origin}${prefix}${target.pathname}${target.search}`
+}
+
+type RequestOptions<TData> = TwilioRequestClient.RequestOptions<TData>
+type TwilioResponse<TData> = TwilioResponseModule.default<TData>
+
+/** The SDK's own HTTP client with the host rewrite, no auto-retry, no pooled sockets, and wire notes. */
+class LeadlineTwilioRequestClient extends twilio.RequestClient {
+  private readonly plainAgent: http.Agent
+
+  constructor(
+    private readonly apiUrl: URL | undefined,
+    timeoutMs: number,
+  ) {
+    // keepAlive off: every request gets a fresh connection, so a reset can never be a stale pooled
+    // socket (which would make a placed call look "unknown"), and a refused connection means unsent.
+    super({ timeout: timeoutMs, autoRetry: false, keepAlive: false })
+    // The SDK only configures an https agent; a plain-http apiUrl (tests, local carriers) needs its own.
+    this.plainAgent = new http.Agent({ keepAlive: false })
+    this.axios.defaults.httpAgent = this.plainAgent
+  }
+
+  override async request<TData>(opts: RequestOptions<TData>): Promise<TwilioResponse<TData>> {
+    const exchange = exchanges.getStore()
+    const uri = this.apiUrl ? rewriteTwilioUrl(opts.uri, this.apiUrl) : opts.uri
+    if (exchange) exchange.sent = true
+    const response = await super.request({ ...opts, uri })
+    if (exchange) {
+      exchange.status = response.statusCode
+      exchange.headers = (response.headers ?? {}) as Record<string, unknown>
+    }
+    return response
+  }
+
+  destroy(): void {
+    this.plainAgent.destroy()
+    const secureAgent: unknown = this.axios.defaults.httpsAgent
+    if (secureAgent instanceof http.Agent) secureAgent.destroy()
+  }
+}
+
+/** A `Carrier` that places calls and sends texts through Twilio's REST API, via the official SDK. */
+export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrier {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TWILIO_TIMEOUT_MS
+  const apiUrl = options.apiUrl ? new URL(options.apiUrl) : undefined
+  const httpClient = new LeadlineTwilioRequestClient(apiUrl, timeoutMs)
+  const client = twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false })
+  let closed = false
+
+  async function perform<T>(what: 'call' | 'text', send: () => Promise<T>): Promise<T> {
+    if (closed) throw new CarrierError('rejected', `the twilio carrier is closed; the ${what} was not sent`)
+    const exchange: Exchange = { sent: false }
+    try {
+      return await exchanges.run(exchange, send)
+    } catch (error) {
+      throw toCarrierError(error, exchange, what, timeoutMs)
+    }
+  }
+
+  return {
+    name: 'twilio',
+
+    async placeCall(r: PlaceCallRequest): Promise<PlacedCall> {
+      const call = await perform('call', () =>
+        client.calls.create({
+          from: r.from,
+          to: r.to,
+          url: r.answerUrl,
+          method: 'POST',
+          statusCallback: r.statusCallbackUrl,
+          statusCallbackMethod: 'POST',
+          statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+          ...(r.timeoutSeconds !== undefined ? { timeout: r.timeoutSeconds } : {}),
+          ...(r.detectAnsweringMachine ? { machineDetection: 'Enable' } : {}),
+        }),
+      )
+      return { callId: sidOf(call, 'call'), status: String(call.status), carrier: 'twilio' }
+    },
+
+    async sendText(r: SendTextRequest): Promise<SentText> {
+      const message = await perform('text', () =>
+        client.messages.create({
+          from: r.from,
+          to: r.to,
+          body: r.body,
+          ...(r.statusCallbackUrl !== undefined ? { statusCallback: r.statusCallbackUrl } : {}),
+        }),
+      )
+      return { messageId: sidOf(message, 'text'), status: String(message.status), carrier: 'twilio' }
+    },
+
+    async close(): Promise<void> {
+      closed = true
+      httpClient.destroy()
+    },
+  }
+}
+
+/** A 2xx without a sid (a proxy's page, a half-compatible carrier): something answered, so the outcome is unknown. */
+function sidOf(resource: { sid?: unknown }, what: 'call' | 'text'): string {
+  if (typeof resource.sid === 'string' && resource.sid !== '') return resource.sid
+  throw new CarrierError('unknown_outcome', `twilio accepted the ${what} request but answered without a sid; it may have been placed`)
+}
+
+function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text', timeoutMs: number): CarrierError {
+  if (error instanceof CarrierError) return error
+  const cause = { cause: error }
+  const said = describe(error)
+
+  // Twilio answered: the status code decides.
+  if (exchange.status !== undefined && (exchange.status < 200 || exchange.status >= 300)) {
+    const status = exchange.status
+    const details: CarrierErrorDetails = { status }
+    const code = numericCode(error)
+    if (code !== undefined) details.carrierCode = code
+    if (status === 429) {
+      const retryAfter = retryAfterSeconds(exchange.headers?.['retry-after'])
+      if (retryAfter !== undefined) details.retryAfterSeconds = retryAfter
+      return new CarrierError('rate_limited', `twilio rate-limited the ${what} (HTTP 429); nothing was placed: ${said}`, details, cause)
+    }
+    if (status >= 400 && status < 500) {
+      return new CarrierError('rejected', `twilio rejected the ${what} (HTTP ${status}${code !== undefined ? `, code ${code}` : ''}): ${said}`, details, cause)
+    }
+    return new CarrierError('unknown_outcome', `twilio failed on the ${what} (HTTP ${status}); it may have been placed: ${said}`, details, cause)
+  }
+
+  // Thrown before the request reached the HTTP client (e.g. the SDK's own parameter checks).
+  if (!exchange.sent) {
+    return new CarrierError('rejected', `the ${what} was not sent: ${said}`, {}, cause)
+  }
+
+  const network = networkCode(error)
+  if (network !== undefined && isNotSent(error, network)) {
+    return new CarrierError('unreachable', `twilio is unreachable (${network}); the ${what} was not sent`, {}, cause)
+  }
+  if (network !== undefined && TIMEOUT_CODES.has(network)) {
+    return new CarrierError('unknown_outcome', `no answer from twilio within ${timeoutMs} ms; the ${what} may have been placed`, {}, cause)
+  }
+  return new CarrierError(
+    'unknown_outcome',
+    `the ${what} request to twilio failed after it was sent${network !== undefined ? ` (${network})` : ''}; it may have been placed: ${said}`,
+    {},
+    cause,
+  )
+}
+
+function isNotSent(error: unknown, code: string): boolean {
+  if (NOT_SENT_CODES.has(code)) return true
+  // Happy-eyeballs connects report an AggregateError: unsent only if every attempt failed to connect.
+  const attempts = aggregateErrors(error)
+  return attempts.length > 0 && attempts.every((e) => NOT_SENT_CODES.has(String((e as { code?: unknown }).code)))
+}
+
+function aggregateErrors(error: unknown): unknown[] {
+  for (const candidate of [error, (error as { cause?: unknown } | null)?.cause]) {
+    const errors = (candidate as { errors?: unknown } | null | undefined)?.errors
+    if (Array.isArray(errors)) return errors
+  }
+  return []
+}
+
+function networkCode(error: unknown): string | undefined {
+  for (const candidate of [error, (error as { cause?: unknown } | null)?.cause]) {
+    const code = (candidate as { code?: unknown } | null | undefined)?.code
+    if (typeof code === 'string' && code !== '') return code
+  }
+  return undefined
+}
+
+function numericCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'number' && Number.isInteger(code) ? code : undefined
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  return String(error)
+}
+
+/** Retry-After is either delta-seconds or an HTTP date. */
+function retryAfterSeconds(value: unknown, now: number = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value
+  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined
+  const text = String(raw).trim()
+  if (/^\d+$/.test(text)) return Number(text)
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
+}
+
+export type TwilioParams = Record<string, string | string[] | undefined>
+
+/**
+ * Checks `X-Twilio-Signature` with the SDK: `url` is the full public URL Twilio was given
+ * (LEADLINE_PUBLIC_URL + path + query), `params` the posted form fields. Missing or malformed: false.
+ */
+export function verifyTwilioSignature(
+  authToken: string,
+  signature: string | undefined | null,
+  url: string,
+  params: TwilioParams,
+): boolean {
+  if (typeof signature !== 'string' || signature === '') return false
+  const defined: Record<string, string | string[]> = {}
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) defined[key] = value
+  try {
+    return twilio.validateRequest(authToken, signature, url, defined)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Reads a Twilio call status callback. Null when it is not one (no CallSid, unknown CallStatus).
+ * `receivedAt` stands in for a missing or unreadable `Timestamp`.
+ */
+export function parseTwilioStatusCallback(params: TwilioParams, receivedAt: Date = new Date()): CallStatusUpdate | null {
+  const callId = field(params, 'CallSid')
+  const status = field(params, 'CallStatus')
+  if (callId === undefined || callId.length > 128 || !isCallStatus(status)) return null
+
+  const stamped = field(params, 'Timestamp')
+  const stampedAt = stamped === undefined ? Number.NaN : Date.parse(stamped)
+  const update: CallStatusUpdate = {
+    callId,
+    status,
+    timestamp: new Date(Number.isNaN(stampedAt) ? receivedAt.getTime() : stampedAt).toISOString(),
+    carrier: 'twilio',
+  }
+  const answeredBy = field(params, 'AnsweredBy')
+  if (answeredBy !== undefined) update.answeredBy = answeredBy
+  const duration = wholeNumber(field(params, 'CallDuration'))
+  if (duration !== undefined) update.durationSeconds = duration
+  const recordingUrl = field(params, 'RecordingUrl')
+  if (recordingUrl !== undefined) update.recordingUrl = recordingUrl
+  const transcript = field(params, 'TranscriptionText')
+  if (transcript !== undefined) update.transcript = transcript
+  const sequenceNumber = wholeNumber(field(params, 'SequenceNumber'))
+  if (sequenceNumber !== undefined) update.sequenceNumber = sequenceNumber
+  return update
+}
+
+function field(params: TwilioParams, name: string): string | undefined {
+  const value = params[name]
+  const first = Array.isArray(value) ? value[0] : value
+  if (typeof first !== 'string') return undefined
+  const trimmed = first.trim()
+  return trimmed === '' ? undefined : trimmed
+}
+
+function wholeNumber(text: string | undefined): number | undefined {
+  return text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : undefined
+}

@@ -1,0 +1,433 @@
+/**
+ * TEST DOUBLE: a fake Twilio REST API on 127.0.0.1, driven by the real `twilio` SDK through
+ * `TWILIO_API_URL` / `createTwilioCarrier({ apiUrl })`. Not a mock of our code: it is an HTTP server
+ * that behaves like the parts of Twilio Leadline uses.
+ *
+ * Twilio behaviours it models:
+ * - `POST /2010-04-01/Accounts/{AccountSid}/Calls.json` and `/Messages.json`, form-encoded bodies,
+ *   `201 Created` with Twilio-shaped JSON (`sid` = `CA`/`SM` + 32 hex, `status: "queued"`, dates in RFC 2822).
+ * - HTTP Basic auth against the configured Account SID / Auth Token: `401` with error 20003; a path
+ *   naming another account: `404` with error 20404 (as Twilio answers for resources you cannot see).
+ * - Parameter checks: missing To (21201), missing From (21213), invalid To (21211, not E.164),
+ *   call without Url/Twiml/ApplicationSid (21205), text without Body (21602).
+ * - Errors use Twilio's legacy error body: `{ code, message, more_info, status }`.
+ * Faults, programmed for the next request(s): any status + Twilio error body (429 with `Retry-After`,
+ * 400/21211, 500 …), a raw answer (a load balancer's HTML 502, a non-JSON 200), a delay before
+ * answering (client timeouts), or destroying the socket after the request was read and the call
+ * created (the call was placed, no answer came back).
+ * It also signs status callbacks the way Twilio does (`X-Twilio-Signature`, via the SDK) and posts them.
+ *
+ * Not modelled: idempotency, call progress (it never calls the status callback on its own), pagination.
+ */
+import { randomBytes } from 'node:crypto'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import twilio from 'twilio'
+
+export const FAKE_ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`
+export const FAKE_AUTH_TOKEN = 'fake-twilio-auth-token-0123456789'
+
+export type FormFields = Record<string, string | string[]>
+
+export interface RecordedRequest {
+  method: string
+  /** Path and query as received (after any base path). */
+  path: string
+  headers: http.IncomingHttpHeaders
+  /** The form body; repeated keys (StatusCallbackEvent) become arrays. */
+  form: FormFields
+  /** Arrival time, ms since the epoch. */
+  receivedAt: number
+  /** What the fake did with it. */
+  outcome: 'created' | 'fault' | 'unauthorized' | 'invalid' | 'not_found'
+  /** The status it answered with (undefined when the socket was destroyed). */
+  status?: number
+  /** The resource it created, when it did. */
+  sid?: string
+}
+
+export type FakeTwilioFault =
+  /** Answer with this status and a Twilio error body; nothing is created. */
+  | { kind: 'status'; status: number; code?: number; message?: string; headers?: Record<string, string> }
+  /** Answer with exactly this status and body (a proxy's HTML error page, a non-JSON 2xx …); nothing is created. */
+  | { kind: 'raw'; status: number; body: string; contentType?: string }
+  /** Wait, then behave normally (the resource IS created): for client timeouts. */
+  | { kind: 'delay'; ms: number }
+  /** Read the whole request, create the resource, then destroy the socket without answering. */
+  | { kind: 'destroy' }
+
+export interface FakeTwilioOptions {
+  accountSid?: string
+  authToken?: string
+  /** Serve under this base path (e.g. `/api/laml`), like a Twilio-compatible carrier. */
+  basePath?: string
+}
+
+export interface SignedPostResult {
+  status: number
+  body: string
+  signature: string
+}
+
+export interface FakeTwilio {
+  /** Base URL to use as `apiUrl` / `TWILIO_API_URL` (includes the base path). */
+  readonly url: string
+  readonly accountSid: string
+  readonly authToken: string
+  /** Every request, in arrival order. */
+  requests(): RecordedRequest[]
+  /** Requests that reached `Calls.json` (whatever happened to them). */
+  callRequests(): RecordedRequest[]
+  /** Requests that reached `Messages.json`. */
+  messageRequests(): RecordedRequest[]
+  /** Applies `fault` to each of the next `times` API requests (queued after any already programmed). */
+  failNext(fault: FakeTwilioFault, times?: number): void
+  /** Resolves once `n` requests have reached `Calls.json`; rejects after `timeoutMs`. */
+  waitForCalls(n: number, timeoutMs?: number): Promise<RecordedRequest[]>
+  /** POSTs `params` to `url` with the signature Twilio would send (or a forged one), like a status callback. */
+  postStatusCallback(url: string, params: FormFields, options?: { forged?: boolean; signedUrl?: string }): Promise<SignedPostResult>
+  close(): Promise<void>
+}
+
+export function twilioErrorBody(status: number, code: number, message: string): Record<string, unknown> {
+  return { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }
+}
+
+/** Realistic call status callback fields, as Twilio posts them to `StatusCallback`. */
+export function statusCallbackParams(fields: {
+  callSid: string
+  status: string
+  from?: string
+  to?: string
+  sequenceNumber?: number
+  timestamp?: Date
+  accountSid?: string
+  extra?: Record<string, string>
+}): Record<string, string> {
+  const from = fields.from ?? '+15005550006'
+  const to = fields.to ?? '+14155550100'
+  return {
+    AccountSid: fields.accountSid ?? FAKE_ACCOUNT_SID,
+    ApiVersion: '2010-04-01',
+    CallSid: fields.callSid,
+    CallStatus: fields.status,
+    CallbackSource: 'call-progress-events',
+    Called: to,
+    Caller: from,
+    Direction: 'outbound-api',
+    From: from,
+    To: to,
+    SequenceNumber: String(fields.sequenceNumber ?? 0),
+    Timestamp: rfc2822(fields.timestamp ?? new Date()),
+    ...fields.extra,
+  }
+}
+
+/** Starts the fake on 127.0.0.1 with an ephemeral port. */
+export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<FakeTwilio> {
+  const accountSid = options.accountSid ?? FAKE_ACCOUNT_SID
+  const authToken = options.authToken ?? FAKE_AUTH_TOKEN
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '')
+  const recorded: RecordedRequest[] = []
+  const faults: FakeTwilioFault[] = []
+  const timers = new Set<NodeJS.Timeout>()
+  const waiters = new Set<() => void>()
+
+  function notify(): void {
+    for (const waiter of [...waiters]) waiter()
+  }
+
+  function later(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        resolve()
+      }, ms)
+      timers.add(timer)
+    })
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      void handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
+        if (!res.headersSent) send(res, 500, twilioErrorBody(500, 20500, `fake twilio crashed: ${String(error)}`))
+      })
+    })
+  })
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
+    const entry: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      form: parseForm(body),
+      receivedAt: Date.now(),
+      outcome: 'not_found',
+    }
+    recorded.push(entry)
+    notify()
+
+    const path = new URL(entry.path, 'http://fake').pathname
+    const route = basePath !== '' && !path.startsWith(`${basePath}/`) ? null : path.slice(basePath.length)
+    const match = route === null ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Messages)\.json$/.exec(route)
+
+    if (!authorized(req.headers.authorization, accountSid, authToken)) {
+      entry.outcome = 'unauthorized'
+      return answer(entry, res, 401, {
+        code: 20003,
+        detail: 'Your AccountSid or AuthToken was incorrect.',
+        message: 'Authenticate',
+        more_info: 'https://www.twilio.com/docs/errors/20003',
+        status: 401,
+      })
+    }
+    if (match === null || entry.method !== 'POST' || match[1] !== accountSid) {
+      return answer(entry, res, 404, twilioErrorBody(404, 20404, `The requested resource ${path} was not found`))
+    }
+
+    const fault = faults.shift()
+    if (fault?.kind === 'status') {
+      entry.outcome = 'fault'
+      const message = fault.message ?? defaultFaultMessage(fault.status)
+      return answer(entry, res, fault.status, twilioErrorBody(fault.status, fault.code ?? defaultFaultCode(fault.status), message), fault.headers)
+    }
+    if (fault?.kind === 'raw') {
+      entry.outcome = 'fault'
+      entry.status = fault.status
+      notify()
+      res.writeHead(fault.status, { 'content-type': fault.contentType ?? 'text/html', 'content-length': Buffer.byteLength(fault.body) })
+      res.end(fault.body)
+      return
+    }
+    if (fault?.kind === 'delay') await later(fault.ms)
+
+    const kind = match[2] === 'Calls' ? 'call' : 'message'
+    const problem = kind === 'call' ? checkCall(entry.form) : checkMessage(entry.form)
+    if (problem !== null) {
+      entry.outcome = 'invalid'
+      return answer(entry, res, 400, twilioErrorBody(400, problem.code, problem.message))
+    }
+
+    const sid = (kind === 'call' ? 'CA' : 'SM') + randomBytes(16).toString('hex')
+    entry.sid = sid
+    entry.outcome = 'created'
+    if (fault?.kind === 'destroy') {
+      entry.outcome = 'fault'
+      notify()
+      req.socket.destroy()
+      return
+    }
+    return answer(entry, res, 201, kind === 'call' ? callJson(accountSid, sid, entry.form) : messageJson(accountSid, sid, entry.form))
+  }
+
+  function answer(
+    entry: RecordedRequest,
+    res: http.ServerResponse,
+    status: number,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): void {
+    entry.status = status
+    notify()
+    send(res, status, body, headers)
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    accountSid,
+    authToken,
+    requests: () => [...recorded],
+    callRequests: () => recorded.filter((r) => r.path.endsWith('/Calls.json')),
+    messageRequests: () => recorded.filter((r) => r.path.endsWith('/Messages.json')),
+    failNext(fault, times = 1) {
+      for (let i = 0; i < times; i++) faults.push(fault)
+    },
+    waitForCalls(n, timeoutMs = 2000) {
+      const calls = () => recorded.filter((r) => r.path.endsWith('/Calls.json'))
+      if (calls().length >= n) return Promise.resolve(calls())
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (calls().length < n) return
+          cleanup()
+          resolve(calls())
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(new Error(`fake twilio: expected ${n} call request(s) within ${timeoutMs} ms, got ${calls().length}`))
+        }, timeoutMs)
+        const cleanup = () => {
+          clearTimeout(timer)
+          waiters.delete(check)
+        }
+        waiters.add(check)
+      })
+    },
+    async postStatusCallback(url, params, postOptions = {}) {
+      const token = postOptions.forged ? `${authToken}-forged` : authToken
+      const signature = twilio.getExpectedTwilioSignature(token, postOptions.signedUrl ?? url, params)
+      const form = new URLSearchParams()
+      for (const [key, value] of Object.entries(params)) {
+        for (const v of Array.isArray(value) ? value : [value]) form.append(key, v)
+      }
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'user-agent': 'TwilioProxy/1.1',
+          'x-twilio-signature': signature,
+        },
+        body: form.toString(),
+      })
+      return { status: response.status, body: await response.text(), signature }
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer)
+      timers.clear()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+function parseForm(body: string): FormFields {
+  const form: FormFields = {}
+  const params = new URLSearchParams(body)
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key)
+    form[key] = values.length === 1 ? (values[0] as string) : values
+  }
+  return form
+}
+
+function authorized(header: string | undefined, sid: string, token: string): boolean {
+  if (header === undefined || !header.startsWith('Basic ')) return false
+  return Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8') === `${sid}:${token}`
+}
+
+function single(form: FormFields, key: string): string | undefined {
+  const value = form[key]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const E164 = /^\+[1-9]\d{6,14}$/
+
+function checkCall(form: FormFields): { code: number; message: string } | null {
+  const to = single(form, 'To')
+  const from = single(form, 'From')
+  if (to === undefined || to === '') return { code: 21201, message: "No 'To' number is specified" }
+  if (from === undefined || from === '') return { code: 21213, message: "No 'From' number is specified" }
+  if (!E164.test(to)) return { code: 21211, message: `Invalid 'To' Phone Number: ${to}` }
+  if (single(form, 'Url') === undefined && single(form, 'Twiml') === undefined && single(form, 'ApplicationSid') === undefined) {
+    return { code: 21205, message: 'Url parameter is required.' }
+  }
+  return null
+}
+
+function checkMessage(form: FormFields): { code: number; message: string } | null {
+  const to = single(form, 'To')
+  if (to === undefined || to === '') return { code: 21604, message: "A 'To' phone number is required." }
+  if (single(form, 'From') === undefined) return { code: 21603, message: "A 'From' phone number is required." }
+  if (!E164.test(to)) return { code: 21211, message: `The 'To' number ${to} is not a valid phone number.` }
+  if ((single(form, 'Body') ?? '') === '') return { code: 21602, message: 'Message body is required.' }
+  return null
+}
+
+function defaultFaultCode(status: number): number {
+  if (status === 429) return 20429
+  if (status >= 500) return 20500
+  return 20001
+}
+
+function defaultFaultMessage(status: number): string {
+  if (status === 429) return 'Too Many Requests'
+  if (status === 503) return 'Service Unavailable'
+  if (status >= 500) return 'Internal Server Error'
+  return 'Bad Request'
+}
+
+function callJson(accountSid: string, sid: string, form: FormFields): Record<string, unknown> {
+  const now = rfc2822(new Date())
+  const uri = `/2010-04-01/Accounts/${accountSid}/Calls/${sid}.json`
+  return {
+    account_sid: accountSid,
+    annotation: null,
+    answered_by: null,
+    api_version: '2010-04-01',
+    caller_name: null,
+    date_created: now,
+    date_updated: now,
+    direction: 'outbound-api',
+    duration: null,
+    end_time: null,
+    forwarded_from: null,
+    from: single(form, 'From'),
+    from_formatted: single(form, 'From'),
+    group_sid: null,
+    parent_call_sid: null,
+    phone_number_sid: `PN${'0'.repeat(32)}`,
+    price: null,
+    price_unit: 'USD',
+    queue_time: '0',
+    sid,
+    start_time: null,
+    status: 'queued',
+    subresource_uris: {
+      notifications: uri.replace('.json', '/Notifications.json'),
+      recordings: uri.replace('.json', '/Recordings.json'),
+    },
+    to: single(form, 'To'),
+    to_formatted: single(form, 'To'),
+    trunk_sid: null,
+    uri,
+  }
+}
+
+function messageJson(accountSid: string, sid: string, form: FormFields): Record<string, unknown> {
+  const now = rfc2822(new Date())
+  return {
+    account_sid: accountSid,
+    api_version: '2010-04-01',
+    body: single(form, 'Body'),
+    date_created: now,
+    date_sent: null,
+    date_updated: now,
+    direction: 'outbound-api',
+    error_code: null,
+    error_message: null,
+    from: single(form, 'From'),
+    messaging_service_sid: null,
+    num_media: '0',
+    num_segments: '1',
+    price: null,
+    price_unit: 'USD',
+    sid,
+    status: 'queued',
+    subresource_uris: { media: `/2010-04-01/Accounts/${accountSid}/Messages/${sid}/Media.json` },
+    to: single(form, 'To'),
+    uri: `/2010-04-01/Accounts/${accountSid}/Messages/${sid}.json`,
+  }
+}
+
+function send(res: http.ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'twilio-request-id': `RQ${randomBytes(16).toString('hex')}`,
+    ...headers,
+  })
+  res.end(text)
+}
+
+/** Twilio's date format: `Tue, 04 Aug 2020 21:55:13 +0000`. */
+export function rfc2822(date: Date): string {
+  return date.toUTCString().replace('GMT', '+0000')
+}
