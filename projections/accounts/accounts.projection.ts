@@ -7,6 +7,7 @@ import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/eventstore/event.ts'
 import type { AccountEvent } from '../../src/domain/account/account.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
+import { statement } from '../../src/read-models/statement-cache.ts'
 
 function accountIdOf(event: RecordedEvent): string {
   return event.stream.slice('account-'.length)
@@ -42,23 +43,23 @@ export const accountsProjection: Projection = {
     const accountId = accountIdOf(recorded)
     switch (event.type) {
       case 'AccountCreated':
-        db.prepare(
+        statement(db, 
           'INSERT OR REPLACE INTO accounts (account_id, name, time_zone, speed_to_lead, created_at, created_position) VALUES (?, ?, ?, ?, ?, ?)',
         ).run(accountId, event.data.name, event.data.settings.timeZone, event.data.settings.speedToLead ? 1 : 0, event.data.createdAt, recorded.position)
         return
       case 'AccountSettingsChanged': {
         const { timeZone, speedToLead } = event.data.changes
-        if (timeZone !== undefined) db.prepare('UPDATE accounts SET time_zone = ? WHERE account_id = ?').run(timeZone, accountId)
-        if (speedToLead !== undefined) db.prepare('UPDATE accounts SET speed_to_lead = ? WHERE account_id = ?').run(speedToLead ? 1 : 0, accountId)
+        if (timeZone !== undefined) statement(db, 'UPDATE accounts SET time_zone = ? WHERE account_id = ?').run(timeZone, accountId)
+        if (speedToLead !== undefined) statement(db, 'UPDATE accounts SET speed_to_lead = ? WHERE account_id = ?').run(speedToLead ? 1 : 0, accountId)
         return
       }
       case 'WebhookTokenIssued':
-        db.prepare('INSERT OR REPLACE INTO credentials (secret_hash, kind, account_id, credential_id) VALUES (?, ?, ?, ?)').run(
+        statement(db, 'INSERT OR REPLACE INTO credentials (secret_hash, kind, account_id, credential_id) VALUES (?, ?, ?, ?)').run(
           event.data.tokenHash, 'webhook_token', accountId, event.data.tokenId,
         )
         return
       case 'ApiKeyCreated':
-        db.prepare('INSERT OR REPLACE INTO credentials (secret_hash, kind, account_id, credential_id) VALUES (?, ?, ?, ?)').run(
+        statement(db, 'INSERT OR REPLACE INTO credentials (secret_hash, kind, account_id, credential_id) VALUES (?, ?, ?, ?)').run(
           event.data.keyHash, 'api_key', accountId, event.data.keyId,
         )
         return

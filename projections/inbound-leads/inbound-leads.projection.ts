@@ -7,6 +7,7 @@ import type { RecordedEvent } from '../../src/eventstore/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import { INBOUND_LEADS } from '../../src/domain/lead/lead.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
+import { statement } from '../../src/read-models/statement-cache.ts'
 
 const COLUMNS = {
   phone: 'phone',
@@ -61,7 +62,7 @@ export const inboundLeadsProjection: Projection = {
     switch (event.type) {
       case 'LeadReceived': {
         const f = event.data.fields
-        db.prepare(
+        statement(db, 
           `INSERT OR IGNORE INTO inbound_leads (stream, account_id, lead_id, phone, phone_last10, full_name, first_name, last_name, email,
              state, age, dob, source, vendor, lead_date, city, zip, address, do_not_call, industry_fields, extra_fields,
              received_at, updated_at, received_position)
@@ -86,7 +87,7 @@ export const inboundLeadsProjection: Projection = {
         }
         if (event.data.changes.doNotCall === true) sets.push('do_not_call = 1')
         if (Object.keys(event.data.industryFields).length > 0 || event.data.extraFields.length > 0) {
-          const row = db.prepare('SELECT industry_fields, extra_fields FROM inbound_leads WHERE stream = ?').get(recorded.stream) as
+          const row = statement(db, 'SELECT industry_fields, extra_fields FROM inbound_leads WHERE stream = ?').get(recorded.stream) as
             | { industry_fields: string; extra_fields: string }
             | undefined
           if (row) {
@@ -97,17 +98,17 @@ export const inboundLeadsProjection: Projection = {
             )
           }
         }
-        db.prepare(`UPDATE inbound_leads SET ${sets.join(', ')} WHERE stream = ?`).run(...values, recorded.stream)
+        statement(db, `UPDATE inbound_leads SET ${sets.join(', ')} WHERE stream = ?`).run(...values, recorded.stream)
         return
       }
       case 'LeadAddedToList':
-        if (event.data.listId === INBOUND_LEADS.listId) db.prepare('UPDATE inbound_leads SET listed = 1 WHERE stream = ?').run(recorded.stream)
+        if (event.data.listId === INBOUND_LEADS.listId) statement(db, 'UPDATE inbound_leads SET listed = 1 WHERE stream = ?').run(recorded.stream)
         return
       case 'LeadDoNotCallCleared':
-        db.prepare('UPDATE inbound_leads SET do_not_call = 0 WHERE stream = ?').run(recorded.stream)
+        statement(db, 'UPDATE inbound_leads SET do_not_call = 0 WHERE stream = ?').run(recorded.stream)
         return
       case 'LeadMarkedDoNotCall':
-        db.prepare('UPDATE inbound_leads SET do_not_call = 1 WHERE stream = ?').run(recorded.stream)
+        statement(db, 'UPDATE inbound_leads SET do_not_call = 1 WHERE stream = ?').run(recorded.stream)
         return
     }
   },

@@ -9,6 +9,7 @@ import type { EventStore, Subscription } from '../eventstore/event-store.port.ts
 import { upcast } from '../domain/upcasters.ts'
 import type { Projection } from './projection.ts'
 import type { ViewsDatabase } from './views-database.ts'
+import { statement } from './statement-cache.ts'
 
 const BATCH = 1000
 
@@ -59,7 +60,7 @@ export class ProjectionRunner {
   }
 
   statuses(): ProjectionStatus[] {
-    const read = this.db.prepare('SELECT version, position FROM projection_checkpoints WHERE name = ?')
+    const read = statement(this.db, 'SELECT version, position FROM projection_checkpoints WHERE name = ?')
     return this.projections.map((p) => {
       const row = read.get(p.name) as { version: number; position: number } | undefined
       return { name: p.name, version: row?.version ?? p.version, position: row?.position ?? 0 }
@@ -74,8 +75,8 @@ export class ProjectionRunner {
   /** Applies a batch in one transaction; events at or below a projection's checkpoint are skipped. */
   applyBatch(events: readonly RecordedEvent[]): void {
     if (events.length === 0) return
-    const read = this.db.prepare('SELECT position FROM projection_checkpoints WHERE name = ?')
-    const write = this.db.prepare('UPDATE projection_checkpoints SET position = ? WHERE name = ?')
+    const read = statement(this.db, 'SELECT position FROM projection_checkpoints WHERE name = ?')
+    const write = statement(this.db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
     const last = (events[events.length - 1] as RecordedEvent).position
     const upcasted = events.map(upcast)
     this.db

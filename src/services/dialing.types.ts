@@ -1,0 +1,75 @@
+/**
+ * What the edges (MCP tools, CLI) may ask of dialing and of the stale-leads view. Implemented by
+ * src/services/dialing.service.ts and src/services/next-actions.service.ts.
+ */
+import type { AccountState } from '../domain/account/account.decider.ts'
+import type { CommandContext } from '../eventstore/command-handler.ts'
+import type { CarrierName } from '../integrations/carrier/carrier.port.ts'
+
+export interface PlaceCallInput {
+  /** Any formatting; read in the account's default country. */
+  readonly phone: string
+  /** The person's name, used for a new lead and for the whisper to the owner. */
+  readonly name: string
+  /** Ties the call decision to the caller's idempotency key (the same key never rings twice). */
+  readonly idempotencyKey: string
+  readonly dryRun: boolean
+}
+
+/** Why a call may not be placed now; `do_not_call`, `outside_calling_hours`, … are stable codes. */
+export interface CallCheck {
+  readonly allowed: boolean
+  /** Stable code when not allowed: do_not_call, outside_calling_hours, outside_lead_hours, no_calling_hours, no_caller_id. */
+  readonly reason: string | null
+  readonly message: string
+  /** ISO UTC; null when allowed now, or when never (no calling hours). */
+  readonly nextAllowedAt: string | null
+  readonly accountZone: string
+  readonly leadZone: string | null
+}
+
+export interface PlaceCallResult {
+  /** `placed` after the carrier accepted the call; `would_call` / `would_not_call` for a dry run. */
+  readonly status: 'placed' | 'would_call' | 'would_not_call'
+  readonly callId: string | null
+  readonly leadId: string | null
+  readonly from: string | null
+  readonly to: string
+  readonly carrier: CarrierName
+  readonly check: CallCheck
+  /** True when the result says what would happen and nothing was changed. */
+  readonly dryRun: boolean
+}
+
+export interface DialingApi {
+  /**
+   * Places a real call from the account's caller id (or reports what would happen, for a dry run).
+   * Refusals throw DomainError with codes do_not_call, outside_calling_hours, outside_lead_hours,
+   * no_calling_hours, no_caller_id, phone_invalid, carrier_error, carrier_outcome_unknown.
+   */
+  placeCall(account: AccountState, input: PlaceCallInput, context: CommandContext): Promise<PlaceCallResult>
+}
+
+export interface StaleLead {
+  readonly lead_id: string
+  readonly name: string | null
+  readonly phone: string
+  readonly source: string | null
+  /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
+  readonly last_touch: string
+  readonly attempts: number
+  /** `contacted_untouched` or `never_contacted`. */
+  readonly why: string
+  readonly suggested_action: string
+  /** ISO UTC when the suggested call is next allowed; null when never. */
+  readonly next_allowed_at: string | null
+}
+
+export interface NextActions {
+  readonly summary: string
+  readonly stale_leads: StaleLead[]
+}
+
+export interface NextActionsApi {
+  getNextActions(account: AccountState, options?: { limit?: number }): Promise<NextActions>
+}
