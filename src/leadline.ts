@@ -9,19 +9,40 @@ import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { AccountsService } from './services/accounts.service.ts'
+import { IdempotencyService } from './services/idempotency.service.ts'
 import { LeadIntakeService } from './services/lead-intake.service.ts'
 import { accountsProjection } from '../projections/accounts/accounts.projection.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { inboundLeadsProjection } from '../projections/inbound-leads/inbound-leads.projection.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
+import { callsProjection } from '../projections/calls/calls.projection.ts'
+import { CallsQueries } from '../projections/calls/calls.queries.ts'
+import type { Carrier } from './integrations/carrier/carrier.port.ts'
+import { openCarrier } from './integrations/carrier/open-carrier.ts'
+import { DialingService } from './services/dialing.service.ts'
+import { ProcessRunner } from './processes/process-runner.ts'
+import { speedToLeadProcess } from './processes/speed-to-lead.process.ts'
+import { dialerProcess } from './processes/dialer.process.ts'
+import { FollowUpScheduler } from './processes/follow-up-scheduler.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection] as const
+
+/** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
 
 export interface LeadlineOptions {
   readonly store: string
   readonly viewsPath: string
   readonly clock?: () => Date
   readonly logger?: Logger
+  /** Base URL for carrier callbacks and links (LEADLINE_PUBLIC_URL). */
+  readonly publicUrl?: string
+  /** Carrier settings (TWILIO_*, LEADLINE_SIMULATED_*); default process.env. */
+  readonly env?: NodeJS.ProcessEnv
+  /** A carrier to use instead of the one the environment names (tests). */
+  readonly carrier?: (dialing: DialingService) => Carrier
+  readonly attemptTimeoutMs?: number
+  readonly followUpIntervalMs?: number
 }
 
 export interface Leadline {
@@ -33,9 +54,20 @@ export interface Leadline {
   readonly intake: LeadIntakeService
   readonly inboundLeads: InboundLeadsQueries
   readonly accountsQueries: AccountsQueries
+  /** Idempotency keys of the write tools, kept on the log. */
+  readonly idempotency: IdempotencyService
+  readonly calls: CallsQueries
+  readonly dialing: DialingService
+  readonly followUps: FollowUpScheduler
+  readonly carrier: Carrier
+  /** Twilio's auth token, for checking the signature of its callbacks; null without Twilio. */
+  readonly twilioAuthToken: string | null
   readonly clock: () => Date
-  /** Starts the live subscription that keeps read models current (the server does; the CLI catches up instead). */
-  start(): void
+  /**
+   * Starts what only a server runs: the live read-model subscription, the process managers (speed to
+   * lead, dialer, follow-up timers) and the sweeper. The CLI catches up read models instead.
+   */
+  start(): Promise<void>
   close(): Promise<void>
 }
 
@@ -49,14 +81,40 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const accounts = new AccountsService(store, commands, runner, accountsQueries)
   const intake = new LeadIntakeService(commands, clock)
   const inboundLeads = new InboundLeadsQueries(views)
+  const idempotency = new IdempotencyService(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const calls = new CallsQueries(views)
+  const dialing = new DialingService({
+    commands, accounts, calls, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
+    ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const carrier = options.carrier
+    ? options.carrier(dialing)
+    : openCarrier(options.env ?? process.env, (update) => dialing.recordCallStatus(update).then(() => undefined), options.logger)
+  dialing.attachCarrier(carrier)
+  const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const processes = new ProcessRunner(store, views, 'dialing', [speedToLeadProcess(commands, accounts), dialerProcess(dialing)], options.logger)
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
+  let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, clock,
-    start: () => runner.start(),
+    store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, followUps, carrier, clock,
+    twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
+    async start() {
+      runner.start()
+      await dialing.recover(attemptTimeoutMs)
+      await processes.start()
+      followUps.start(options.followUpIntervalMs ?? 1000)
+      sweeper = setInterval(() => void dialing.sweep(attemptTimeoutMs), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
+      sweeper.unref()
+    },
     async close() {
       if (closed) return
       closed = true
+      if (sweeper) clearInterval(sweeper)
+      await followUps.stop()
+      await processes.stop()
       await runner.stop()
+      await carrier.close?.()
       await store.close()
       views.close()
     },

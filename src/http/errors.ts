@@ -11,6 +11,7 @@ export const HTTP_ERRORS = {
   invalid_json: { status: 400, error: 'invalid json' },
   invalid_request: { status: 400, error: 'invalid request' },
   invalid_token: { status: 401, error: 'invalid token' },
+  invalid_signature: { status: 403, error: 'invalid signature' },
   not_found: { status: 404, error: 'not found' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   payload_too_large: { status: 413, error: 'payload too large' },

@@ -3,7 +3,8 @@
  * (stop accepting, finish in-flight requests, close the store cleanly).
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { pino, type LoggerOptions } from 'pino'
 import type { Config } from '../config/config.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { app } from './app.ts'
@@ -24,13 +25,18 @@ export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['
   }
 }
 
+function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
+  return typeof logger === 'object' && logger !== null && typeof (logger as { child?: unknown }).child === 'function'
+}
+
 /** A fastify instance with the Leadline app registered, not yet listening. */
 export async function createHttpServer(
   leadline: Leadline,
-  options: { logger: FastifyServerOptions['logger']; publicUrl: string },
+  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string },
 ): Promise<FastifyInstance> {
+  const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
-    logger: options.logger,
+    ...logging,
     genReqId: () => randomUUID(),
     // Strip prototype-poisoning keys instead of failing the request: a lead is never lost to them.
     onProtoPoisoning: 'remove',
@@ -46,10 +52,10 @@ export async function createHttpServer(
 
 /** `leadline serve`: runs until SIGTERM or SIGINT. */
 export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
-  const logger = loggerOptions(config.logLevel)
-  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath })
+  const logger = pino(loggerOptions(config.logLevel) as LoggerOptions)
+  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger })
   const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl })
-  leadline.start()
+  await leadline.start()
   await fastify.listen({ port: config.port, host: config.host })
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
 

@@ -5,6 +5,9 @@
 import type { AccountState } from '../domain/account/account.decider.ts'
 import type { CommandContext } from '../eventstore/command-handler.ts'
 import type { CarrierName } from '../integrations/carrier/carrier.port.ts'
+import type { CallCheck } from '../domain/dialing/call-check.ts'
+
+export type { CallCheck }
 
 export interface PlaceCallInput {
   /** Any formatting; read in the account's default country. */
@@ -14,18 +17,6 @@ export interface PlaceCallInput {
   /** Ties the call decision to the caller's idempotency key (the same key never rings twice). */
   readonly idempotencyKey: string
   readonly dryRun: boolean
-}
-
-/** Why a call may not be placed now; `do_not_call`, `outside_calling_hours`, … are stable codes. */
-export interface CallCheck {
-  readonly allowed: boolean
-  /** Stable code when not allowed: do_not_call, outside_calling_hours, outside_lead_hours, no_calling_hours, no_caller_id. */
-  readonly reason: string | null
-  readonly message: string
-  /** ISO UTC; null when allowed now, or when never (no calling hours). */
-  readonly nextAllowedAt: string | null
-  readonly accountZone: string
-  readonly leadZone: string | null
 }
 
 export interface PlaceCallResult {

@@ -5,7 +5,7 @@
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
-import { openLeadline, type Leadline } from '../../src/leadline.ts'
+import { openLeadline, type Leadline, type LeadlineOptions } from '../../src/leadline.ts'
 import { createHttpServer } from '../../src/http/server.ts'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 
@@ -27,17 +27,37 @@ export const operatorContext = { actor: { kind: 'operator', id: 'test' } } as co
 
 export async function buildApp(
   t: TestTap,
-  options: { clock?: () => Date; publicUrl?: string; logger?: object | false; start?: boolean } = {},
+  options: {
+    clock?: () => Date
+    publicUrl?: string
+    logger?: object | false
+    start?: boolean
+    carrier?: LeadlineOptions['carrier']
+    env?: NodeJS.ProcessEnv
+    attemptTimeoutMs?: number
+    followUpIntervalMs?: number
+  } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
   const store = `sqlite:${path.join(dir, 'leadline.db')}`
   const viewsPath = path.join(dir, 'leadline.views.db')
-  const leadline = await openLeadline({ store, viewsPath, ...(options.clock ? { clock: options.clock } : {}) })
+  const publicUrl = options.publicUrl ?? 'http://leadline.test'
+  const leadline = await openLeadline({
+    store,
+    viewsPath,
+    publicUrl,
+    // Tests never reach a real carrier: the simulated one, quick, unless a test brings its own.
+    env: options.env ?? { LEADLINE_SIMULATED_DELAY_MS: '20' },
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.carrier ? { carrier: options.carrier } : {}),
+    ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
+    ...(options.followUpIntervalMs !== undefined ? { followUpIntervalMs: options.followUpIntervalMs } : {}),
+  })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,
-    publicUrl: options.publicUrl ?? 'http://leadline.test',
+    publicUrl,
   })
-  if (options.start !== false) leadline.start()
+  if (options.start !== false) await leadline.start()
   t.teardown(async () => {
     await app.close()
     await leadline.close()

@@ -8,6 +8,8 @@ import { z } from 'zod'
 import { DomainError } from '../shared/decider.ts'
 import { DEFAULT_CALLING_HOURS, normaliseCallingHours } from './calling-hours.ts'
 import { INDUSTRIES } from '../lead/intake/industry-fields.ts'
+import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up-policy.ts'
+import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
 
 export interface AccountSettings {
   /** IANA zone: calling hours and ages are computed here, never in the server's zone. */
@@ -21,6 +23,16 @@ export interface AccountSettings {
   readonly defaultCountry: string
   /** Industry whose field list unrecognised webhook fields are matched against. */
   readonly industry: string | null
+  /** Never ring a lead outside 08:00–21:00 in the lead's own zone. */
+  readonly leadTimeGuard: boolean
+  /** Calls per second this account may start (pacing); Twilio's default is 1. */
+  readonly callsPerSecond: number
+  /** Canonical follow-up policy (see follow-up-policy.ts). */
+  readonly followUp: string
+  /** What happens when a lead answers (see on-answer.ts). */
+  readonly onAnswer: string
+  /** A contacted lead with no answer, reply or update for this long is stale (get_next_actions). */
+  readonly staleAfterMinutes: number
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -30,6 +42,11 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   callerId: null,
   defaultCountry: 'US',
   industry: null,
+  leadTimeGuard: true,
+  callsPerSecond: 1,
+  followUp: DEFAULT_FOLLOW_UP,
+  onAnswer: DEFAULT_ON_ANSWER,
+  staleAfterMinutes: 24 * 60,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -49,6 +66,11 @@ export const settingsChangeSchema = z
       .string()
       .refine((i) => (INDUSTRIES as readonly string[]).includes(i), `must be one of: ${INDUSTRIES.join(', ')}`)
       .nullable(),
+    leadTimeGuard: z.boolean(),
+    callsPerSecond: z.number().min(0.1, 'must be at least 0.1').max(100, 'must be at most 100'),
+    followUp: z.string(),
+    onAnswer: z.string(),
+    staleAfterMinutes: z.number().int().min(5, 'must be at least 5 minutes').max(60 * 24 * 90, 'must be at most 90 days'),
   })
   .partial()
   .strict()
@@ -63,8 +85,8 @@ export function validateSettingsChange(input: unknown): SettingsChange {
     throw new DomainError('invalid_setting', `invalid ${field}: ${issue?.message ?? 'invalid value'}`, { field })
   }
   const change: { -readonly [K in keyof AccountSettings]?: AccountSettings[K] } = { ...parsed.data }
-  if (change.callingHours !== undefined) {
-    change.callingHours = normaliseCallingHours(change.callingHours)
-  }
+  if (change.callingHours !== undefined) change.callingHours = normaliseCallingHours(change.callingHours)
+  if (change.followUp !== undefined) change.followUp = normaliseFollowUpPolicy(change.followUp)
+  if (change.onAnswer !== undefined) change.onAnswer = formatOnAnswer(parseOnAnswer(change.onAnswer))
   return change
 }

@@ -4,7 +4,8 @@
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import type { LeadFields } from './intake/normalize-lead-input.ts'
-import { INBOUND_LEADS, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
+import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
+import { INITIAL_DIALING, decideCalls, evolveCalls, type CallCommand, type DialingState } from './lead-calls.ts'
 
 export type LeadCommand =
   | {
@@ -14,9 +15,12 @@ export type LeadCommand =
       fields: LeadFields
       /** Fields the normaliser derived (a first name split from a full name): they fill gaps, never overwrite. */
       derived?: readonly string[]
+      /** Group a new lead into Inbound Leads (true for the webhook; false for a lead first met by place_call). */
+      list?: boolean
     }
   | { type: 'ClearDoNotCall' }
   | { type: 'MarkDoNotCall' }
+  | CallCommand
 
 export interface LeadState {
   readonly exists: boolean
@@ -29,6 +33,7 @@ export interface LeadState {
   readonly receivedAt: string
   readonly updatedAt: string
   readonly submissions: number
+  readonly dialing: DialingState
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -53,6 +58,12 @@ function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolea
   return changes as LeadFieldChanges
 }
 
+/** A lead that becomes do-not-call stops its pending follow-up at once. */
+function stopFollowUp(state: LeadState, at: string): LeadEvent[] {
+  if (!state.dialing.pendingFollowUp) return []
+  return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead became do-not-call', at } }]
+}
+
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
   initialState: () => ({
     exists: false,
@@ -64,6 +75,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     receivedAt: '',
     updatedAt: '',
     submissions: 0,
+    dialing: INITIAL_DIALING,
   }),
 
   evolve(state, event) {
@@ -109,6 +121,8 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           doNotCall: true,
           fields: state.fields ? { ...state.fields, doNotCall: true } : null,
         }
+      default:
+        return { ...state, dialing: evolveCalls(state.dialing, event as CallEvent) }
     }
   },
 
@@ -118,10 +132,9 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       case 'ReceiveLead': {
         const { fields } = command
         if (!state.exists || !state.fields) {
-          return [
-            { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at } },
-            { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } },
-          ]
+          const received: LeadEvent = { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at } }
+          if (command.list === false) return [received]
+          return [received, { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } }]
         }
         const current = state.fields
         const industryFields = Object.fromEntries(
@@ -137,9 +150,10 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
             data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall, command.derived ?? []), industryFields, extraFields, updatedAt: at },
           },
         ]
-        if (!state.lists.includes(INBOUND_LEADS.listName)) {
+        if (command.list !== false && !state.lists.includes(INBOUND_LEADS.listName)) {
           events.push({ type: 'LeadAddedToList', data: { leadId: state.leadId, ...INBOUND_LEADS } })
         }
+        if (fields.doNotCall === true && !state.doNotCall) events.push(...stopFollowUp(state, at))
         return events
       }
       case 'ClearDoNotCall':
@@ -149,7 +163,9 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       case 'MarkDoNotCall':
         if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
         if (state.doNotCall) return []
-        return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at } }]
+        return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at } }, ...stopFollowUp(state, at)]
+      default:
+        return decideCalls(command, state, now)
     }
   },
 }

@@ -27,7 +27,66 @@ export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId:
 /** Marked do-not-call by the account (a tool or the operator), as opposed to by the sender's own flag. */
 export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string }>
 
-export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall
+export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
+
+/** Speed to lead did not call, and why: the troubleshooting answer of spec §4.1.7. */
+export type SpeedToLeadSkipped = DomainEvent<
+  'SpeedToLeadSkipped',
+  { leadId: string; reason: string; message: string; nextAllowedAt: string | null; skippedAt: string }
+>
+/** The decision to ring this person once. Exactly one exists per decision id, on any number of nodes. */
+export type CallDecided = DomainEvent<
+  'CallDecided',
+  {
+    leadId: string
+    decisionId: string
+    purpose: CallPurpose
+    attempt: number
+    from: string
+    to: string
+    decidedAt: string
+    idempotencyKey: string | null
+  }
+>
+/** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second ring. */
+export type CallAttemptStarted = DomainEvent<'CallAttemptStarted', { decisionId: string; node: string; startedAt: string }>
+export type CallPlaced = DomainEvent<'CallPlaced', { decisionId: string; callId: string; carrier: string; placedAt: string }>
+export type CallFailed = DomainEvent<
+  'CallFailed',
+  { decisionId: string; failure: string; message: string; carrierCode: number | null; failedAt: string }
+>
+export type CallOutcomeUnknown = DomainEvent<'CallOutcomeUnknown', { decisionId: string; reason: string; at: string }>
+export type CallAnswered = DomainEvent<'CallAnswered', { decisionId: string; callId: string; answeredBy: string | null; at: string }>
+export type CallNotAnswered = DomainEvent<'CallNotAnswered', { decisionId: string; callId: string; status: string; at: string }>
+export type CallCompleted = DomainEvent<'CallCompleted', { decisionId: string; callId: string; durationSeconds: number | null; at: string }>
+/** Stored for the account's own records; never returned by any tool (spec §1.7). */
+export type CallRecordingAvailable = DomainEvent<'CallRecordingAvailable', { decisionId: string; callId: string; recordingUrl: string; at: string }>
+/** Stored for the account's own records; never returned by any tool (spec §1.7). */
+export type CallTranscriptAvailable = DomainEvent<'CallTranscriptAvailable', { decisionId: string; callId: string; transcript: string; at: string }>
+export type FollowUpScheduled = DomainEvent<
+  'FollowUpScheduled',
+  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string }
+>
+export type FollowUpRescheduled = DomainEvent<'FollowUpRescheduled', { attempt: number; dueAt: string; reason: string; message: string }>
+export type FollowUpStopped = DomainEvent<'FollowUpStopped', { reason: string; message: string; at: string }>
+
+export type CallEvent =
+  | SpeedToLeadSkipped
+  | CallDecided
+  | CallAttemptStarted
+  | CallPlaced
+  | CallFailed
+  | CallOutcomeUnknown
+  | CallAnswered
+  | CallNotAnswered
+  | CallCompleted
+  | CallRecordingAvailable
+  | CallTranscriptAvailable
+  | FollowUpScheduled
+  | FollowUpRescheduled
+  | FollowUpStopped
+
+export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | CallEvent
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

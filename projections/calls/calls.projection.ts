@@ -1,0 +1,109 @@
+/**
+ * The call log and the follow-up timers: one row per call decision (who, why, how far it got, the
+ * carrier's call id) and one row per lead with a follow-up due. The dialer recovers unfinished work
+ * from it after a restart, carrier callbacks find their lead by call id, and the follow-up
+ * scheduler reads what is due.
+ */
+import type { Database } from 'better-sqlite3'
+import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
+import type { Projection } from '../../src/read-models/projection.ts'
+import { statement } from '../../src/read-models/statement-cache.ts'
+import { parseLeadStream } from '../../src/domain/lead/lead.events.ts'
+
+export const callsProjection: Projection = {
+  name: 'calls',
+  version: 1,
+  handles: [
+    'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
+    'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped',
+  ],
+  tables: ['calls', 'follow_ups'],
+
+  setup(db: Database) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS calls (
+        decision_id TEXT PRIMARY KEY,
+        stream TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        lead_id TEXT NOT NULL,
+        purpose TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        from_number TEXT NOT NULL,
+        to_number TEXT NOT NULL,
+        decided_at TEXT NOT NULL,
+        decided_position INTEGER NOT NULL,
+        stage TEXT NOT NULL,
+        started_at TEXT,
+        call_id TEXT,
+        carrier TEXT,
+        outcome TEXT,
+        answered INTEGER NOT NULL DEFAULT 0,
+        ended_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS calls_by_call_id ON calls (call_id);
+      CREATE INDEX IF NOT EXISTS calls_by_stage ON calls (stage, decided_position);
+      CREATE INDEX IF NOT EXISTS calls_by_stream ON calls (stream, decided_position);
+      CREATE TABLE IF NOT EXISTS follow_ups (
+        stream TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        due_at TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS follow_ups_by_due ON follow_ups (due_at);
+    `)
+  },
+
+  apply(db: Database, recorded: RecordedEvent) {
+    const event = recorded as unknown as LeadEvent
+    const setStage = (decisionId: string, sql: string, ...values: unknown[]) =>
+      statement(db, `UPDATE calls SET ${sql} WHERE decision_id = ?`).run(...values, decisionId)
+    switch (event.type) {
+      case 'CallDecided': {
+        const d = event.data
+        const accountId = parseLeadStream(recorded.stream)?.accountId ?? ''
+        statement(
+          db,
+          `INSERT OR IGNORE INTO calls (decision_id, stream, account_id, lead_id, purpose, attempt, from_number, to_number, decided_at, decided_position, stage)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'decided')`,
+        ).run(d.decisionId, recorded.stream, accountId, d.leadId, d.purpose, d.attempt, d.from, d.to, d.decidedAt, recorded.position)
+        if (d.purpose === 'follow_up') statement(db, 'DELETE FROM follow_ups WHERE stream = ?').run(recorded.stream)
+        return
+      }
+      case 'CallAttemptStarted':
+        setStage(event.data.decisionId, "stage = 'started', started_at = ?", event.data.startedAt)
+        return
+      case 'CallPlaced':
+        setStage(event.data.decisionId, "stage = 'placed', call_id = ?, carrier = ?", event.data.callId, event.data.carrier)
+        return
+      case 'CallFailed':
+        setStage(event.data.decisionId, "stage = 'failed', outcome = ?, ended_at = ?", event.data.failure, event.data.failedAt)
+        return
+      case 'CallOutcomeUnknown':
+        setStage(event.data.decisionId, "stage = 'unknown', outcome = 'unknown', ended_at = ?", event.data.at)
+        return
+      case 'CallAnswered':
+        setStage(event.data.decisionId, "answered = 1, outcome = 'answered'")
+        return
+      case 'CallNotAnswered':
+        setStage(event.data.decisionId, 'outcome = ?, ended_at = ?', event.data.status, event.data.at)
+        return
+      case 'CallCompleted':
+        setStage(event.data.decisionId, "outcome = 'completed', ended_at = ?", event.data.at)
+        return
+      case 'FollowUpScheduled':
+      case 'FollowUpRescheduled': {
+        const accountId = parseLeadStream(recorded.stream)?.accountId ?? ''
+        statement(db, 'INSERT OR REPLACE INTO follow_ups (stream, account_id, attempt, due_at) VALUES (?, ?, ?, ?)').run(
+          recorded.stream, accountId, event.data.attempt, event.data.dueAt,
+        )
+        return
+      }
+      case 'FollowUpStopped':
+        statement(db, 'DELETE FROM follow_ups WHERE stream = ?').run(recorded.stream)
+        return
+      default:
+        return
+    }
+  },
+}

@@ -1,0 +1,71 @@
+/** Queries over the call log and the follow-up timers. */
+import type { ViewsDatabase } from '../../src/read-models/views-database.ts'
+import { statement } from '../../src/read-models/statement-cache.ts'
+
+export interface CallRow {
+  readonly decisionId: string
+  readonly stream: string
+  readonly accountId: string
+  readonly leadId: string
+  readonly purpose: string
+  readonly attempt: number
+  readonly from: string
+  readonly to: string
+  readonly decidedAt: string
+  readonly stage: string
+  readonly startedAt: string | null
+  readonly callId: string | null
+  readonly carrier: string | null
+  readonly outcome: string | null
+  readonly answered: boolean
+}
+
+export interface DueFollowUp {
+  readonly stream: string
+  readonly accountId: string
+  readonly attempt: number
+  readonly dueAt: string
+}
+
+const SELECT = `SELECT decision_id AS decisionId, stream, account_id AS accountId, lead_id AS leadId, purpose, attempt,
+  from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, started_at AS startedAt, call_id AS callId,
+  carrier, outcome, answered FROM calls`
+
+function toCall(row: (Omit<CallRow, 'answered'> & { answered: number }) | undefined): CallRow | null {
+  return row ? { ...row, answered: row.answered === 1 } : null
+}
+
+export class CallsQueries {
+  constructor(private readonly db: ViewsDatabase) {}
+
+  byCallId(callId: string): CallRow | null {
+    return toCall(statement(this.db, `${SELECT} WHERE call_id = ?`).get(callId) as never)
+  }
+
+  byDecisionId(decisionId: string): CallRow | null {
+    return toCall(statement(this.db, `${SELECT} WHERE decision_id = ?`).get(decisionId) as never)
+  }
+
+  forStream(stream: string): CallRow[] {
+    return (statement(this.db, `${SELECT} WHERE stream = ? ORDER BY decided_position`).all(stream) as never[]).map((r) => toCall(r) as CallRow)
+  }
+
+  /** Decisions not yet claimed by a dialer, oldest first (work to resume after a restart). */
+  unclaimed(limit = 1000): CallRow[] {
+    return (statement(this.db, `${SELECT} WHERE stage = 'decided' ORDER BY decided_position LIMIT ?`).all(limit) as never[]).map((r) => toCall(r) as CallRow)
+  }
+
+  /** Attempts started before `before` whose carrier request never recorded an outcome. */
+  stuckAttempts(before: string, limit = 1000): CallRow[] {
+    return (statement(this.db, `${SELECT} WHERE stage = 'started' AND started_at < ? ORDER BY decided_position LIMIT ?`).all(before, limit) as never[]).map(
+      (r) => toCall(r) as CallRow,
+    )
+  }
+
+  dueFollowUps(now: string, limit = 500): DueFollowUp[] {
+    return statement(this.db, 'SELECT stream, account_id AS accountId, attempt, due_at AS dueAt FROM follow_ups WHERE due_at <= ? ORDER BY due_at LIMIT ?').all(
+      now,
+      limit,
+    ) as DueFollowUp[]
+  }
+}

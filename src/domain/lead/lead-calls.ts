@@ -1,0 +1,295 @@
+/**
+ * Calls to one lead: the part of the lead aggregate that decides to ring, records what the carrier
+ * did, and schedules follow-ups. Deciding is separate from doing: a decision (`CallDecided`) is an
+ * event appended with an expected revision, then the dialer claims it (`CallAttemptStarted`) before
+ * asking the carrier, so a person is rung at most once per decision, on any number of nodes.
+ */
+import type { AccountSettings } from '../account/account-settings.ts'
+import { checkCall, type CallCheck } from '../dialing/call-check.ts'
+import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../dialing/follow-up-policy.ts'
+import { DomainError } from '../shared/decider.ts'
+import type { CallStatusUpdate } from '../../integrations/carrier/carrier.port.ts'
+import type { CallEvent, CallPurpose, LeadEvent } from './lead.events.ts'
+import type { LeadState } from './lead.decider.ts'
+
+export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
+
+export interface CallRecord {
+  readonly decisionId: string
+  readonly purpose: CallPurpose
+  readonly attempt: number
+  readonly from: string
+  readonly to: string
+  readonly decidedAt: string
+  readonly idempotencyKey: string | null
+  readonly stage: CallStage
+  readonly startedAt: string | null
+  readonly callId: string | null
+  readonly carrier: string | null
+  /** The furthest carrier status seen (statuses only move forward). */
+  readonly status: string | null
+  readonly answered: boolean
+  readonly ended: boolean
+  readonly failure: string | null
+}
+
+export interface DialingState {
+  readonly calls: Readonly<Record<string, CallRecord>>
+  /** Decision ids in the order they were decided. */
+  readonly order: readonly string[]
+  readonly speedToLead: 'pending' | 'decided' | 'skipped'
+  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string } | null
+  readonly followUpStopped: string | null
+  /** Last time something went out to the lead (a call placed). */
+  readonly lastContactAt: string | null
+  readonly answeredAt: string | null
+}
+
+export const INITIAL_DIALING: DialingState = {
+  calls: {},
+  order: [],
+  speedToLead: 'pending',
+  pendingFollowUp: null,
+  followUpStopped: null,
+  lastContactAt: null,
+  answeredAt: null,
+}
+
+export type CallCommand =
+  | { type: 'DecideSpeedToLead'; settings: AccountSettings; decisionId: string }
+  | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string }
+  | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
+  | { type: 'StartCallAttempt'; decisionId: string; node: string }
+  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string }
+  | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
+  | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
+  | { type: 'RecordCallStatus'; settings: AccountSettings; update: CallStatusUpdate }
+
+/** Carrier statuses in the order a call moves through them; the four endings share the last rank. */
+const STATUS_RANK: Readonly<Record<string, number>> = {
+  queued: 0,
+  initiated: 1,
+  ringing: 2,
+  'in-progress': 3,
+  completed: 4,
+  busy: 4,
+  'no-answer': 4,
+  failed: 4,
+  canceled: 4,
+}
+const NOT_ANSWERED = new Set(['busy', 'no-answer', 'failed', 'canceled'])
+
+function update(state: DialingState, decisionId: string, change: Partial<CallRecord>): DialingState {
+  const call = state.calls[decisionId]
+  if (!call) return state
+  return { ...state, calls: { ...state.calls, [decisionId]: { ...call, ...change } } }
+}
+
+export function evolveCalls(state: DialingState, event: CallEvent): DialingState {
+  switch (event.type) {
+    case 'SpeedToLeadSkipped':
+      return { ...state, speedToLead: 'skipped' }
+    case 'CallDecided': {
+      const d = event.data
+      const call: CallRecord = {
+        decisionId: d.decisionId, purpose: d.purpose, attempt: d.attempt, from: d.from, to: d.to, decidedAt: d.decidedAt,
+        idempotencyKey: d.idempotencyKey, stage: 'decided', startedAt: null, callId: null, carrier: null, status: null,
+        answered: false, ended: false, failure: null,
+      }
+      return {
+        ...state,
+        calls: { ...state.calls, [d.decisionId]: call },
+        order: [...state.order, d.decisionId],
+        speedToLead: d.purpose === 'speed_to_lead' ? 'decided' : state.speedToLead,
+        pendingFollowUp: d.purpose === 'follow_up' ? null : state.pendingFollowUp,
+      }
+    }
+    case 'CallAttemptStarted':
+      return update(state, event.data.decisionId, { stage: 'started', startedAt: event.data.startedAt })
+    case 'CallPlaced':
+      return {
+        ...update(state, event.data.decisionId, { stage: 'placed', callId: event.data.callId, carrier: event.data.carrier, status: 'queued' }),
+        lastContactAt: event.data.placedAt,
+      }
+    case 'CallFailed':
+      return update(state, event.data.decisionId, { stage: 'failed', failure: event.data.failure, ended: true })
+    case 'CallOutcomeUnknown':
+      return update(state, event.data.decisionId, { stage: 'unknown', ended: true })
+    case 'CallAnswered':
+      return { ...update(state, event.data.decisionId, { answered: true, status: 'in-progress' }), answeredAt: event.data.at }
+    case 'CallNotAnswered':
+      return update(state, event.data.decisionId, { status: event.data.status, ended: true })
+    case 'CallCompleted':
+      return update(state, event.data.decisionId, { status: 'completed', ended: true })
+    case 'CallRecordingAvailable':
+    case 'CallTranscriptAvailable':
+      return state
+    case 'FollowUpScheduled':
+    case 'FollowUpRescheduled':
+      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt }, followUpStopped: null }
+    case 'FollowUpStopped':
+      return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
+  }
+}
+
+function requireLead(state: LeadState): void {
+  if (!state.exists || !state.fields) throw new DomainError('lead_not_found', 'lead not found')
+}
+
+function requireCall(state: LeadState, decisionId: string): CallRecord {
+  const call = state.dialing.calls[decisionId]
+  if (!call) throw new DomainError('call_not_found', `no call decision ${decisionId} on this lead`)
+  return call
+}
+
+/** The facts calling-hours checks need about this lead. */
+export function callTarget(state: LeadState): { phone: string; state?: string; doNotCall: boolean } {
+  const fields = state.fields
+  return { phone: fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall }
+}
+
+export function checkLeadCall(settings: AccountSettings, state: LeadState, now: Date): CallCheck {
+  return checkCall(settings, callTarget(state), now)
+}
+
+function decided(state: LeadState, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null): CallEvent {
+  return {
+    type: 'CallDecided',
+    data: {
+      leadId: state.leadId,
+      decisionId,
+      purpose,
+      attempt: state.dialing.order.length + 1,
+      from: settings.callerId as string,
+      to: (state.fields as { phone: string }).phone,
+      decidedAt: at,
+      idempotencyKey,
+    },
+  }
+}
+
+/** Attempts decided in the 24 hours before `now`: the daily limit counts every purpose. */
+function attemptTimes(state: LeadState): string[] {
+  return state.dialing.order.map((id) => (state.dialing.calls[id] as CallRecord).decidedAt)
+}
+
+/** After a call that was not answered: the next follow-up per the account's policy, or the reason there is none. */
+function nextFollowUp(state: LeadState, settings: AccountSettings, afterDecisionId: string, now: Date): CallEvent[] {
+  const at = now.toISOString()
+  if (state.doNotCall) return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead is do-not-call', at } }]
+  const policy = parseFollowUpPolicy(settings.followUp)
+  const followUpsSoFar = state.dialing.order.filter((id) => state.dialing.calls[id]?.purpose === 'follow_up').length
+  const step = policy.steps[followUpsSoFar]
+  if (!step) {
+    const message = policy.steps.length === 0 ? 'follow-up is off for this account' : `all ${policy.steps.length} follow-ups were tried`
+    return [{ type: 'FollowUpStopped', data: { reason: policy.steps.length === 0 ? 'policy_off' : 'attempts_exhausted', message, at } }]
+  }
+  const due = withinDailyLimit(followUpDueAt(step, now, settings.timeZone), attemptTimes(state), policy.maxPer24h)
+  return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt: due.toISOString(), afterDecisionId } }]
+}
+
+export function decideCalls(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
+  const at = now.toISOString()
+  switch (command.type) {
+    case 'DecideSpeedToLead': {
+      requireLead(state)
+      // One person never gets two sequences: speed to lead is decided once per lead, ever.
+      if (state.dialing.speedToLead !== 'pending' || state.dialing.order.length > 0) return []
+      const skip = (reason: string, message: string, nextAllowedAt: string | null): LeadEvent[] => [
+        { type: 'SpeedToLeadSkipped', data: { leadId: state.leadId, reason, message, nextAllowedAt, skippedAt: at } },
+      ]
+      if (!command.settings.speedToLead) return skip('speed_to_lead_off', 'speed to lead is off for this account', null)
+      const check = checkLeadCall(command.settings, state, now)
+      if (!check.allowed) return skip(check.reason as string, check.message, check.nextAllowedAt)
+      return [decided(state, command.settings, command.decisionId, 'speed_to_lead', at, null)]
+    }
+    case 'DecidePlaceCall': {
+      requireLead(state)
+      const existing = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.idempotencyKey === command.idempotencyKey)
+      if (existing) return []
+      const check = checkLeadCall(command.settings, state, now)
+      if (!check.allowed) {
+        throw new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt })
+      }
+      return [decided(state, command.settings, command.decisionId, 'place_call', at, command.idempotencyKey)]
+    }
+    case 'ClaimFollowUp': {
+      requireLead(state)
+      const pending = state.dialing.pendingFollowUp
+      // Claimed already (here or on another node), stopped, or superseded: nothing to do.
+      if (!pending || pending.attempt !== command.attempt || new Date(pending.dueAt) > now) return []
+      if (state.dialing.answeredAt !== null) {
+        return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
+      }
+      const check = checkLeadCall(command.settings, state, now)
+      if (check.reason === 'do_not_call' || check.reason === 'no_caller_id') {
+        return [{ type: 'FollowUpStopped', data: { reason: check.reason, message: check.message, at } }]
+      }
+      if (!check.allowed) {
+        if (check.nextAllowedAt === null) {
+          return [{ type: 'FollowUpStopped', data: { reason: check.reason as string, message: check.message, at } }]
+        }
+        return [{ type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: check.nextAllowedAt, reason: check.reason as string, message: check.message } }]
+      }
+      const policy = parseFollowUpPolicy(command.settings.followUp)
+      const allowedAt = withinDailyLimit(now, attemptTimes(state), policy.maxPer24h)
+      if (allowedAt > now) {
+        return [{ type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: allowedAt.toISOString(), reason: 'daily_limit', message: `at most ${policy.maxPer24h} attempts in any 24 hours` } }]
+      }
+      return [decided(state, command.settings, command.decisionId, 'follow_up', at, null)]
+    }
+    case 'StartCallAttempt': {
+      const call = requireCall(state, command.decisionId)
+      // Claimed before (by this or another node, or before a crash): never a second attempt.
+      if (call.stage !== 'decided') return []
+      return [{ type: 'CallAttemptStarted', data: { decisionId: call.decisionId, node: command.node, startedAt: at } }]
+    }
+    case 'RecordCallPlaced': {
+      const call = requireCall(state, command.decisionId)
+      if (call.stage !== 'started') return []
+      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at } }]
+    }
+    case 'RecordCallFailed': {
+      const call = requireCall(state, command.decisionId)
+      if (call.stage !== 'started') return []
+      return [{ type: 'CallFailed', data: { decisionId: call.decisionId, failure: command.failure, message: command.message, carrierCode: command.carrierCode, failedAt: at } }]
+    }
+    case 'RecordOutcomeUnknown': {
+      const call = requireCall(state, command.decisionId)
+      if (call.stage !== 'started') return []
+      return [{ type: 'CallOutcomeUnknown', data: { decisionId: call.decisionId, reason: command.reason, at } }]
+    }
+    case 'RecordCallStatus':
+      return recordStatus(state, command.settings, command.update, now)
+  }
+}
+
+function recordStatus(state: LeadState, settings: AccountSettings, status: CallStatusUpdate, now: Date): LeadEvent[] {
+  const call = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.callId === status.callId)
+  if (!call) throw new DomainError('call_not_found', `no call ${status.callId} on this lead`)
+  const at = status.timestamp || now.toISOString()
+  const ref = { decisionId: call.decisionId, callId: call.callId as string }
+  const events: LeadEvent[] = []
+  // Recordings and transcripts are kept for the account, whatever the order they arrive in.
+  if (status.recordingUrl) events.push({ type: 'CallRecordingAvailable', data: { ...ref, recordingUrl: status.recordingUrl, at } })
+  if (status.transcript) events.push({ type: 'CallTranscriptAvailable', data: { ...ref, transcript: status.transcript, at } })
+
+  // States only move forward: duplicates and late, out-of-order callbacks change nothing.
+  const rank = STATUS_RANK[status.status] ?? -1
+  const seen = call.status === null ? -1 : (STATUS_RANK[call.status] ?? -1)
+  if (call.ended || rank <= seen) return events
+
+  const answeredNow = !call.answered && (status.status === 'in-progress' || (status.status === 'completed' && (status.durationSeconds ?? 0) > 0))
+  if (answeredNow) {
+    events.push({ type: 'CallAnswered', data: { ...ref, answeredBy: status.answeredBy ?? null, at } })
+    if (state.dialing.pendingFollowUp) events.push({ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } })
+  }
+  if (status.status === 'completed' && (call.answered || answeredNow)) {
+    events.push({ type: 'CallCompleted', data: { ...ref, durationSeconds: status.durationSeconds ?? null, at } })
+  } else if (NOT_ANSWERED.has(status.status) || status.status === 'completed') {
+    const outcome = status.status === 'completed' ? 'no-answer' : status.status
+    events.push({ type: 'CallNotAnswered', data: { ...ref, status: outcome, at } })
+    if (state.dialing.answeredAt === null) events.push(...nextFollowUp(state, settings, call.decisionId, now))
+  }
+  return events
+}

@@ -1,0 +1,242 @@
+/**
+ * Dialing: performs call decisions (claim → carrier → record), records what the carrier reports,
+ * and serves place_call. Every decision passes through `dial`, paced per account; a decision is
+ * claimed with an append before the carrier is asked, so it rings at most once on any node, also
+ * across crashes (an attempt left without an outcome becomes "outcome unknown", never a redial).
+ */
+import os from 'node:os'
+import type { Logger } from 'pino'
+import type { AccountState } from '../domain/account/account.decider.ts'
+import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
+import { checkLeadCall, type CallRecord } from '../domain/lead/lead-calls.ts'
+import { leadStream, parseLeadStream } from '../domain/lead/lead.events.ts'
+import { normalizePhone } from '../domain/lead/intake/phone.ts'
+import { DomainError } from '../domain/shared/decider.ts'
+import { newId } from '../domain/shared/ids.ts'
+import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
+import { CarrierError, isRetryableCarrierFailure, type CallStatusUpdate, type Carrier } from '../integrations/carrier/carrier.port.ts'
+import { Pacer } from '../processes/pacer.ts'
+import type { ProjectionRunner } from '../read-models/projection-runner.ts'
+import type { CallsQueries } from '../../projections/calls/calls.queries.ts'
+import type { AccountsService } from './accounts.service.ts'
+import type { DialingApi, PlaceCallInput, PlaceCallResult } from './dialing.types.ts'
+
+/** Who this process is, in `CallAttemptStarted` (host and pid: enough to tell nodes apart). */
+export const NODE_ID = `${os.hostname()}:${process.pid}`
+
+const DIALER: CommandContext['actor'] = { kind: 'process', id: 'dialer' }
+/** Retries of a carrier request that cannot have placed the call (429, connection refused). */
+const CARRIER_RETRIES = [250, 1000]
+
+export type DialOutcome =
+  | { kind: 'placed'; callId: string; carrier: string }
+  | { kind: 'failed'; failure: string; message: string }
+  | { kind: 'unknown'; message: string }
+  | { kind: 'not_ours' }
+
+export interface DialingOptions {
+  readonly commands: CommandHandler
+  readonly accounts: AccountsService
+  readonly calls: CallsQueries
+  readonly runner: ProjectionRunner
+  readonly publicUrl: string
+  readonly clock: () => Date
+  readonly logger?: Pick<Logger, 'info' | 'warn' | 'error'>
+}
+
+export class DialingService implements DialingApi {
+  private carrierRef: Carrier | null = null
+  private readonly pacer: Pacer
+  /** Decisions this process has queued or performed, so the log's echo of a place_call is not queued twice. */
+  private readonly inFlight = new Set<string>()
+
+  constructor(private readonly options: DialingOptions) {
+    this.pacer = new Pacer(() => options.clock().getTime())
+  }
+
+  /** The carrier is attached after construction: the simulated carrier reports back into this service. */
+  attachCarrier(carrier: Carrier): void {
+    this.carrierRef = carrier
+  }
+
+  get carrier(): Carrier {
+    if (!this.carrierRef) throw new Error('no carrier attached')
+    return this.carrierRef
+  }
+
+  /** Queues a decision for dialing in its account's lane; resolves with what happened. */
+  dial(stream: string, decisionId: string): Promise<DialOutcome> {
+    if (this.inFlight.has(decisionId)) return Promise.resolve({ kind: 'not_ours' })
+    this.inFlight.add(decisionId)
+    const accountId = parseLeadStream(stream)?.accountId ?? ''
+    return this.options.accounts.get(accountId).then((account) =>
+      this.pacer
+        .schedule(accountId, account?.settings.callsPerSecond ?? 1, () => this.perform(stream, decisionId, account))
+        .finally(() => this.inFlight.delete(decisionId)),
+    )
+  }
+
+  private async perform(stream: string, decisionId: string, account: AccountState | null): Promise<DialOutcome> {
+    const { commands, publicUrl, logger } = this.options
+    const claim = await commands.handle(stream, leadDecider, { type: 'StartCallAttempt', decisionId, node: NODE_ID }, { actor: DIALER })
+    if (claim.newEvents.length === 0) return { kind: 'not_ours' }
+    const call = claim.state.dialing.calls[decisionId] as CallRecord
+    const request = {
+      from: call.from,
+      to: call.to,
+      answerUrl: `${publicUrl}/api/carrier/twilio/answer?decision=${encodeURIComponent(decisionId)}`,
+      statusCallbackUrl: `${publicUrl}/api/carrier/twilio/status`,
+      reference: decisionId,
+      detectAnsweringMachine: false,
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const placed = await this.carrier.placeCall(request)
+        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier }, { actor: DIALER })
+        return { kind: 'placed', callId: placed.callId, carrier: placed.carrier }
+      } catch (error) {
+        const retryIn = CARRIER_RETRIES[attempt]
+        if (isRetryableCarrierFailure(error) && retryIn !== undefined) {
+          const after = (error as CarrierError).details.retryAfterSeconds
+          await new Promise((resolve) => setTimeout(resolve, Math.min(after !== undefined ? after * 1000 : retryIn, 5000)))
+          continue
+        }
+        const failure = error instanceof CarrierError ? error.failure : 'unknown_outcome'
+        const message = error instanceof Error ? error.message : String(error)
+        if (failure === 'unknown_outcome') {
+          // The carrier may have rung: record that we do not know, and never ring again for this decision.
+          await commands.handle(stream, leadDecider, { type: 'RecordOutcomeUnknown', decisionId, reason: message }, { actor: DIALER })
+          logger?.warn({ decisionId, accountId: account?.accountId }, 'call outcome unknown: not retried')
+          return { kind: 'unknown', message }
+        }
+        await commands.handle(
+          stream,
+          leadDecider,
+          { type: 'RecordCallFailed', decisionId, failure, message, carrierCode: error instanceof CarrierError ? (error.details.carrierCode ?? null) : null },
+          { actor: DIALER },
+        )
+        return { kind: 'failed', failure, message }
+      }
+    }
+  }
+
+  /** A status the carrier reported (Twilio callback or the simulated carrier): recorded on its lead. */
+  async recordCallStatus(update: CallStatusUpdate): Promise<boolean> {
+    let call = this.options.calls.byCallId(update.callId)
+    if (!call) {
+      // The callback can outrun the read model by a moment.
+      await this.options.runner.catchUp()
+      call = this.options.calls.byCallId(update.callId)
+    }
+    if (!call) return false
+    const account = await this.options.accounts.get(call.accountId)
+    if (!account) return false
+    await this.options.commands.handle(
+      call.stream,
+      leadDecider,
+      { type: 'RecordCallStatus', settings: account.settings, update },
+      { actor: { kind: 'carrier', id: update.carrier } },
+    )
+    return true
+  }
+
+  async placeCall(account: AccountState, input: PlaceCallInput, context: CommandContext): Promise<PlaceCallResult> {
+    const { commands, clock } = this.options
+    const phone = normalizePhone(input.phone, account.settings.defaultCountry)
+    if (!phone.ok) throw new DomainError(phone.error.code === 'phone_required' ? 'phone_required' : 'phone_invalid', phone.error.message)
+    const stream = leadStream(account.accountId, phone.phone.last10)
+    const loaded = await commands.load(stream, leadDecider)
+    const lead: LeadState = loaded.state.exists
+      ? loaded.state
+      : { ...loaded.state, exists: true, fields: { phone: phone.phone.e164, phoneLast10: phone.phone.last10, phoneRaw: phone.phone.raw, industryFields: {}, extraFields: [] } }
+    const check = checkLeadCall(account.settings, lead, clock())
+    const base = {
+      leadId: loaded.state.exists ? loaded.state.leadId : null,
+      from: account.settings.callerId,
+      to: lead.fields?.phone ?? phone.phone.e164,
+      carrier: this.carrier.name,
+      check,
+    }
+    if (input.dryRun) {
+      return { status: check.allowed ? 'would_call' : 'would_not_call', callId: null, ...base, dryRun: true }
+    }
+    if (!check.allowed) throw new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt })
+
+    if (!loaded.state.exists) {
+      // Someone the book has not met: the call still belongs in a lead's history (not in Inbound Leads).
+      const name = input.name.trim()
+      await commands.handle(
+        stream,
+        leadDecider,
+        {
+          type: 'ReceiveLead',
+          accountId: account.accountId,
+          newLeadId: newId('ld'),
+          fields: { ...(lead.fields as NonNullable<LeadState['fields']>), ...(name ? { fullName: name } : {}), source: 'place_call' },
+          list: false,
+        },
+        context,
+      )
+    }
+    const decided = await commands.handle(
+      stream,
+      leadDecider,
+      { type: 'DecidePlaceCall', settings: account.settings, decisionId: newId('dec'), idempotencyKey: input.idempotencyKey },
+      context,
+    )
+    const call = Object.values(decided.state.dialing.calls).find((c) => c.idempotencyKey === input.idempotencyKey) as CallRecord
+    const outcome = await this.dial(stream, call.decisionId)
+    const settled = outcome.kind === 'not_ours' ? await this.awaitOutcome(stream, call.decisionId) : outcome
+    const result = { ...base, leadId: decided.state.leadId, from: call.from, to: call.to }
+    switch (settled.kind) {
+      case 'placed':
+        return { status: 'placed', callId: settled.callId, ...result, carrier: this.carrier.name, dryRun: false }
+      case 'failed':
+        throw new DomainError('carrier_error', `the carrier refused the call: ${settled.message}`, { failure: settled.failure })
+      default:
+        throw new DomainError('carrier_outcome_unknown', 'the carrier did not confirm the call; it is not retried, so the person is never rung twice')
+    }
+  }
+
+  /** Another node or an earlier request performs this decision: wait for its outcome on the log. */
+  private async awaitOutcome(stream: string, decisionId: string, timeoutMs = 30_000): Promise<DialOutcome> {
+    const deadline = this.options.clock().getTime() + timeoutMs
+    for (;;) {
+      const { state } = await this.options.commands.load(stream, leadDecider)
+      const call = state.dialing.calls[decisionId]
+      if (call?.stage === 'placed') return { kind: 'placed', callId: call.callId as string, carrier: call.carrier as string }
+      if (call?.stage === 'failed') return { kind: 'failed', failure: call.failure ?? 'rejected', message: 'the carrier refused the call' }
+      if (call?.stage === 'unknown' || this.options.clock().getTime() > deadline) return { kind: 'unknown', message: 'no outcome recorded' }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+
+  /** After a restart: queue decisions no dialer claimed; mark attempts left without an outcome as unknown. */
+  async recover(stuckAfterMs: number): Promise<void> {
+    await this.options.runner.catchUp()
+    for (const call of this.options.calls.unclaimed()) void this.dial(call.stream, call.decisionId)
+    await this.sweep(stuckAfterMs)
+  }
+
+  /** Attempts started longer ago than any carrier request can take, with no outcome: never redialed. */
+  async sweep(stuckAfterMs: number): Promise<number> {
+    await this.options.runner.catchUp()
+    const before = new Date(this.options.clock().getTime() - stuckAfterMs).toISOString()
+    let marked = 0
+    for (const call of this.options.calls.stuckAttempts(before)) {
+      if (this.inFlight.has(call.decisionId)) continue
+      try {
+        const result = await this.options.commands.handle(
+          call.stream,
+          leadDecider,
+          { type: 'RecordOutcomeUnknown', decisionId: call.decisionId, reason: 'no outcome was recorded for the attempt (the process stopped while calling)' },
+          { actor: DIALER },
+        )
+        marked += result.newEvents.length > 0 ? 1 : 0
+      } catch (error) {
+        this.options.logger?.error({ err: error, decisionId: call.decisionId }, 'could not mark a stuck attempt')
+      }
+    }
+    return marked
+  }
+}
