@@ -24,8 +24,11 @@ import { ProcessRunner } from './processes/process-runner.ts'
 import { speedToLeadProcess } from './processes/speed-to-lead.process.ts'
 import { dialerProcess } from './processes/dialer.process.ts'
 import { FollowUpScheduler } from './processes/follow-up-scheduler.ts'
+import { NextActionsService } from './services/next-actions.service.ts'
+import { staleLeadsProjection } from '../projections/stale-leads/stale-leads.projection.ts'
+import { StaleLeadsQueries } from '../projections/stale-leads/stale-leads.queries.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection] as const
 
 /** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
@@ -58,6 +61,7 @@ export interface Leadline {
   readonly idempotency: IdempotencyService
   readonly calls: CallsQueries
   readonly dialing: DialingService
+  readonly nextActions: NextActionsService
   readonly followUps: FollowUpScheduler
   readonly carrier: Carrier
   /** Twilio's auth token, for checking the signature of its callbacks; null without Twilio. */
@@ -91,13 +95,14 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     ? options.carrier(dialing)
     : openCarrier(options.env ?? process.env, (update) => dialing.recordCallStatus(update).then(() => undefined), options.logger)
   dialing.attachCarrier(carrier)
+  const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const processes = new ProcessRunner(store, views, 'dialing', [speedToLeadProcess(commands, accounts), dialerProcess(dialing)], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, followUps, carrier, clock,
+    store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
     twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
     async start() {
       runner.start()

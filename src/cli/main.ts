@@ -7,6 +7,8 @@ import { keyCommand } from './commands/key.command.ts'
 import { leadsCommand } from './commands/leads.command.ts'
 import { serveCommand } from './commands/serve.command.ts'
 import { tokenCommand } from './commands/token.command.ts'
+import { callCommand, dncCommand, leadCommand, nextActionsCommand, toolsCommand } from './client/client.command.ts'
+import { RemoteError } from './client/remote.ts'
 
 export const USAGE = `leadline: lead intake and speed to lead
 
@@ -17,6 +19,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline account show ACCOUNT_ID
   leadline account set ACCOUNT_ID [--timezone TZ] [--speed-to-lead on|off] [--calling-hours SPEC]
                        [--caller-id E164|none] [--country CC] [--industry NAME|none]
+                       [--lead-time-guard on|off] [--cps N] [--follow-up SPEC|off] [--on-answer MODE]
+                       [--stale-after 24h]
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
@@ -24,8 +28,16 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
   leadline leads clear-dnc --account ACCOUNT_ID --phone PHONE
 
+tool client (calls a running server's tool endpoint as an agent would; LEADLINE_URL, LEADLINE_API_KEY):
+  leadline tools
+  leadline next-actions [--limit N]
+  leadline lead --phone PHONE | --lead-id LEAD_ID
+  leadline call --phone PHONE --name NAME [--idempotency-key KEY] [--dry-run]
+  leadline dnc --phone PHONE | --lead-id LEAD_ID [--idempotency-key KEY] [--dry-run]
+
 every command takes --json for machine-readable output.
-exit codes: 0 done, 1 failed, 2 bad input (nothing changed). docs: docs/cli.md`
+exit codes: 0 done, 1 failed, 2 bad input (nothing changed); tool client: 3 API key missing, invalid or
+revoked, 4 key lacks the scope, 5 invalid arguments, 6 the tool ran and failed, 7 rate limited. docs: docs/cli.md`
 
 const COMMANDS: Record<string, (args: string[], io: Io) => Promise<void>> = {
   serve: serveCommand,
@@ -33,6 +45,11 @@ const COMMANDS: Record<string, (args: string[], io: Io) => Promise<void>> = {
   key: keyCommand,
   token: tokenCommand,
   leads: leadsCommand,
+  tools: toolsCommand,
+  'next-actions': nextActionsCommand,
+  lead: leadCommand,
+  call: callCommand,
+  dnc: dncCommand,
 }
 
 export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
@@ -50,6 +67,10 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
     await command(args, io)
     return EXIT.ok
   } catch (error) {
+    if (error instanceof RemoteError) {
+      io.err(`leadline: ${error.message}`)
+      return error.exitCode
+    }
     if (error instanceof UsageError || error instanceof DomainError || error instanceof ConfigError) {
       io.err(`leadline: ${error.message}`)
       return EXIT.usage

@@ -14,8 +14,26 @@ function settingsLines(account: AccountState): string {
       ['caller id', s.callerId ?? '(not set)'],
       ['default country', s.defaultCountry],
       ['industry', s.industry ?? '(none)'],
+      ['lead-time guard', s.leadTimeGuard ? 'on (08:00-21:00 in the lead\'s zone)' : 'off'],
+      ['calls per second', String(s.callsPerSecond)],
+      ['follow-up', s.followUp],
+      ['on answer', s.onAnswer],
+      ['stale after', formatMinutes(s.staleAfterMinutes)],
     ],
   )
+}
+
+function formatMinutes(minutes: number): string {
+  if (minutes % (24 * 60) === 0) return `${minutes / (24 * 60)}d`
+  if (minutes % 60 === 0) return `${minutes / 60}h`
+  return `${minutes}m`
+}
+
+/** `90m`, `24h`, `2d` → minutes. */
+function parseDuration(value: string, flag: string): number {
+  const match = /^(\d{1,5})\s*(m|h|d)$/.exec(value.trim().toLowerCase())
+  if (!match) throw new UsageError(`${flag} takes a duration such as 90m, 24h or 2d`)
+  return Number(match[1]) * { m: 1, h: 60, d: 24 * 60 }[match[2] as 'm' | 'h' | 'd']
 }
 
 function publicAccount(account: AccountState) {
@@ -86,6 +104,11 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'caller-id': { type: 'string' },
           country: { type: 'string' },
           industry: { type: 'string' },
+          'lead-time-guard': { type: 'string' },
+          cps: { type: 'string' },
+          'follow-up': { type: 'string' },
+          'on-answer': { type: 'string' },
+          'stale-after': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -99,6 +122,16 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values['caller-id'] !== undefined) changes.callerId = values['caller-id'] === 'none' ? null : values['caller-id']
       if (values.country !== undefined) changes.defaultCountry = values.country
       if (values.industry !== undefined) changes.industry = values.industry === 'none' ? null : values.industry
+      const guard = onOff(values['lead-time-guard'], '--lead-time-guard')
+      if (guard !== undefined) changes.leadTimeGuard = guard
+      if (values.cps !== undefined) {
+        const cps = Number(values.cps)
+        if (!Number.isFinite(cps)) throw new UsageError('--cps takes a number of calls per second, such as 1 or 0.5')
+        changes.callsPerSecond = cps
+      }
+      if (values['follow-up'] !== undefined) changes.followUp = values['follow-up']
+      if (values['on-answer'] !== undefined) changes.onAnswer = values['on-answer']
+      if (values['stale-after'] !== undefined) changes.staleAfterMinutes = parseDuration(values['stale-after'], '--stale-after')
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
         await leadline.accounts.require(accountId)

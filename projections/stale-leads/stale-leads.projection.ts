@@ -1,0 +1,98 @@
+/**
+ * The stale-leads view behind get_next_actions: per lead, when it was last contacted (a call placed
+ * or a text sent) and whether anything came back since (an answered call, a reply, an update, a
+ * payment). `pending_since` is the last contact with no touch after it; null once the lead touches back.
+ */
+import type { Database } from 'better-sqlite3'
+import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
+import type { Projection } from '../../src/read-models/projection.ts'
+import { statement } from '../../src/read-models/statement-cache.ts'
+
+/** Event types that count as the lead touching back (inbound), beyond LeadUpdated and CallAnswered. */
+export const INBOUND_TOUCHES = ['PaymentSettled', 'TextReplyReceived'] as const
+/** Event types that count as a contact going out, beyond CallPlaced. */
+export const OUTBOUND_CONTACTS = ['PayLinkTexted'] as const
+
+export const staleLeadsProjection: Projection = {
+  name: 'stale-leads',
+  version: 1,
+  handles: [
+    'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
+    ...INBOUND_TOUCHES, ...OUTBOUND_CONTACTS,
+  ],
+  tables: ['lead_activity'],
+
+  setup(db: Database) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS lead_activity (
+        stream TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        lead_id TEXT NOT NULL,
+        name TEXT,
+        phone TEXT NOT NULL,
+        state TEXT,
+        source TEXT,
+        do_not_call INTEGER NOT NULL DEFAULT 0,
+        received_at TEXT NOT NULL,
+        last_touch_at TEXT NOT NULL,
+        last_contact_at TEXT,
+        pending_since TEXT,
+        contacted INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX IF NOT EXISTS lead_activity_never_contacted ON lead_activity (account_id, contacted, do_not_call, received_at);
+      CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since);
+    `)
+  },
+
+  apply(db: Database, recorded: RecordedEvent) {
+    const event = recorded as unknown as LeadEvent | { type: string; data: { at?: string } }
+    const touch = (at: string, extra = '', ...values: unknown[]) =>
+      statement(db, `UPDATE lead_activity SET last_touch_at = max(last_touch_at, ?)${extra} WHERE stream = ?`).run(at, ...values, recorded.stream)
+    switch (event.type) {
+      case 'LeadReceived': {
+        const { fields, leadId, accountId, receivedAt } = (event as Extract<LeadEvent, { type: 'LeadReceived' }>).data
+        statement(
+          db,
+          `INSERT OR IGNORE INTO lead_activity (stream, account_id, lead_id, name, phone, state, source, do_not_call, received_at, last_touch_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(recorded.stream, accountId, leadId, fields.fullName ?? fields.firstName ?? null, fields.phone, fields.state ?? null, fields.source ?? null,
+          fields.doNotCall === true ? 1 : 0, receivedAt, receivedAt)
+        return
+      }
+      case 'LeadUpdated': {
+        const { changes, updatedAt } = (event as Extract<LeadEvent, { type: 'LeadUpdated' }>).data
+        touch(
+          updatedAt,
+          ', pending_since = NULL, name = coalesce(?, name), phone = coalesce(?, phone), state = coalesce(?, state), source = coalesce(?, source), do_not_call = max(do_not_call, ?)',
+          changes.fullName ?? null, changes.phone ?? null, changes.state ?? null, changes.source ?? null, changes.doNotCall === true ? 1 : 0,
+        )
+        return
+      }
+      case 'LeadMarkedDoNotCall':
+        statement(db, 'UPDATE lead_activity SET do_not_call = 1 WHERE stream = ?').run(recorded.stream)
+        return
+      case 'LeadDoNotCallCleared':
+        statement(db, 'UPDATE lead_activity SET do_not_call = 0 WHERE stream = ?').run(recorded.stream)
+        return
+      case 'CallDecided':
+        statement(db, 'UPDATE lead_activity SET attempts = attempts + 1 WHERE stream = ?').run(recorded.stream)
+        return
+      case 'CallPlaced': {
+        const at = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data.placedAt
+        touch(at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
+        return
+      }
+      case 'CallAnswered':
+        touch((event as Extract<LeadEvent, { type: 'CallAnswered' }>).data.at, ', pending_since = NULL')
+        return
+      default: {
+        // Payments and texts (the payments issue): a pay-link texted is a contact; a payment or reply is a touch back.
+        const at = (event.data as { at?: string }).at ?? recorded.recordedAt
+        if ((OUTBOUND_CONTACTS as readonly string[]).includes(event.type)) touch(at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
+        else touch(at, ', pending_since = NULL')
+      }
+    }
+  },
+}

@@ -1,0 +1,136 @@
+/**
+ * The tool client (spec §4.2: "a command-line client exists as a wrapper over exactly these calls"):
+ * `leadline tools | next-actions | lead | call | dnc` call a running server's tool endpoint with
+ * LEADLINE_API_KEY, exactly as an agent would. Readable output by default, `--json` for the tool's
+ * own output.
+ */
+import { randomUUID } from 'node:crypto'
+import { json, parse, table, UsageError, type Io } from '../cli-io.ts'
+import { RemoteError, withRemote, type Remote, type ToolResult } from './remote.ts'
+
+/** Runs a remote command; with --json, a failure is also printed as `{"error": …}` on stdout. */
+async function remote(io: Io, asJson: boolean | undefined, use: (remote: Remote) => Promise<void>): Promise<void> {
+  try {
+    await withRemote(io, use)
+  } catch (error) {
+    if (asJson && error instanceof RemoteError && error.rpcError) io.out(json({ error: error.rpcError }))
+    throw error
+  }
+}
+
+/** The key a write command sends: the caller's, or a new one printed so a retry can reuse it. */
+function idempotencyKey(given: string | undefined, io: Io): string {
+  if (given !== undefined) return given
+  const key = `cli-${randomUUID()}`
+  io.err(`idempotency key: ${key} (to retry this exact call safely, repeat it with --idempotency-key ${key})`)
+  return key
+}
+
+function leadReference(values: { phone?: string | undefined; 'lead-id'?: string | undefined }): Record<string, string> {
+  if ((values.phone === undefined) === (values['lead-id'] === undefined)) throw new UsageError('give --phone or --lead-id (one of them)')
+  return values.phone !== undefined ? { phone: values.phone } : { lead_id: values['lead-id'] as string }
+}
+
+function replayNote(result: ToolResult): string {
+  return result.replayed ? '\n(the recorded result of an earlier call with this idempotency key: nothing was done again)' : ''
+}
+
+const firstSentence = (text: string) => /^[^.]*\.?/.exec(text)?.[0] ?? text
+const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value))
+
+export async function toolsCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, { json: { type: 'boolean' } })
+  await remote(io, values.json, async (r) => {
+    const { tools } = await r.listTools()
+    if (values.json) return io.out(json({ tools }))
+    io.out(
+      table(
+        ['tool', 'scope', 'what it does'],
+        tools.map((t) => [t.name, cell((t._meta as Record<string, unknown> | undefined)?.['leadline/scope']), firstSentence(t.description ?? '')]),
+      ),
+    )
+  })
+}
+
+export async function nextActionsCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, { limit: { type: 'string' }, json: { type: 'boolean' } })
+  const limit = values.limit === undefined ? undefined : Number(values.limit)
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError('--limit takes a whole number from 1')
+  await remote(io, values.json, async (r) => {
+    const { output } = await r.call('get_next_actions', limit === undefined ? {} : { limit })
+    if (values.json) return io.out(json(output))
+    const stale = output.stale_leads as Array<Record<string, unknown>>
+    io.out(
+      [
+        String(output.summary),
+        ...(stale.length === 0
+          ? []
+          : [
+              '',
+              table(
+                ['lead', 'name', 'phone', 'why', 'attempts', 'last touch', 'next allowed', 'suggested action'],
+                stale.map((l) => [l.lead_id, l.name, l.phone, l.why, l.attempts, l.last_touch, l.next_allowed_at ?? 'never', l.suggested_action].map(cell)),
+              ),
+            ]),
+      ].join('\n'),
+    )
+  })
+}
+
+export async function leadCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, { phone: { type: 'string' }, 'lead-id': { type: 'string' }, json: { type: 'boolean' } })
+  const reference = leadReference(values)
+  await remote(io, values.json, async (r) => {
+    const { output } = await r.call('get_lead', reference)
+    if (values.json) return io.out(json(output))
+    const lead = output.lead as Record<string, unknown>
+    const rows = Object.entries(lead)
+      .filter(([, v]) => v !== null && !(typeof v === 'object' && Object.keys(v as object).length === 0))
+      .map(([k, v]) => [k.replaceAll('_', ' '), typeof v === 'object' ? JSON.stringify(v) : String(v)])
+    const width = Math.max(...rows.map(([k]) => (k as string).length))
+    io.out(rows.map(([k, v]) => `${(k as string).padEnd(width)}  ${v}`).join('\n'))
+  })
+}
+
+export async function callCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, {
+    phone: { type: 'string' },
+    name: { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  })
+  if (values.phone === undefined || values.name === undefined) throw new UsageError('call needs --phone and --name')
+  const dryRun = values['dry-run'] === true
+  const key = idempotencyKey(values['idempotency-key'], io)
+  await remote(io, values.json, async (r) => {
+    const result = await r.call('place_call', { phone: values.phone, name: values.name, idempotency_key: key, dry_run: dryRun })
+    const out = result.output
+    if (values.json) return io.out(json(out))
+    const check = out.check as Record<string, unknown>
+    const line =
+      out.status === 'placed'
+        ? `call ${cell(out.call_id)} placed to ${cell(out.to)} from ${cell(out.from)} (lead ${cell(out.lead_id)}, ${cell(out.carrier)})`
+        : out.status === 'would_call'
+          ? `dry run: a call to ${cell(out.to)} would go out now from ${cell(out.from)}; nothing was done`
+          : `dry run: no call to ${cell(out.to)} now: ${cell(check.message)}${check.next_allowed_at ? ` (next allowed at ${cell(check.next_allowed_at)})` : ''}; nothing was done`
+    io.out(line + replayNote(result))
+  })
+}
+
+export async function dncCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, {
+    phone: { type: 'string' },
+    'lead-id': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  })
+  const reference = leadReference(values)
+  const key = idempotencyKey(values['idempotency-key'], io)
+  await remote(io, values.json, async (r) => {
+    const result = await r.call('mark_do_not_call', { ...reference, idempotency_key: key, dry_run: values['dry-run'] === true })
+    if (values.json) return io.out(json(result.output))
+    io.out(String(result.output.message) + replayNote(result))
+  })
+}

@@ -1,0 +1,106 @@
+/**
+ * The CLI's side of the tool endpoint: the MCP SDK's Client over Streamable HTTP, pointed at
+ * LEADLINE_URL with LEADLINE_API_KEY, and JSON-RPC errors turned into one-line messages with their
+ * own exit codes (docs/cli.md#exit-codes).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { McpError, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js'
+import { EXIT, type Io } from '../cli-io.ts'
+
+export const DEFAULT_URL = 'http://127.0.0.1:3000'
+
+/** Exit codes of the tool client, beyond 0 done, 1 failed and 2 bad input. */
+export const REMOTE_EXIT = { auth: 3, scope: 4, invalidArguments: 5, toolFailed: 6, rateLimited: 7 } as const
+
+const EXIT_BY_RPC_CODE: Readonly<Record<number, number>> = {
+  [-32001]: REMOTE_EXIT.auth,
+  [-32003]: REMOTE_EXIT.scope,
+  [-32602]: REMOTE_EXIT.invalidArguments,
+  [-32603]: REMOTE_EXIT.toolFailed,
+  [-32029]: REMOTE_EXIT.rateLimited,
+}
+
+/** A failed remote call: printed as one line, the process exits with `exitCode`. */
+export class RemoteError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    /** The JSON-RPC error as the server sent it, for --json. */
+    readonly rpcError: { code: number; message: string; data: unknown } | null = null,
+  ) {
+    super(message)
+    this.name = 'RemoteError'
+  }
+}
+
+export interface ToolResult {
+  readonly output: Record<string, unknown>
+  /** True when the server answered with the recorded result of an earlier call with the same idempotency key. */
+  readonly replayed: boolean
+}
+
+export interface Remote {
+  listTools(): Promise<ListToolsResult>
+  call(name: string, args: Record<string, unknown>): Promise<ToolResult>
+}
+
+function describeData(data: Record<string, unknown>): string {
+  const parts = [String(data.code)]
+  if (typeof data.next_allowed_at === 'string') parts.push(`next allowed at ${data.next_allowed_at}`)
+  if (typeof data.retry_after_seconds === 'number') parts.push(`retry in ${data.retry_after_seconds} s`)
+  if (typeof data.scope === 'string') parts.push(`needs scope ${data.scope}`)
+  return parts.join('; ')
+}
+
+/** Any failure of a remote call as a RemoteError: our JSON-RPC errors by their code, the rest as "failed" (1). */
+export function remoteError(error: unknown, url: string): RemoteError {
+  if (error instanceof RemoteError) return error
+  if (error instanceof McpError) {
+    const data = typeof error.data === 'object' && error.data !== null ? (error.data as Record<string, unknown>) : {}
+    const message = error.message.replace(/^MCP error -?\d+: /, '')
+    // Only the server's errors carry data.code; the SDK's own (a timeout reuses -32001) do not.
+    if (typeof data.code !== 'string') return new RemoteError(message, EXIT.failed)
+    return new RemoteError(`${message} (${describeData(data)})`, EXIT_BY_RPC_CODE[error.code] ?? EXIT.failed, {
+      code: error.code,
+      message,
+      data,
+    })
+  }
+  if (error instanceof StreamableHTTPError) return new RemoteError(`the tool endpoint at ${url} answered: ${error.message.replace(/^Streamable HTTP error: /, '')}`, EXIT.failed)
+  const cause = (error as { cause?: { code?: string } }).cause?.code
+  return new RemoteError(`cannot reach the tool endpoint at ${url}${cause ? ` (${cause})` : ''}: is the server running? (LEADLINE_URL)`, EXIT.failed)
+}
+
+/** Connects (initialize), runs `use`, and always disconnects. */
+export async function withRemote<T>(io: Io, use: (remote: Remote) => Promise<T>): Promise<T> {
+  const base = io.env.LEADLINE_URL?.trim() || DEFAULT_URL
+  const apiKey = io.env.LEADLINE_API_KEY?.trim()
+  if (!apiKey) throw new RemoteError('LEADLINE_API_KEY is not set: create a key with `leadline key create` and export it', REMOTE_EXIT.auth)
+  let endpoint: URL
+  try {
+    endpoint = new URL('api/mcp', base.endsWith('/') ? base : `${base}/`)
+  } catch {
+    throw new RemoteError(`LEADLINE_URL is not a URL: ${base}`, EXIT.usage)
+  }
+  const client = new Client({ name: 'leadline-cli', version: '1.0.0' })
+  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } })
+  const url = endpoint.href
+  try {
+    await client.connect(transport)
+    return await use({
+      listTools: () => client.listTools(),
+      async call(name, args) {
+        const result = await client.callTool({ name, arguments: args })
+        return {
+          output: (result.structuredContent ?? JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '{}')) as Record<string, unknown>,
+          replayed: (result._meta as Record<string, unknown> | undefined)?.['leadline/replayed'] === true,
+        }
+      },
+    })
+  } catch (error) {
+    throw remoteError(error, url)
+  } finally {
+    await client.close().catch(() => undefined)
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * get_next_actions: the leads that need a person (or an agent) now. Stale means contacted but not
+ * touched back for longer than the account's threshold, or new and never contacted 15 minutes after
+ * arriving. Each comes with the suggested call and when it is next allowed (the calling-hours rule).
+ */
+import type { AccountState } from '../domain/account/account.decider.ts'
+import { callPermission } from '../domain/dialing/calling-window.ts'
+import { leadTimeZone } from '../domain/dialing/lead-time-zone.ts'
+import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from '../../projections/stale-leads/stale-leads.queries.ts'
+import type { NextActions, NextActionsApi, StaleLead } from './dialing.types.ts'
+
+/** A new lead not contacted within this long is stale. */
+export const NEVER_CONTACTED_AFTER_MINUTES = 15
+export const DEFAULT_NEXT_ACTIONS = 20
+export const MAX_NEXT_ACTIONS = 100
+
+function plural(n: number, one: string, many: string): string {
+  const shown = n >= COUNT_CAP ? `${COUNT_CAP.toLocaleString('en-US')}+` : String(n)
+  return `${shown} ${n === 1 ? one : many}`
+}
+
+function duration(minutes: number): string {
+  if (minutes % (24 * 60) === 0) return minutes === 24 * 60 ? '24 hours' : `${minutes / (24 * 60)} days`
+  if (minutes % 60 === 0) return `${minutes / 60} hour${minutes === 60 ? '' : 's'}`
+  return `${minutes} minutes`
+}
+
+export class NextActionsService implements NextActionsApi {
+  constructor(
+    private readonly queries: StaleLeadsQueries,
+    private readonly clock: () => Date,
+  ) {}
+
+  async getNextActions(account: AccountState, options: { limit?: number } = {}): Promise<NextActions> {
+    const now = this.clock()
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_NEXT_ACTIONS), 1), MAX_NEXT_ACTIONS)
+    const staleAfter = account.settings.staleAfterMinutes
+    const newCutoff = new Date(now.getTime() - NEVER_CONTACTED_AFTER_MINUTES * 60_000).toISOString()
+    const staleCutoff = new Date(now.getTime() - staleAfter * 60_000).toISOString()
+    const id = account.accountId
+
+    const fresh = this.queries.neverContacted(id, newCutoff, limit)
+    const waiting = this.queries.contactedUntouched(id, staleCutoff, limit)
+    // Half the page each, the rest to whichever has more.
+    const half = Math.ceil(limit / 2)
+    const takeWaiting = Math.min(waiting.length, Math.max(half, limit - fresh.length))
+    const takeFresh = Math.min(fresh.length, limit - takeWaiting)
+    const nextAllowed = this.nextAllowedFor(account, now)
+    const item = (row: LeadActivityRow, why: 'never_contacted' | 'contacted_untouched'): StaleLead => ({
+      lead_id: row.leadId,
+      name: row.name,
+      phone: row.phone,
+      source: row.source,
+      last_touch: row.lastTouchAt,
+      attempts: row.attempts,
+      why,
+      suggested_action: why === 'never_contacted' ? 'call: a new lead nobody has reached yet' : 'call again: contacted, no answer or reply since',
+      next_allowed_at: nextAllowed(row),
+    })
+    const stale_leads = [...fresh.slice(0, takeFresh).map((r) => item(r, 'never_contacted')), ...waiting.slice(0, takeWaiting).map((r) => item(r, 'contacted_untouched'))]
+
+    const untouched = waiting.length < limit ? waiting.length : this.queries.countContactedUntouched(id, staleCutoff)
+    const never = fresh.length < limit ? fresh.length : this.queries.countNeverContacted(id, newCutoff)
+    const summary =
+      untouched + never === 0
+        ? `No stale leads: every contacted lead was touched within ${duration(staleAfter)} and every new lead was contacted within ${NEVER_CONTACTED_AFTER_MINUTES} minutes.`
+        : `${plural(untouched, 'lead was', 'leads were')} contacted but untouched for over ${duration(staleAfter)}; ${plural(never, 'new lead has', 'new leads have')} not been contacted ${NEVER_CONTACTED_AFTER_MINUTES} minutes after arriving.`
+    return { summary, stale_leads }
+  }
+
+  /** When each lead may next be called (calling hours and the lead-time guard); once per lead zone, since that is all it depends on. */
+  private nextAllowedFor(account: AccountState, now: Date): (row: LeadActivityRow) => string | null {
+    const byZone = new Map<string, string | null>()
+    return (row) => {
+      const zone = leadTimeZone({ ...(row.state ? { state: row.state } : {}), phone: row.phone })?.zone ?? 'account'
+      if (!byZone.has(zone)) {
+        const { timeZone, callingHours, leadTimeGuard } = account.settings
+        const permission = callPermission({ timeZone, callingHours, leadTimeGuard }, { phone: row.phone, ...(row.state ? { state: row.state } : {}) }, now)
+        byZone.set(zone, permission.allowed ? now.toISOString() : permission.nextAllowedAt)
+      }
+      return byZone.get(zone) ?? null
+    }
+  }
+}

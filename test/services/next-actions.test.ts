@@ -1,0 +1,61 @@
+import t from 'tap'
+import { buildApp } from '../helpers/build-app.ts'
+
+const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 10:00 in New York
+
+async function setup(t: Parameters<typeof buildApp>[0], settings: Record<string, unknown> = {}) {
+  let now = START.getTime()
+  const built = await buildApp(t, { clock: () => new Date(now), env: { LEADLINE_SIMULATED_OUTCOME: 'no-answer', LEADLINE_SIMULATED_DELAY_MS: '10' } })
+  const { account, token } = await built.createAccount('Acme', { callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, ...settings })
+  const post = (phone: string, body: object = {}) =>
+    built.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: { phone, ...body } })
+  const next = async () => {
+    await built.leadline.runner.catchUp()
+    return built.leadline.nextActions.getNextActions((await built.leadline.accounts.get(account.accountId))!)
+  }
+  return { ...built, account, post, next, advance: (minutes: number) => (now += minutes * 60_000) }
+}
+
+t.test('new leads become stale 15 minutes after arriving if nobody contacted them', async (t) => {
+  const { post, next, advance } = await setup(t)
+  await post('5125550101', { name: 'Ann Lee', source: 'Web' })
+  advance(14)
+  t.same((await next()).stale_leads, [], 'not yet at 14 minutes')
+  t.match((await next()).summary, /^No stale leads/)
+  await post('5125550102', { name: 'Bo Diaz' })
+  advance(2)
+  const result = await next()
+  t.equal(result.stale_leads.length, 1)
+  t.match(result.stale_leads[0], { name: 'Ann Lee', phone: '+15125550101', source: 'Web', attempts: 0, why: 'never_contacted', suggested_action: /^call/, next_allowed_at: new Date(START.getTime() + 16 * 60_000).toISOString() })
+  t.equal(result.summary, '0 leads were contacted but untouched for over 24 hours; 1 new lead has not been contacted 15 minutes after arriving.')
+})
+
+t.test('contacted leads with no touch back for longer than the threshold are stale; an update touches them', async (t) => {
+  const { post, next, advance, leadline, account } = await setup(t, { speedToLead: true, callerId: '+15125550100', followUp: 'off' })
+  await post('5125550103', { name: 'Cy Park' })
+  await post('5125550104', { name: 'Di Wu' })
+  // Speed to lead calls both; the simulated carrier reports no answer.
+  for (let i = 0; i < 100 && leadline.calls.forStream(`lead-${account.accountId}-5125550104`)[0]?.outcome !== 'no-answer'; i++) {
+    await new Promise((r) => setTimeout(r, 20))
+    await leadline.runner.catchUp()
+  }
+  advance(23 * 60)
+  t.same((await next()).stale_leads, [], 'contacted 23 hours ago: not stale yet')
+  await post('5125550104', { email: 'di@example.com' })
+  advance(2 * 60)
+  const result = await next()
+  t.same(result.stale_leads.map((l) => [l.name, l.why, l.attempts]), [['Cy Park', 'contacted_untouched', 1]], 'the update touched Di Wu')
+  t.match(result.summary, /^1 lead was contacted but untouched for over 24 hours; 0 new leads/)
+})
+
+t.test('do-not-call leads are never suggested; next allowed time follows calling hours; the limit bounds the list', async (t) => {
+  const { post, next, advance } = await setup(t, { callingHours: 'mon-fri 09:00-17:00' })
+  await post('5125550105', { dnc: 'yes' })
+  for (let i = 0; i < 30; i++) await post(`51255502${String(i).padStart(2, '0')}`)
+  advance(9 * 60) // 19:00 in New York: outside calling hours
+  const result = await next()
+  t.equal(result.stale_leads.length, 20, 'a page of 20 by default')
+  t.notOk(result.stale_leads.some((l) => l.phone === '+15125550105'))
+  t.ok(result.stale_leads.every((l) => l.next_allowed_at === '2026-03-11T13:00:00.000Z'), 'next allowed: 09:00 New York the next morning')
+  t.match(result.summary, /30 new leads have not been contacted/)
+})
