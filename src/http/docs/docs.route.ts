@@ -1,0 +1,104 @@
+/**
+ * The documentation (spec §1.9): `GET /docs` (the quick start), `/docs/<page>` (HTML),
+ * `/docs/<page>.md` (markdown), `/docs/llms.txt` and `/docs/llms-full.txt`. Pages are read from
+ * `docs/` once at start; a request only picks a prepared body, so no request reaches the disk and
+ * a page name cannot name a file.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { INDEX_PAGE, loadDocsSource, PAGE_NAME, type DocsSource } from './docs-source.ts'
+import { buildDocsSite, type DocsSite, type Representation } from './docs-site.ts'
+import { STYLE_HASH } from './layout.ts'
+
+export interface DocsOptions {
+  /** Pages already loaded (tests); otherwise `docs/` of this checkout is read. */
+  readonly source?: DocsSource
+  /** Overrides the app's public URL. */
+  readonly publicUrl?: string
+}
+
+export const CACHE_CONTROL = 'public, max-age=300'
+
+/** Only this page's own style sheet: no scripts, no frames, nothing fetched from elsewhere. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  `style-src ${STYLE_HASH}`,
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const HTML_HEADERS = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+} as const
+
+/** True when an If-None-Match header names this ETag (weak comparison, RFC 9110 §13.1.2). */
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false
+  if (ifNoneMatch.trim() === '*') return true
+  const opaque = etag.replace(/^W\//, '')
+  return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque)
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, rep: Representation, status = 200): FastifyReply {
+  reply.header('x-content-type-options', 'nosniff')
+  if (rep.contentType.startsWith('text/html')) reply.headers(HTML_HEADERS)
+  if (status !== 200) return reply.code(status).header('cache-control', 'no-store').type(rep.contentType).send(rep.body)
+  reply.header('etag', rep.etag).header('cache-control', CACHE_CONTROL)
+  if (matchesEtag(request.headers['if-none-match'], rep.etag)) return reply.code(304).send()
+  return reply.code(200).type(rep.contentType).send(rep.body)
+}
+
+// A process reads docs/ once and builds a site once per public URL, however many apps it starts
+// (a server starts one; the test suite starts hundreds).
+let checkoutDocs: DocsSource | undefined
+const sites = new WeakMap<DocsSource, Map<string, DocsSite>>()
+
+function siteFor(source: DocsSource, publicUrl: string): DocsSite {
+  const byUrl = sites.get(source) ?? new Map<string, DocsSite>()
+  sites.set(source, byUrl)
+  let site = byUrl.get(publicUrl)
+  if (!site) {
+    site = buildDocsSite(source, publicUrl)
+    byUrl.set(publicUrl, site)
+  }
+  return site
+}
+
+export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, options) => {
+  const source = options.source ?? (checkoutDocs ??= loadDocsSource())
+  const site = siteFor(source, options.publicUrl ?? fastify.publicUrl)
+  const index = site.pages.get(INDEX_PAGE)
+  if (!index) throw new Error(`docs: the ${INDEX_PAGE} page is missing`)
+  const home = site.docsPath
+
+  // HTML pages name their markdown, for agents that arrive at the HTML first.
+  const alternate = (reply: FastifyReply, name: string) =>
+    reply.header('link', `<${site.docsPath}/${name}.md>; rel="alternate"; type="text/markdown"`)
+
+  fastify.get('/docs', (request, reply) => send(request, alternate(reply, INDEX_PAGE), index.html))
+  // The home page's own URL plus `.md` (spec §1.9); /docs/index.md serves the same.
+  fastify.get('/docs.md', (request, reply) => send(request, reply, index.markdown))
+  fastify.get('/docs/', (_request, reply) => reply.redirect(home, 301))
+  fastify.get('/docs/llms.txt', (request, reply) => send(request, reply, site.llmsTxt))
+  fastify.get('/docs/llms-full.txt', (request, reply) => send(request, reply, site.llmsFullTxt))
+
+  fastify.get<{ Params: { name: string } }>('/docs/:name', (request, reply) => {
+    const requested = request.params.name
+    const markdown = requested.endsWith('.md')
+    const name = markdown ? requested.slice(0, -'.md'.length) : requested
+    const page = PAGE_NAME.test(name) ? site.pages.get(name) : undefined
+    if (!page) return send(request, reply, markdown ? site.notFoundText : site.notFoundHtml, 404)
+    if (markdown) return send(request, reply, page.markdown)
+    if (name === INDEX_PAGE) return reply.redirect(home, 301)
+    return send(request, alternate(reply, name), page.html)
+  })
+
+  // Deeper paths (`/docs/a/b`, `/docs//x`) are never pages.
+  fastify.get<{ Params: { '*': string } }>('/docs/*', (request, reply) =>
+    send(request, reply, request.params['*'].endsWith('.md') ? site.notFoundText : site.notFoundHtml, 404),
+  )
+}
