@@ -1,6 +1,6 @@
 import path from 'node:path'
 import t from 'tap'
-import { runLeadline, startServer } from '../helpers/cli.ts'
+import { runLeadline, runLeadlineInProcess, startServer } from '../helpers/cli.ts'
 
 function envFor(dir: string): NodeJS.ProcessEnv {
   return { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com' }
@@ -20,18 +20,18 @@ t.test('account, key and token commands: readable output, --json, and exit 2 on 
     webhookUrl: 'https://leads.example.com/api/ingest/lead',
   })
 
-  const readable = await runLeadline(['account', 'create', '--name', 'Second'], env)
+  const readable = await runLeadlineInProcess(['account', 'create', '--name', 'Second'], env)
   t.equal(readable.code, 0)
   t.match(readable.stdout, /account acc_\w+ created: Second\nwebhook token \(shown once, store it now\): llwh_\w+\nwebhook URL: https:\/\/leads\.example\.com\/api\/ingest\/lead/)
 
-  const list = await runLeadline(['account', 'list', '--json'], env)
+  const list = await runLeadlineInProcess(['account', 'list', '--json'], env)
   t.same(JSON.parse(list.stdout).map((a: { name: string }) => a.name), ['Acme Solar', 'Second'])
-  t.match((await runLeadline(['account', 'list'], env)).stdout, /account\s+name\s+time zone[\s\S]*Acme Solar/)
+  t.match((await runLeadlineInProcess(['account', 'list'], env)).stdout, /account\s+name\s+time zone[\s\S]*Acme Solar/)
 
-  const set = await runLeadline(['account', 'set', account.accountId, '--speed-to-lead', 'on', '--calling-hours', 'mon-fri 08:00-20:00, sat 10:00-14:00', '--caller-id', '+15125550100', '--industry', 'solar', '--json'], env)
+  const set = await runLeadlineInProcess(['account', 'set', account.accountId, '--speed-to-lead', 'on', '--calling-hours', 'mon-fri 08:00-20:00, sat 10:00-14:00', '--caller-id', '+15125550100', '--industry', 'solar', '--json'], env)
   t.equal(set.code, 0, set.stderr)
   t.match(JSON.parse(set.stdout).settings, { speedToLead: true, callingHours: 'mon-fri 08:00-20:00, sat 10:00-14:00', callerId: '+15125550100', industry: 'solar' })
-  t.match((await runLeadline(['account', 'show', account.accountId], env)).stdout, /speed to lead\s+on\ncalling hours\s+mon-fri 08:00-20:00, sat 10:00-14:00/)
+  t.match((await runLeadlineInProcess(['account', 'show', account.accountId], env)).stdout, /speed to lead\s+on\ncalling hours\s+mon-fri 08:00-20:00, sat 10:00-14:00/)
 
   // Bad input: one line on stderr, exit 2, nothing changed.
   const badInputs: Array<[string[], RegExp]> = [
@@ -48,29 +48,32 @@ t.test('account, key and token commands: readable output, --json, and exit 2 on 
     [['frobnicate'], /unknown command "frobnicate"/],
   ]
   for (const [args, message] of badInputs) {
-    const result = await runLeadline(args, env)
+    const result = await runLeadlineInProcess(args, env)
     t.equal(result.code, 2, `${args.join(' ')}: exit 2`)
     t.match(result.stderr, message, args.join(' '))
     t.equal(result.stderr.trim().split('\n').length, 1, `${args.join(' ')}: one line`)
   }
-  t.match(JSON.parse((await runLeadline(['account', 'show', account.accountId, '--json'], env)).stdout).settings, { callingHours: 'mon-fri 08:00-20:00, sat 10:00-14:00', timeZone: 'America/Chicago' }, 'the failed commands changed nothing')
+  t.match(JSON.parse((await runLeadlineInProcess(['account', 'show', account.accountId, '--json'], env)).stdout).settings, { callingHours: 'mon-fri 08:00-20:00, sat 10:00-14:00', timeZone: 'America/Chicago' }, 'the failed commands changed nothing')
 
-  const key = await runLeadline(['key', 'create', '--account', account.accountId, '--scopes', 'dial,read', '--label', 'agent', '--json'], env)
+  const key = await runLeadlineInProcess(['key', 'create', '--account', account.accountId, '--scopes', 'dial,read', '--label', 'agent', '--json'], env)
   t.equal(key.code, 0, key.stderr)
   const keyJson = JSON.parse(key.stdout)
   t.match(keyJson, { keyId: /^key_/, key: /^ll_live_[0-9a-z]{32}$/, scopes: ['read', 'dial'], label: 'agent' })
-  const keys = JSON.parse((await runLeadline(['key', 'list', '--account', account.accountId, '--json'], env)).stdout)
+  const keys = JSON.parse((await runLeadlineInProcess(['key', 'list', '--account', account.accountId, '--json'], env)).stdout)
   t.match(keys, [{ keyId: keyJson.keyId, scopes: ['read', 'dial'], label: 'agent', revokedAt: null }])
   t.notOk(JSON.stringify(keys).includes(keyJson.key), 'a listed key never shows the secret')
-  t.equal((await runLeadline(['key', 'revoke', keyJson.keyId], env)).code, 0)
-  t.match((await runLeadline(['key', 'list', '--account', account.accountId], env)).stdout, /revoked 20/)
+  t.equal((await runLeadlineInProcess(['key', 'revoke', keyJson.keyId], env)).code, 0)
+  t.match((await runLeadlineInProcess(['key', 'list', '--account', account.accountId], env)).stdout, /revoked 20/)
 
-  const rotated = JSON.parse((await runLeadline(['token', 'rotate', '--account', account.accountId, '--json'], env)).stdout)
+  const rotated = JSON.parse((await runLeadlineInProcess(['token', 'rotate', '--account', account.accountId, '--json'], env)).stdout)
   t.match(rotated, { accountId: account.accountId, tokenId: /^wht_/, token: /^llwh_/ })
   t.not(rotated.token, account.webhookToken.token)
 
-  t.equal((await runLeadline([], env)).code, 2, 'no command: usage, exit 2')
-  t.match((await runLeadline(['help'], env)).stdout, /leadline account create --name NAME/)
+  const usage = await runLeadline(['account', 'set', account.accountId, '--speed-to-lead', 'maybe'], env)
+  t.equal(usage.code, 2, 'the real binary exits 2 on bad input')
+  t.equal(usage.stderr.trim(), 'leadline: --speed-to-lead takes on or off')
+  t.equal((await runLeadlineInProcess([], env)).code, 2, 'no command: usage, exit 2')
+  t.match((await runLeadlineInProcess(['help'], env)).stdout, /leadline account create --name NAME/)
 })
 
 t.test('the CLI works on the store while a server runs on it', async (t) => {

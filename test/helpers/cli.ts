@@ -77,3 +77,16 @@ export async function startServer(env: NodeJS.ProcessEnv, options: { port?: numb
     },
   }
 }
+
+/** Runs the CLI in this process (same code path as bin/leadline.js, minus process start-up): for the many small cases. */
+export async function runLeadlineInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const { runCli } = await import('../../src/cli/main.ts')
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, {
+    out: (text) => (stdout += text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => (stderr += text.endsWith('\n') ? text : `${text}\n`),
+    env: { LOG_LEVEL: 'warn', ...env },
+  })
+  return { code, stdout, stderr }
+}

@@ -36,8 +36,9 @@ t.test('a JSON lead is created (201), grouped into Inbound Leads, then updated (
   t.match(again.json(), { leadId: body.leadId, created: false, phone: '+15551234567', lists: ['Inbound Leads'] })
 
   const stream = `lead-${account.accountId}-5551234567`
-  t.same(await eventTypes(leadline, stream), ['LeadReceived', 'LeadAddedToList', 'LeadUpdated'])
-  const [, , updated] = await leadline.store.readStream(stream)
+  // Speed to lead is off by default: its decision not to call is on the history too (spec §4.1.7).
+  t.same(await eventTypes(leadline, stream), ['LeadReceived', 'LeadAddedToList', 'SpeedToLeadSkipped', 'LeadUpdated'])
+  const updated = (await leadline.store.readStream(stream)).find((e) => e.type === 'LeadUpdated')
   t.same((updated?.data as { changes: unknown }).changes, { vendor: 'LeadCo' }, 'only what changed; the empty email erased nothing')
 
   await leadline.runner.catchUp()
