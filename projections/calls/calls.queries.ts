@@ -62,6 +62,11 @@ export class CallsQueries {
     )
   }
 
+  /** True while some attempt has been claimed but has no outcome yet (its carrier request is in flight). */
+  hasAttemptsInFlight(): boolean {
+    return statement(this.db, "SELECT 1 FROM calls WHERE stage = 'started' LIMIT 1").get() !== undefined
+  }
+
   dueFollowUps(now: string, limit = 500): DueFollowUp[] {
     return statement(this.db, 'SELECT stream, account_id AS accountId, attempt, due_at AS dueAt FROM follow_ups WHERE due_at <= ? ORDER BY due_at LIMIT ?').all(
       now,

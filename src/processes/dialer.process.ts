@@ -10,7 +10,7 @@ export function dialerProcess(dialing: DialingService): Reactor {
     handles: ['CallDecided'],
     async react(event: RecordedEvent) {
       // Queued, not awaited: a paced call must not hold back the rest of the log.
-      void dialing.dial(event.stream, (event as unknown as CallDecided).data.decisionId)
+      dialing.queue(event.stream, (event as unknown as CallDecided).data.decisionId)
     },
   }
 }

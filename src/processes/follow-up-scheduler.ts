@@ -61,7 +61,10 @@ export class FollowUpScheduler {
 
   start(intervalMs = 1000): void {
     if (this.timer) return
-    this.timer = setInterval(() => void this.tick(), intervalMs)
+    // A tick that fails as a whole (the store is down) is logged; the next tick tries again.
+    this.timer = setInterval(() => {
+      this.tick().catch((error: unknown) => this.deps.logger?.error({ err: error }, 'follow-up tick failed'))
+    }, intervalMs)
     this.timer.unref()
   }
 

@@ -44,14 +44,19 @@ export class ProcessRunner {
     )
   }
 
+  /** Fixes where a runner that never ran begins (the head now); call before accepting traffic. Idempotent. */
+  async prepare(): Promise<number> {
+    const saved = this.checkpoint()
+    if (saved !== null) return saved
+    const head = await this.store.headPosition()
+    this.save(head)
+    this.logger?.info({ processes: this.name, from: head }, 'process managers start at the head of the log')
+    return head
+  }
+
   async start(): Promise<void> {
     if (this.loop) return
-    let from = this.checkpoint()
-    if (from === null) {
-      from = await this.store.headPosition()
-      this.save(from)
-      this.logger?.info({ processes: this.name, from }, 'process managers start at the head of the log')
-    }
+    const from = await this.prepare()
     const subscription = this.store.subscribe({ fromCheckpoint: from, maxBatchSize: 500 })
     this.subscription = subscription
     this.loop = (async () => {

@@ -15,9 +15,9 @@ import { DomainError } from '../domain/shared/decider.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, isRetryableCarrierFailure, type CallStatusUpdate, type Carrier } from '../integrations/carrier/carrier.port.ts'
-import { Pacer } from '../processes/pacer.ts'
+import { Pacer, type Started } from '../processes/pacer.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
-import type { CallsQueries } from '../../projections/calls/calls.queries.ts'
+import type { CallRow, CallsQueries } from '../../projections/calls/calls.queries.ts'
 import type { AccountsService } from './accounts.service.ts'
 import type { DialingApi, PlaceCallInput, PlaceCallResult } from './dialing.types.ts'
 
@@ -27,6 +27,10 @@ export const NODE_ID = `${os.hostname()}:${process.pid}`
 const DIALER: CommandContext['actor'] = { kind: 'process', id: 'dialer' }
 /** Retries of a carrier request that cannot have placed the call (429, connection refused). */
 const CARRIER_RETRIES = [250, 1000]
+/** Failures that are the call check's refusals (the carrier was never asked), not the carrier's. */
+const NOT_DIALED = new Set(['do_not_call', 'no_caller_id', 'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours'])
+/** How long a status callback for a call id not on the log yet waits for an in-flight attempt to record it. */
+const CALLBACK_WAIT_MS = 5000
 
 export type DialOutcome =
   | { kind: 'placed'; callId: string; carrier: string }
@@ -51,7 +55,8 @@ export class DialingService implements DialingApi {
   private readonly inFlight = new Set<string>()
 
   constructor(private readonly options: DialingOptions) {
-    this.pacer = new Pacer(() => options.clock().getTime())
+    // Pacing keeps monotonic time, not the business clock: a clock moved back must not stall a lane.
+    this.pacer = new Pacer()
   }
 
   /** The carrier is attached after construction: the simulated carrier reports back into this service. */
@@ -69,17 +74,32 @@ export class DialingService implements DialingApi {
     if (this.inFlight.has(decisionId)) return Promise.resolve({ kind: 'not_ours' })
     this.inFlight.add(decisionId)
     const accountId = parseLeadStream(stream)?.accountId ?? ''
-    return this.options.accounts.get(accountId).then((account) =>
-      this.pacer
-        .schedule(accountId, account?.settings.callsPerSecond ?? 1, () => this.perform(stream, decisionId, account))
-        .finally(() => this.inFlight.delete(decisionId)),
-    )
+    // Queued at once, before any lookup, so an account's calls keep the order they were decided in.
+    return this.pacer
+      .schedule(accountId, (started) => this.perform(stream, decisionId, accountId, started))
+      .finally(() => this.inFlight.delete(decisionId))
   }
 
-  private async perform(stream: string, decisionId: string, account: AccountState | null): Promise<DialOutcome> {
+  /** `dial` for the background (the dialer process, recovery): a failure is logged, never thrown. */
+  queue(stream: string, decisionId: string): void {
+    this.dial(stream, decisionId).catch((error: unknown) => {
+      // Unclaimed, the decision is dialed at the next start; claimed, the sweep marks it outcome unknown.
+      this.options.logger?.error({ err: error, decisionId, stream }, 'dialing failed')
+    })
+  }
+
+  private async perform(stream: string, decisionId: string, accountId: string, started: Started): Promise<DialOutcome> {
     const { commands, publicUrl, logger } = this.options
-    const claim = await commands.handle(stream, leadDecider, { type: 'StartCallAttempt', decisionId, node: NODE_ID }, { actor: DIALER })
-    if (claim.newEvents.length === 0) return { kind: 'not_ours' }
+    const account = await this.options.accounts.get(accountId)
+    const claim = await commands.handle(
+      stream,
+      leadDecider,
+      { type: 'StartCallAttempt', decisionId, node: NODE_ID, ...(account ? { settings: account.settings } : {}) },
+      { actor: DIALER },
+    )
+    const [claimed] = claim.newEvents
+    if (!claimed) return { kind: 'not_ours' }
+    if (claimed.type === 'CallFailed') return { kind: 'failed', failure: claimed.data.failure, message: claimed.data.message }
     const call = claim.state.dialing.calls[decisionId] as CallRecord
     const request = {
       from: call.from,
@@ -89,6 +109,8 @@ export class DialingService implements DialingApi {
       reference: decisionId,
       detectAnsweringMachine: false,
     }
+    // The call goes out now: the account's next call waits its spacing from here.
+    started(1000 / (account?.settings.callsPerSecond ?? 1))
     for (let attempt = 0; ; attempt++) {
       try {
         const placed = await this.carrier.placeCall(request)
@@ -122,12 +144,7 @@ export class DialingService implements DialingApi {
 
   /** A status the carrier reported (Twilio callback or the simulated carrier): recorded on its lead. */
   async recordCallStatus(update: CallStatusUpdate): Promise<boolean> {
-    let call = this.options.calls.byCallId(update.callId)
-    if (!call) {
-      // The callback can outrun the read model by a moment.
-      await this.options.runner.catchUp()
-      call = this.options.calls.byCallId(update.callId)
-    }
+    const call = await this.findCall(update.callId)
     if (!call) return false
     const account = await this.options.accounts.get(call.accountId)
     if (!account) return false
@@ -138,6 +155,22 @@ export class DialingService implements DialingApi {
       { actor: { kind: 'carrier', id: update.carrier } },
     )
     return true
+  }
+
+  /**
+   * The call a carrier call id belongs to. A callback can outrun the read model, and even the record
+   * of its own call (CallPlaced is appended once the carrier has answered the request), so while any
+   * attempt is in flight an unknown id is looked for again for a moment rather than dropped.
+   */
+  private async findCall(callId: string): Promise<CallRow | null> {
+    const { calls, runner } = this.options
+    const deadline = performance.now() + CALLBACK_WAIT_MS
+    for (;;) {
+      const call = calls.byCallId(callId) ?? (await runner.catchUp(), calls.byCallId(callId))
+      if (call) return call
+      if (performance.now() > deadline || !calls.hasAttemptsInFlight()) return null
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
   }
 
   async placeCall(account: AccountState, input: PlaceCallInput, context: CommandContext): Promise<PlaceCallResult> {
@@ -160,7 +193,9 @@ export class DialingService implements DialingApi {
     if (input.dryRun) {
       return { status: check.allowed ? 'would_call' : 'would_not_call', callId: null, ...base, dryRun: true }
     }
-    if (!check.allowed) throw new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt })
+    // A key already used returns its call's result, even if a new call would be refused now.
+    const spent = Object.values(loaded.state.dialing.calls).some((c) => c.idempotencyKey === input.idempotencyKey)
+    if (!check.allowed && !spent) throw new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt })
 
     if (!loaded.state.exists) {
       // Someone the book has not met: the call still belongs in a lead's history (not in Inbound Leads).
@@ -192,6 +227,8 @@ export class DialingService implements DialingApi {
       case 'placed':
         return { status: 'placed', callId: settled.callId, ...result, carrier: this.carrier.name, dryRun: false }
       case 'failed':
+        // Refused by the check made as the call went out (the lead became do-not-call, the hours closed).
+        if (NOT_DIALED.has(settled.failure)) throw new DomainError(settled.failure, settled.message)
         throw new DomainError('carrier_error', `the carrier refused the call: ${settled.message}`, { failure: settled.failure })
       default:
         throw new DomainError('carrier_outcome_unknown', 'the carrier did not confirm the call; it is not retried, so the person is never rung twice')
@@ -200,13 +237,16 @@ export class DialingService implements DialingApi {
 
   /** Another node or an earlier request performs this decision: wait for its outcome on the log. */
   private async awaitOutcome(stream: string, decisionId: string, timeoutMs = 30_000): Promise<DialOutcome> {
-    const deadline = this.options.clock().getTime() + timeoutMs
+    const deadline = performance.now() + timeoutMs
     for (;;) {
       const { state } = await this.options.commands.load(stream, leadDecider)
       const call = state.dialing.calls[decisionId]
       if (call?.stage === 'placed') return { kind: 'placed', callId: call.callId as string, carrier: call.carrier as string }
-      if (call?.stage === 'failed') return { kind: 'failed', failure: call.failure ?? 'rejected', message: 'the carrier refused the call' }
-      if (call?.stage === 'unknown' || this.options.clock().getTime() > deadline) return { kind: 'unknown', message: 'no outcome recorded' }
+      if (call?.stage === 'failed') {
+        const failure = call.failure ?? 'rejected'
+        return { kind: 'failed', failure, message: NOT_DIALED.has(failure) ? `not dialed: ${failure}` : 'the carrier refused the call' }
+      }
+      if (call?.stage === 'unknown' || performance.now() > deadline) return { kind: 'unknown', message: 'no outcome recorded' }
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
@@ -214,13 +254,19 @@ export class DialingService implements DialingApi {
   /** After a restart: queue decisions no dialer claimed; mark attempts left without an outcome as unknown. */
   async recover(stuckAfterMs: number): Promise<void> {
     await this.options.runner.catchUp()
-    for (const call of this.options.calls.unclaimed()) void this.dial(call.stream, call.decisionId)
+    for (const call of this.options.calls.unclaimed()) this.queue(call.stream, call.decisionId)
     await this.sweep(stuckAfterMs)
   }
 
   /** Attempts started longer ago than any carrier request can take, with no outcome: never redialed. */
   async sweep(stuckAfterMs: number): Promise<number> {
-    await this.options.runner.catchUp()
+    try {
+      await this.options.runner.catchUp()
+    } catch (error) {
+      // Run from a timer: a store that fails for a moment is logged and the next sweep tries again.
+      this.options.logger?.error({ err: error }, 'could not sweep stuck attempts')
+      return 0
+    }
     const before = new Date(this.options.clock().getTime() - stuckAfterMs).toISOString()
     let marked = 0
     for (const call of this.options.calls.stuckAttempts(before)) {

@@ -9,7 +9,7 @@ import { checkCall, type CallCheck } from '../dialing/call-check.ts'
 import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../dialing/follow-up-policy.ts'
 import { DomainError } from '../shared/decider.ts'
 import type { CallStatusUpdate } from '../../integrations/carrier/carrier.port.ts'
-import type { CallEvent, CallPurpose, LeadEvent } from './lead.events.ts'
+import { INBOUND_LEADS, type CallEvent, type CallPurpose, type LeadEvent } from './lead.events.ts'
 import type { LeadState } from './lead.decider.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -31,6 +31,9 @@ export interface CallRecord {
   readonly answered: boolean
   readonly ended: boolean
   readonly failure: string | null
+  /** Recording URLs and transcripts already stored, so a repeated callback does not store them twice. */
+  readonly recordings: readonly string[]
+  readonly transcripts: readonly string[]
 }
 
 export interface DialingState {
@@ -59,7 +62,8 @@ export type CallCommand =
   | { type: 'DecideSpeedToLead'; settings: AccountSettings; decisionId: string }
   | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string }
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
-  | { type: 'StartCallAttempt'; decisionId: string; node: string }
+  /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
+  | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
   | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string }
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
@@ -94,7 +98,7 @@ export function evolveCalls(state: DialingState, event: CallEvent): DialingState
       const call: CallRecord = {
         decisionId: d.decisionId, purpose: d.purpose, attempt: d.attempt, from: d.from, to: d.to, decidedAt: d.decidedAt,
         idempotencyKey: d.idempotencyKey, stage: 'decided', startedAt: null, callId: null, carrier: null, status: null,
-        answered: false, ended: false, failure: null,
+        answered: false, ended: false, failure: null, recordings: [], transcripts: [],
       }
       return {
         ...state,
@@ -121,14 +125,22 @@ export function evolveCalls(state: DialingState, event: CallEvent): DialingState
       return update(state, event.data.decisionId, { status: event.data.status, ended: true })
     case 'CallCompleted':
       return update(state, event.data.decisionId, { status: 'completed', ended: true })
-    case 'CallRecordingAvailable':
-    case 'CallTranscriptAvailable':
-      return state
+    case 'CallRecordingAvailable': {
+      const seen = state.calls[event.data.decisionId]?.recordings ?? []
+      return update(state, event.data.decisionId, { recordings: [...seen, event.data.recordingUrl] })
+    }
+    case 'CallTranscriptAvailable': {
+      const seen = state.calls[event.data.decisionId]?.transcripts ?? []
+      return update(state, event.data.decisionId, { transcripts: [...seen, event.data.transcript] })
+    }
     case 'FollowUpScheduled':
     case 'FollowUpRescheduled':
       return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt }, followUpStopped: null }
     case 'FollowUpStopped':
       return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
+    default:
+      // An event type this version does not know (a newer writer, another feature): it leaves calls as they were.
+      return state
   }
 }
 
@@ -195,6 +207,8 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       requireLead(state)
       // One person never gets two sequences: speed to lead is decided once per lead, ever.
       if (state.dialing.speedToLead !== 'pending' || state.dialing.order.length > 0) return []
+      // Only inbound leads: a person first met by place_call is being called by that command already.
+      if (!state.lists.includes(INBOUND_LEADS.listName)) return []
       const skip = (reason: string, message: string, nextAllowedAt: string | null): LeadEvent[] => [
         { type: 'SpeedToLeadSkipped', data: { leadId: state.leadId, reason, message, nextAllowedAt, skippedAt: at } },
       ]
@@ -242,6 +256,11 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       const call = requireCall(state, command.decisionId)
       // Claimed before (by this or another node, or before a crash): never a second attempt.
       if (call.stage !== 'decided') return []
+      // A call can wait its turn (pacing, a restart): the lead may have become do-not-call or the hours closed since.
+      const check = command.settings ? checkLeadCall(command.settings, state, now) : null
+      if (check && !check.allowed) {
+        return [{ type: 'CallFailed', data: { decisionId: call.decisionId, failure: check.reason as string, message: `not dialed: ${check.message}`, carrierCode: null, failedAt: at } }]
+      }
       return [{ type: 'CallAttemptStarted', data: { decisionId: call.decisionId, node: command.node, startedAt: at } }]
     }
     case 'RecordCallPlaced': {
@@ -270,9 +289,9 @@ function recordStatus(state: LeadState, settings: AccountSettings, status: CallS
   const at = status.timestamp || now.toISOString()
   const ref = { decisionId: call.decisionId, callId: call.callId as string }
   const events: LeadEvent[] = []
-  // Recordings and transcripts are kept for the account, whatever the order they arrive in.
-  if (status.recordingUrl) events.push({ type: 'CallRecordingAvailable', data: { ...ref, recordingUrl: status.recordingUrl, at } })
-  if (status.transcript) events.push({ type: 'CallTranscriptAvailable', data: { ...ref, transcript: status.transcript, at } })
+  // Recordings and transcripts are kept for the account, whatever the order they arrive in, once each.
+  if (status.recordingUrl && !call.recordings.includes(status.recordingUrl)) events.push({ type: 'CallRecordingAvailable', data: { ...ref, recordingUrl: status.recordingUrl, at } })
+  if (status.transcript && !call.transcripts.includes(status.transcript)) events.push({ type: 'CallTranscriptAvailable', data: { ...ref, transcript: status.transcript, at } })
 
   // States only move forward: duplicates and late, out-of-order callbacks change nothing.
   const rank = STATUS_RANK[status.status] ?? -1

@@ -1,0 +1,183 @@
+/**
+ * bench:speed-to-lead — time from the webhook's 2xx to the call request arriving at a fake Twilio
+ * server, per lead: 1,000 new leads round-robin over 100 accounts, sent at a steady rate, against a
+ * `leadline serve` child process on the embedded store whose Twilio adapter (the real SDK) points
+ * at the fake through TWILIO_API_URL. Reports p50/p99 per run and the median over --runs runs.
+ *
+ * Every account: speed to lead on, calling hours around the clock, lead-time guard off, a caller id,
+ * and --cps calls per second (default 10). At 200 leads/s over 100 accounts an account gets a lead
+ * every 500 ms, so a 100 ms spacing never queues a call: pacing does not dominate the measurement.
+ *
+ *   npm run bench:speed-to-lead [-- --runs 3 --leads 1000 --accounts 100 --rate 200 --cps 10 --keep --cpu-prof DIR]
+ */
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { openLeadline } from '../src/leadline.ts'
+import { startFakeTwilio } from '../test/doubles/fake-twilio.ts'
+import { ROOT, median, serveChild } from './bench-kit.ts'
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    leads: { type: 'string', default: '1000' },
+    accounts: { type: 'string', default: '100' },
+    rate: { type: 'string', default: '200' },
+    cps: { type: 'string', default: '10' },
+    /** Keep the store afterwards (its path is printed), to read the leads' histories. */
+    keep: { type: 'boolean', default: false },
+    /** Write a CPU profile of the server to this directory (node --cpu-prof). */
+    'cpu-prof': { type: 'string' },
+  },
+})
+const RUNS = Number(values.runs)
+const LEADS = Number(values.leads)
+const ACCOUNTS = Number(values.accounts)
+const RATE = Number(values.rate)
+const CPS = Number(values.cps)
+const WARM_UP = 200
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+const fake = await startFakeTwilio()
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-stl-'))
+const store = `sqlite:${path.join(dir, 'leadline.db')}`
+const viewsPath = path.join(dir, 'leadline.views.db')
+const twilioEnv = { TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url }
+
+// The accounts, made through the real service before the server starts.
+const setup = await openLeadline({ store, viewsPath, env: twilioEnv })
+const tokens: string[] = []
+for (let i = 0; i < ACCOUNTS; i++) {
+  const { webhookToken } = await setup.accounts.create(
+    `Bench ${i}`,
+    { speedToLead: true, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callerId: '+13125550100', callsPerSecond: CPS },
+    { actor: { kind: 'operator', id: 'bench' } },
+  )
+  tokens.push(webhookToken.secret)
+}
+await setup.close()
+
+const port = await freePort()
+const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []
+const server = await serveChild([...profile, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_VIEWS: viewsPath, LEADLINE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...twilioEnv }, port)
+
+let phoneCounter = 0
+/** Sends `count` new leads at RATE a second; returns when each got its 2xx (ms since the epoch), by E.164 phone. */
+async function send(count: number): Promise<{ okAt: Map<string, number>; failures: number }> {
+  const okAt = new Map<string, number>()
+  let failures = 0
+  const inFlight: Array<Promise<void>> = []
+  const interval = 1000 / RATE
+  const start = performance.now()
+  for (let i = 0; i < count; i++) {
+    const due = start + i * interval
+    const wait = due - performance.now()
+    if (wait > 1) await sleep(wait)
+    const digits = `2${String(100_000_000 + phoneCounter++).padStart(9, '0')}`
+    const token = tokens[i % tokens.length] as string
+    inFlight.push(
+      fetch(`${server.url}/api/ingest/lead`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-token': token },
+        body: JSON.stringify({ phone: digits, name: 'Bench Lead', source: 'bench' }),
+      }).then(
+        async (response) => {
+          const at = Date.now()
+          await response.arrayBuffer()
+          if (response.status === 201) okAt.set(`+1${digits}`, at)
+          else failures++
+        },
+        () => {
+          failures++
+        },
+      ),
+    )
+  }
+  await Promise.all(inFlight)
+  return { okAt, failures }
+}
+
+/** Waits until every lead in `okAt` has a call request at the fake; returns latencies in ms. */
+async function latencies(okAt: Map<string, number>, timeoutMs = 60_000): Promise<{ values: number[]; missing: number }> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const arrived = new Map<string, number>()
+    for (const request of fake.callRequests()) {
+      const to = request.form.To
+      if (typeof to === 'string' && okAt.has(to) && !arrived.has(to)) arrived.set(to, request.receivedAt)
+    }
+    if (arrived.size === okAt.size || Date.now() > deadline) {
+      const values = [...arrived].map(([to, at]) => at - (okAt.get(to) as number)).sort((a, b) => a - b)
+      return { values, missing: okAt.size - arrived.size }
+    }
+    await sleep(50)
+  }
+}
+
+const loadBefore = os.loadavg()
+// Warm up: JIT, prepared statements, every account's cache and pacing lane.
+const warm = await send(WARM_UP)
+await latencies(warm.okAt)
+
+const runs: Array<{ p50: number; p99: number; max: number; min: number; leads: number; failures: number; missing: number; seconds: number; serverCpuMsPerLead: number }> = []
+for (let run = 1; run <= RUNS; run++) {
+  const started = Date.now()
+  const cpuBefore = cpuMs(server.child.pid as number)
+  const { okAt, failures } = await send(LEADS)
+  const { values: l, missing } = await latencies(okAt)
+  const serverCpuMsPerLead = (cpuMs(server.child.pid as number) - cpuBefore) / LEADS
+  runs.push({ p50: percentile(l, 50), p99: percentile(l, 99), min: l[0] ?? NaN, max: l[l.length - 1] ?? NaN, leads: l.length, failures, missing, seconds: (Date.now() - started) / 1000, serverCpuMsPerLead })
+  process.stderr.write(`run ${run}/${RUNS}: p50 ${percentile(l, 50)} ms, p99 ${percentile(l, 99)} ms (${l.length} calls, ${missing} missing, ${failures} failed posts, server CPU ${serverCpuMsPerLead.toFixed(2)} ms/lead)\n`)
+}
+const loadAfter = os.loadavg()
+
+const duplicates = fake.callRequests().length - new Set(fake.callRequests().map((r) => r.form.To)).size
+await server.stop()
+await fake.close()
+if (values.keep) process.stderr.write(`store kept: ${store}\n`)
+else fs.rmSync(dir, { recursive: true, force: true })
+
+const summary = {
+  machine: { cpus: os.cpus().length, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter },
+  setup: { leads: LEADS, accounts: ACCOUNTS, ratePerSecond: RATE, callsPerSecondPerAccount: CPS, warmUpLeads: WARM_UP, runs: RUNS },
+  runs,
+  median: { p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) },
+  duplicateCallRequests: duplicates,
+  targetP99Ms: 50,
+}
+
+const fmt = (n: number[]) => n.map((x) => x.toFixed(2)).join(' ')
+console.log(`\nbench:speed-to-lead — ${LEADS} leads over ${ACCOUNTS} accounts at ${RATE}/s, cps ${CPS} per account, ${RUNS} runs, ${summary.machine.cpus} cores, node ${process.version}`)
+console.log('webhook 2xx → call request at the fake Twilio (ms):')
+for (const [i, r] of runs.entries()) {
+  console.log(`  run ${i + 1}: p50 ${r.p50}  p99 ${r.p99}  min ${r.min}  max ${r.max}  (${r.leads} calls, ${r.missing} missing, ${r.failures} failed posts; server CPU ${r.serverCpuMsPerLead.toFixed(2)} ms per lead)`)
+}
+console.log(`median of ${RUNS}: p50 ${summary.median.p50} ms, p99 ${summary.median.p99} ms (target p99 ≤ 50 ms: ${summary.median.p99 <= 50 ? 'met' : 'NOT met'})`)
+console.log(`duplicate call requests: ${duplicates}`)
+console.log(`load average (1/5/15 min) before ${fmt(loadBefore)}, after ${fmt(loadAfter)}`)
+fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
+fs.writeFileSync(path.join(ROOT, 'bench', 'results', `speed-to-lead-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

@@ -1,0 +1,37 @@
+/** On-answer modes: what `--on-answer` accepts, how it is stored, and what it refuses. */
+import t from 'tap'
+import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../../../src/domain/dialing/on-answer.ts'
+import { validateSettingsChange } from '../../../src/domain/account/account-settings.ts'
+
+t.test('the modes', async (t) => {
+  t.equal(DEFAULT_ON_ANSWER, 'greeting')
+  t.same(parseOnAnswer('greeting'), { kind: 'greeting', ownerNumber: null })
+  t.same(parseOnAnswer(' greeting+bridge:+13125550100 '), { kind: 'greeting', ownerNumber: '+13125550100' })
+  t.same(parseOnAnswer('bridge:+13125550100'), { kind: 'bridge', ownerNumber: '+13125550100' })
+  t.same(parseOnAnswer('twiml:https://assistant.example.com/voice?id=7'), { kind: 'twiml', url: 'https://assistant.example.com/voice?id=7' })
+  t.same(parseOnAnswer('twiml:http://assistant.example.com'), { kind: 'twiml', url: 'http://assistant.example.com/' }, 'stored as a normalised URL')
+})
+
+t.test('every mode is stored in a form that reads back the same', async (t) => {
+  for (const spec of ['greeting', 'greeting+bridge:+13125550100', 'bridge:+442071838750', 'twiml:https://assistant.example.com/voice']) {
+    t.equal(formatOnAnswer(parseOnAnswer(spec)), spec, spec)
+  }
+  t.same(validateSettingsChange({ onAnswer: 'twiml:HTTPS://Assistant.example.com' }), { onAnswer: 'twiml:https://assistant.example.com/' }, 'account settings keep the canonical form')
+})
+
+t.test('refusals (invalid_on_answer)', async (t) => {
+  const table: Array<[string, RegExp]> = [
+    ['bridge:3125550100', /use greeting/],
+    ['bridge:+0123', /use greeting/],
+    ['bridge', /use greeting/],
+    ['greeting+bridge:', /use greeting/],
+    ['ring', /use greeting/],
+    ['', /use greeting/],
+    ['twiml:not a url', /not a URL/],
+    ['twiml:ftp://assistant.example.com/voice', /must be http/],
+    ['twiml:javascript:alert(1)', /must be http/],
+  ]
+  for (const [spec, message] of table) {
+    t.throws(() => parseOnAnswer(spec), { name: 'DomainError', code: 'invalid_on_answer', message }, JSON.stringify(spec))
+  }
+})

@@ -1,0 +1,61 @@
+/** The pacer on its own: per-account lanes, spacing from each call's start, order, and what costs no slot. */
+import t from 'tap'
+import { Pacer } from '../../src/processes/pacer.ts'
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+t.test('calls in one lane start in order, spaced; other lanes are not held up', async (t) => {
+  const pacer = new Pacer()
+  const starts: Array<[string, number]> = []
+  const call = (account: string, name: string) =>
+    pacer.schedule(account, async (started) => {
+      starts.push([name, performance.now()])
+      started(50)
+      return name
+    })
+  const t0 = performance.now()
+  const busy = ['a1', 'a2', 'a3', 'a4'].map((name) => call('acc_a', name))
+  const quiet = call('acc_b', 'b1')
+  t.equal(await quiet, 'b1')
+  t.ok(performance.now() - t0 < 40, 'the other account went at once')
+  t.same(await Promise.all(busy), ['a1', 'a2', 'a3', 'a4'])
+  const a = starts.filter(([name]) => name.startsWith('a'))
+  t.same(a.map(([name]) => name), ['a1', 'a2', 'a3', 'a4'], 'in order')
+  for (let i = 1; i < a.length; i++) {
+    const gap = (a[i]?.[1] as number) - (a[i - 1]?.[1] as number)
+    t.ok(gap >= 50, `a${i + 1} ${gap.toFixed(1)} ms after a${i} (≥ 50)`)
+  }
+})
+
+t.test('a slow call holds the lane only until it has started', async (t) => {
+  const pacer = new Pacer()
+  const t0 = performance.now()
+  const slow = pacer.schedule('acc', async (started) => {
+    started(20)
+    await sleep(300)
+  })
+  let nextAt = 0
+  await pacer.schedule('acc', async (started) => {
+    nextAt = performance.now() - t0
+    started(20)
+  })
+  t.ok(nextAt < 150, `the next call started after ${Math.round(nextAt)} ms, not after the slow one finished`)
+  await slow
+})
+
+t.test('a task that starts no call costs no slot; a failing task frees the lane', async (t) => {
+  const pacer = new Pacer()
+  const t0 = performance.now()
+  await pacer.schedule('acc', async () => 'not ours')
+  await t.rejects(pacer.schedule('acc', async () => {
+    throw new Error('store down')
+  }))
+  await pacer.schedule('acc', async (started) => started(1000))
+  t.ok(performance.now() - t0 < 100, 'no spacing was spent before the first real call')
+  t.equal(pacer.activeLanes, 1, 'the lane is kept while its spacing runs')
+  const waited = performance.now()
+  await pacer.schedule('acc', async (started) => started(10))
+  t.ok(performance.now() - waited >= 990, 'the next real call waits its spacing')
+  await sleep(30)
+  t.equal(pacer.activeLanes, 0, 'an idle lane is forgotten once its spacing has passed')
+})
