@@ -1,6 +1,7 @@
 /** Shared by the benchmarks: child servers, autocannon runs, medians, and RSS of a child process. */
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
@@ -93,6 +94,19 @@ export function medianResult(results: LoadResult[]): LoadResult {
     errors: results.reduce((n, r) => n + r.errors, 0),
     total: results.reduce((n, r) => n + r.total, 0),
   }
+}
+
+/** CPU time a process (all its threads) has used so far, in microseconds (Linux /proc). */
+export function cpuMicros(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // utime and stime, in clock ticks of 10 ms
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+/** The 1-minute load average, rounded: every measurement on a shared machine should carry it. */
+export function load1(): number {
+  return Math.round((os.loadavg()[0] ?? 0) * 100) / 100
 }
 
 /** Resident set size of a process in MB (Linux /proc). */

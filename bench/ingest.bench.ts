@@ -1,7 +1,9 @@
 /**
  * bench:ingest — durable leads/s and latency at 50 connections for (a) new leads and (b) repeats of
  * existing leads, against a bare fastify POST route measured in the same run (the baseline).
- * Medians of --runs runs (default 3) of --duration seconds (default 10), scenarios interleaved.
+ * Medians of --runs runs (default 3) of --duration seconds (default 10), scenarios interleaved; the
+ * ratio to bare is also taken run by run (the median of those is steadier on a busy machine), and
+ * every run records the load average and the server's CPU time per lead (all its threads).
  * `--million` then pushes 1,000,000 new leads and reports the server's RSS.
  *
  *   npm run bench:ingest [-- --runs 3 --duration 10 --million]
@@ -11,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
-import { ROOT, load, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+import { ROOT, cpuMicros, load, load1, median, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
@@ -42,11 +44,29 @@ repeat = 0
 await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, headers, body: newLead })
 
 const results: Record<'bare' | 'newLeads' | 'repeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [] }
+const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number } }> = []
+/** One scenario against the Leadline server, with the server's CPU time per request. */
+async function leadlineRun(body: () => string): Promise<{ result: LoadResult; cpuPerLead: number }> {
+  const pid = leadline.child.pid as number
+  const before = cpuMicros(pid)
+  const result = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body })
+  return { result, cpuPerLead: Math.round((cpuMicros(pid) - before) / Math.max(result.total, 1)) }
+}
 for (let run = 1; run <= runs; run++) {
-  results.bare.push(await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: newLead }))
-  results.newLeads.push(await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: newLead }))
-  results.repeats.push(await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: repeatLead }))
-  process.stderr.write(`run ${run}/${runs} done\n`)
+  const loadBefore = load1()
+  const bareRun = await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: newLead })
+  const newRun = await leadlineRun(newLead)
+  const repeatRun = await leadlineRun(repeatLead)
+  results.bare.push(bareRun)
+  results.newLeads.push(newRun.result)
+  results.repeats.push(repeatRun.result)
+  perRun.push({
+    load: [loadBefore, load1()],
+    ratioNew: newRun.result.requestsPerSecond / bareRun.requestsPerSecond,
+    ratioRepeats: repeatRun.result.requestsPerSecond / bareRun.requestsPerSecond,
+    cpuMicrosPerLead: { newLeads: newRun.cpuPerLead, repeats: repeatRun.cpuPerLead },
+  })
+  process.stderr.write(`run ${run}/${runs} done (load ${loadBefore} → ${load1()})\n`)
 }
 
 const summary = {
@@ -57,17 +77,25 @@ const summary = {
   bare: medianResult(results.bare),
   newLeads: medianResult(results.newLeads),
   repeats: medianResult(results.repeats),
+  /** Medians of the run-by-run ratios to the bare route. */
+  ratio: { newLeads: median(perRun.map((r) => r.ratioNew)), repeats: median(perRun.map((r) => r.ratioRepeats)) },
+  cpuMicrosPerLead: { newLeads: median(perRun.map((r) => r.cpuMicrosPerLead.newLeads)), repeats: median(perRun.map((r) => r.cpuMicrosPerLead.repeats)) },
+  perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
-  million: null as null | { leads: number; seconds: number; leadsPerSecond: number; rssMb: number; errors: number },
+  million: null as null | { leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; errors: number; load: [number, number] },
 }
 
 if (values.million) {
   const target = 1_000_000
   const already = counter
+  const loadBefore = load1()
   const started = Date.now()
   const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), headers, body: newLead })
   const seconds = (Date.now() - started) / 1000
-  summary.million = { leads: counter, seconds, leadsPerSecond: Math.round(r.total / seconds), rssMb: rssMb(leadline.child.pid as number), errors: r.errors + r.non2xx }
+  summary.million = {
+    leads: counter, seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
+    rssMb: rssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
+  }
 }
 
 await bare.stop()
@@ -80,8 +108,14 @@ console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} ×
 console.log(row('bare fastify route', summary.bare))
 console.log(row('leadline: new leads', summary.newLeads))
 console.log(row('leadline: repeats', summary.repeats))
-console.log(`ratio to bare: new ${(summary.newLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, repeats ${(summary.repeats.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`)
+console.log(`ratio to bare (of medians): new ${(summary.newLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, repeats ${(summary.repeats.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`)
+console.log(`ratio to bare (median of runs): new ${summary.ratio.newLeads.toFixed(2)}, repeats ${summary.ratio.repeats.toFixed(2)}`)
+console.log(`server CPU per lead (all threads): new ${summary.cpuMicrosPerLead.newLeads} µs, repeats ${summary.cpuMicrosPerLead.repeats} µs`)
+console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→${r.load[1]}`).join(', ')}`)
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
-if (summary.million) console.log(`1,000,000 leads: ${summary.million.seconds.toFixed(0)} s (${summary.million.leadsPerSecond} leads/s), RSS ${summary.million.rssMb} MB, errors ${summary.million.errors}`)
+if (summary.million) {
+  const m = summary.million
+  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB, errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
+}
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

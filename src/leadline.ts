@@ -27,8 +27,13 @@ import { FollowUpScheduler } from './processes/follow-up-scheduler.ts'
 import { NextActionsService } from './services/next-actions.service.ts'
 import { staleLeadsProjection } from '../projections/stale-leads/stale-leads.projection.ts'
 import { StaleLeadsQueries } from '../projections/stale-leads/stale-leads.queries.ts'
+import { paymentsProjection } from '../projections/payments/payments.projection.ts'
+import { PaymentsQueries } from '../projections/payments/payments.queries.ts'
+import type { PaymentsProvider } from './integrations/payments/payments.port.ts'
+import { openPayments } from './integrations/payments/open-payments.ts'
+import { PaymentsService } from './services/payments.service.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection] as const
 
 /** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
@@ -66,18 +71,27 @@ export interface Leadline {
   readonly carrier: Carrier
   /** Twilio's auth token, for checking the signature of its callbacks; null without Twilio. */
   readonly twilioAuthToken: string | null
+  /** Pay-links: request_payment, settlement (Stripe webhook, simulated pay page), recovery. */
+  readonly payments: PaymentsService
+  /** Stripe (STRIPE_SECRET_KEY) or the simulated provider. */
+  readonly paymentsProvider: PaymentsProvider
+  /** Stripe's webhook signing secret, for checking its events; null with the simulated provider. */
+  readonly stripeWebhookSecret: string | null
+  readonly payLinks: PaymentsQueries
   readonly clock: () => Date
   /**
    * Starts what only a server runs: the live read-model subscription, the process managers (speed to
    * lead, dialer, follow-up timers) and the sweeper. The CLI catches up read models instead.
    */
   start(): Promise<void>
+  /** Fixes where the process managers begin on a first run; the server calls it before it listens. */
+  prepare(): Promise<void>
   close(): Promise<void>
 }
 
 export async function openLeadline(options: LeadlineOptions): Promise<Leadline> {
   const clock = options.clock ?? (() => new Date())
-  const store = await openEventStore(options.store, { clock })
+  const store = await openEventStore(options.store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   const commands = new CommandHandler(store, { clock })
@@ -95,6 +109,13 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     ? options.carrier(dialing)
     : openCarrier(options.env ?? process.env, (update) => dialing.recordCallStatus(update).then(() => undefined), options.logger)
   dialing.attachCarrier(carrier)
+  const payLinks = new PaymentsQueries(views)
+  const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
+  const opened = openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const payments = new PaymentsService({
+    commands, accounts, inboundLeads, payLinks, runner, provider: opened.provider, carrier, publicUrl, clock,
+    ...(options.logger ? { logger: options.logger } : {}),
+  })
   const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const processes = new ProcessRunner(store, views, 'dialing', [speedToLeadProcess(commands, accounts), dialerProcess(dialing)], options.logger)
@@ -104,12 +125,17 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
     twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
+    payments, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
+    async prepare() {
+      await processes.prepare()
+    },
     async start() {
       runner.start()
       await dialing.recover(attemptTimeoutMs)
+      await payments.recover(attemptTimeoutMs)
       await processes.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
-      sweeper = setInterval(() => void dialing.sweep(attemptTimeoutMs), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
+      sweeper = setInterval(() => void Promise.all([dialing.sweep(attemptTimeoutMs), payments.sweep(attemptTimeoutMs)]), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
     },
     async close() {
@@ -120,6 +146,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await processes.stop()
       await runner.stop()
       await carrier.close?.()
+      await opened.provider.close?.()
       await store.close()
       views.close()
     },

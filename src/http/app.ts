@@ -9,6 +9,11 @@ import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
 import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
+import { twilioRoutes } from './carrier/twilio.route.ts'
+import { docsRoutes } from './docs/docs.route.ts'
+import { mcpRoutes } from './mcp/mcp.route.ts'
+import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
+import { payPageRoutes } from './payments/pay-page.route.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -69,4 +74,9 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
 
   await fastify.register(healthRoutes)
   await fastify.register(ingestLeadRoute)
+  await fastify.register(twilioRoutes)
+  await fastify.register(mcpRoutes)
+  await fastify.register(stripeWebhookRoute)
+  await fastify.register(payPageRoutes)
+  await fastify.register(docsRoutes)
 }

@@ -10,6 +10,7 @@ export const HTTP_ERRORS = {
   body_not_object: { status: 400, error: 'body must be an object' },
   invalid_json: { status: 400, error: 'invalid json' },
   invalid_request: { status: 400, error: 'invalid request' },
+  invalid_stripe_signature: { status: 400, error: 'invalid signature' },
   invalid_token: { status: 401, error: 'invalid token' },
   invalid_signature: { status: 403, error: 'invalid signature' },
   not_found: { status: 404, error: 'not found' },

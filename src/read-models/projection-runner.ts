@@ -25,6 +25,7 @@ export class ProjectionRunner {
   private position = 0
   private waiters: Array<{ position: number; resolve: () => void }> = []
   private failure: Error | null = null
+  private readonly handled: ReadonlyMap<Projection, ReadonlySet<string>>
 
   constructor(
     private readonly store: EventStore,
@@ -32,6 +33,7 @@ export class ProjectionRunner {
     readonly projections: readonly Projection[],
     private readonly logger?: Pick<Logger, 'info' | 'error'>,
   ) {
+    this.handled = new Map(projections.map((projection) => [projection, new Set(projection.handles)]))
     this.prepare()
   }
 
@@ -84,8 +86,9 @@ export class ProjectionRunner {
         for (const projection of this.projections) {
           const checkpoint = (read.get(projection.name) as { position: number }).position
           if (checkpoint >= last) continue
+          const handles = this.handled.get(projection) as ReadonlySet<string>
           for (const event of upcasted) {
-            if (event.position > checkpoint && projection.handles.includes(event.type)) projection.apply(this.db, event)
+            if (event.position > checkpoint && handles.has(event.type)) projection.apply(this.db, event)
           }
           write.run(last, projection.name)
         }

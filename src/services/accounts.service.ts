@@ -3,6 +3,9 @@
  * A credential is found through the credential index, then checked against the account's own
  * stream (cached per revision), so a rotated token or revoked key fails on the very next request,
  * even when the rotation was made by another process such as the CLI.
+ *
+ * A request costs one look at the log's head position: while nothing at all has been appended
+ * since an account was last checked, nothing can have been appended to its stream either.
  */
 import { accountDecider, type AccountState, type ApiKeyState } from '../domain/account/account.decider.ts'
 import { accountStream, type Scope } from '../domain/account/account.events.ts'
@@ -13,7 +16,7 @@ import {
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
-import type { AccountsQueries } from '../../projections/accounts/accounts.queries.ts'
+import type { AccountsQueries, CredentialRow } from '../../projections/accounts/accounts.queries.ts'
 
 /** Longest secret we will even hash: anything longer is not ours. */
 const MAX_SECRET_LENGTH = 128
@@ -37,7 +40,12 @@ export interface IssuedCredential {
 }
 
 export class AccountsService {
-  private readonly cache = new Map<string, { revision: number; state: AccountState }>()
+  /** accountId → its state, the revision it was folded to, and the log head at which that was last checked. */
+  private readonly cache = new Map<string, { revision: number; state: AccountState; checkedAt: number }>()
+  /** Secret hash → its entry in the credential index; an entry never changes, only the account decides if it is live. */
+  private readonly credentials = new Map<string, CredentialRow>()
+  /** accountId → the check of its stream under way, and the log head it started at. */
+  private readonly checking = new Map<string, { head: number; state: Promise<AccountState | null> }>()
 
   constructor(
     private readonly store: EventStore,
@@ -95,14 +103,41 @@ export class AccountsService {
 
   /** The account as its stream says now; null when there is no such account. */
   async get(accountId: string): Promise<AccountState | null> {
+    // Read before the stream: a write landing in between only makes the next request check again.
+    const head = await this.store.headPosition()
+    const cached = this.cache.get(accountId)
+    if (cached && cached.checkedAt >= head) return cached.state
+    // Requests that arrive together share one check, if it started at this head or later.
+    const pending = this.checking.get(accountId)
+    if (pending && pending.head >= head) return pending.state
+    const check = { head, state: this.check(accountId, head) }
+    this.checking.set(accountId, check)
+    try {
+      return await check.state
+    } finally {
+      if (this.checking.get(accountId) === check) this.checking.delete(accountId)
+    }
+  }
+
+  /** Reads the account's stream (its head only, when the kept state is still its latest). */
+  private async check(accountId: string, head: number): Promise<AccountState | null> {
     const stream = accountStream(accountId)
     const [last] = await this.store.readStream(stream, { direction: 'backwards', limit: 1 })
-    if (!last) return null
+    if (!last) {
+      this.cache.delete(accountId)
+      return null
+    }
     const cached = this.cache.get(accountId)
-    if (cached && cached.revision === last.revision) return cached.state
+    if (cached && cached.revision === last.revision) {
+      cached.checkedAt = Math.max(cached.checkedAt, head)
+      return cached.state
+    }
     const { state, revision } = await this.commands.load(stream, accountDecider)
-    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string)
-    this.cache.set(accountId, { revision, state })
+    // Keep whichever of two overlapping checks was made at the later head.
+    if ((this.cache.get(accountId)?.checkedAt ?? -1) <= head) {
+      if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string)
+      this.cache.set(accountId, { revision, state, checkedAt: head })
+    }
     return state
   }
 
@@ -131,13 +166,17 @@ export class AccountsService {
   private async findCredential(secret: string | undefined, prefix: string, kind: 'webhook_token' | 'api_key') {
     if (!secret || !secret.startsWith(prefix) || secret.length > MAX_SECRET_LENGTH) return null
     const hash = hashSecret(secret)
-    let credential = this.queries.credentialByHash(hash)
+    let credential = this.credentials.get(hash) ?? this.queries.credentialByHash(hash)
     if (!credential) {
       // Issued a moment ago (perhaps by the CLI in another process): bring the index up to date once.
       await this.runner.catchUp()
       credential = this.queries.credentialByHash(hash)
     }
     if (!credential || credential.kind !== kind) return null
+    if (!this.credentials.has(hash)) {
+      if (this.credentials.size >= CACHE_LIMIT) this.credentials.delete(this.credentials.keys().next().value as string)
+      this.credentials.set(hash, credential)
+    }
     const account = await this.get(credential.accountId)
     return account ? { account, hash, credentialId: credential.credentialId } : null
   }

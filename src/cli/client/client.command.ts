@@ -6,11 +6,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import { json, parse, table, UsageError, type Io } from '../cli-io.ts'
-import { RemoteError, withRemote, type Remote, type ToolResult } from './remote.ts'
+import type { Remote, ToolResult } from './remote.ts'
+import { RemoteError } from './remote-error.ts'
 
 /** Runs a remote command; with --json, a failure is also printed as `{"error": …}` on stdout. */
 async function remote(io: Io, asJson: boolean | undefined, use: (remote: Remote) => Promise<void>): Promise<void> {
   try {
+    // The MCP SDK is loaded only by the commands that use it: the operator commands start faster without it.
+    const { withRemote } = await import('./remote.ts')
     await withRemote(io, use)
   } catch (error) {
     if (asJson && error instanceof RemoteError && error.rpcError) io.out(json({ error: error.rpcError }))
@@ -132,5 +135,42 @@ export async function dncCommand(args: string[], io: Io): Promise<void> {
     const result = await r.call('mark_do_not_call', { ...reference, idempotency_key: key, dry_run: values['dry-run'] === true })
     if (values.json) return io.out(json(result.output))
     io.out(String(result.output.message) + replayNote(result))
+  })
+}
+
+export async function payCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, {
+    phone: { type: 'string' },
+    'lead-id': { type: 'string' },
+    'amount-cents': { type: 'string' },
+    description: { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  })
+  const reference = leadReference(values)
+  const amountCents = Number(values['amount-cents'])
+  if (values['amount-cents'] === undefined || !/^\d+$/.test(values['amount-cents']) || amountCents < 1) {
+    throw new UsageError('pay needs --amount-cents, a whole number of cents such as 12500 for $125.00')
+  }
+  if (values.description === undefined) throw new UsageError('pay needs --description, what the customer pays for')
+  const dryRun = values['dry-run'] === true
+  const key = idempotencyKey(values['idempotency-key'], io)
+  await remote(io, values.json, async (r) => {
+    const result = await r.call('request_payment', { ...reference, amountCents, description: values.description, idempotency_key: key, dry_run: dryRun })
+    const out = result.output
+    if (values.json) return io.out(json(out))
+    const simulated = out.provider === 'simulated' ? ' (simulated provider: no card is charged)' : ''
+    const lines =
+      out.status === 'texted'
+        ? [
+            `pay-link ${cell(out.requestId)} for ${cell(out.amount)} texted to ${cell(out.textedTo)} from ${cell(out.from)} (${cell(out.carrier)})${simulated}`,
+            `link: ${cell(out.url)} (expires ${cell(out.expiresAt)})`,
+          ]
+        : [
+            `dry run: ${cell(out.amount)} would be asked of ${cell(out.textedTo)} from ${cell(out.from)}${out.connectedAccount ? `, settling into ${cell(out.connectedAccount)}` : ''}${simulated}; nothing was done`,
+            `text: ${cell(out.message)}`,
+          ]
+    io.out(lines.join('\n') + replayNote(result))
   })
 }

@@ -7,32 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js'
 import { EXIT, type Io } from '../cli-io.ts'
+import { EXIT_BY_RPC_CODE, REMOTE_EXIT, RemoteError } from './remote-error.ts'
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000'
-
-/** Exit codes of the tool client, beyond 0 done, 1 failed and 2 bad input. */
-export const REMOTE_EXIT = { auth: 3, scope: 4, invalidArguments: 5, toolFailed: 6, rateLimited: 7 } as const
-
-const EXIT_BY_RPC_CODE: Readonly<Record<number, number>> = {
-  [-32001]: REMOTE_EXIT.auth,
-  [-32003]: REMOTE_EXIT.scope,
-  [-32602]: REMOTE_EXIT.invalidArguments,
-  [-32603]: REMOTE_EXIT.toolFailed,
-  [-32029]: REMOTE_EXIT.rateLimited,
-}
-
-/** A failed remote call: printed as one line, the process exits with `exitCode`. */
-export class RemoteError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-    /** The JSON-RPC error as the server sent it, for --json. */
-    readonly rpcError: { code: number; message: string; data: unknown } | null = null,
-  ) {
-    super(message)
-    this.name = 'RemoteError'
-  }
-}
 
 export interface ToolResult {
   readonly output: Record<string, unknown>
@@ -67,9 +44,13 @@ export function remoteError(error: unknown, url: string): RemoteError {
       data,
     })
   }
-  if (error instanceof StreamableHTTPError) return new RemoteError(`the tool endpoint at ${url} answered: ${error.message.replace(/^Streamable HTTP error: /, '')}`, EXIT.failed)
-  const cause = (error as { cause?: { code?: string } }).cause?.code
-  return new RemoteError(`cannot reach the tool endpoint at ${url}${cause ? ` (${cause})` : ''}: is the server running? (LEADLINE_URL)`, EXIT.failed)
+  if (error instanceof StreamableHTTPError) {
+    const said = error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '')
+    return new RemoteError(`the tool endpoint at ${url} answered HTTP ${String(error.code)}: ${said}: is LEADLINE_URL the service's base URL?`, EXIT.failed)
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  const why = cause?.code ?? cause?.message
+  return new RemoteError(`cannot reach the tool endpoint at ${url}${why ? ` (${why})` : ''}: is the server running? (LEADLINE_URL)`, EXIT.failed)
 }
 
 /** Connects (initialize), runs `use`, and always disconnects. */

@@ -19,6 +19,9 @@ function settingsLines(account: AccountState): string {
       ['follow-up', s.followUp],
       ['on answer', s.onAnswer],
       ['stale after', formatMinutes(s.staleAfterMinutes)],
+      ['stripe account', s.stripeAccount ?? '(not connected)'],
+      ['currency', s.currency],
+      ['pay-link text', s.payLinkTemplate],
     ],
   )
 }
@@ -109,6 +112,9 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'follow-up': { type: 'string' },
           'on-answer': { type: 'string' },
           'stale-after': { type: 'string' },
+          'stripe-account': { type: 'string' },
+          currency: { type: 'string' },
+          'pay-text': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -132,6 +138,9 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values['follow-up'] !== undefined) changes.followUp = values['follow-up']
       if (values['on-answer'] !== undefined) changes.onAnswer = values['on-answer']
       if (values['stale-after'] !== undefined) changes.staleAfterMinutes = parseDuration(values['stale-after'], '--stale-after')
+      if (values['stripe-account'] !== undefined) changes.stripeAccount = values['stripe-account'] === 'none' ? null : values['stripe-account']
+      if (values.currency !== undefined) changes.currency = values.currency
+      if (values['pay-text'] !== undefined) changes.payLinkTemplate = values['pay-text']
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
         await leadline.accounts.require(accountId)

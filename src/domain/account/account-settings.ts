@@ -10,6 +10,7 @@ import { DEFAULT_CALLING_HOURS, normaliseCallingHours } from './calling-hours.ts
 import { INDUSTRIES } from '../lead/intake/industry-fields.ts'
 import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up-policy.ts'
 import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
+import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
 
 export interface AccountSettings {
   /** IANA zone: calling hours and ages are computed here, never in the server's zone. */
@@ -33,6 +34,12 @@ export interface AccountSettings {
   readonly onAnswer: string
   /** A contacted lead with no answer, reply or update for this long is stale (get_next_actions). */
   readonly staleAfterMinutes: number
+  /** The account's connected Stripe account (`acct_…`): pay-links charge on it, money settles into it. */
+  readonly stripeAccount: string | null
+  /** ISO 4217, lower case: the currency of the account's pay-links. */
+  readonly currency: string
+  /** The pay-link text (see pay-link-text.ts): `{business}`, `{description}`, `{amount}`, `{link}`. */
+  readonly payLinkTemplate: string
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -47,6 +54,9 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   followUp: DEFAULT_FOLLOW_UP,
   onAnswer: DEFAULT_ON_ANSWER,
   staleAfterMinutes: 24 * 60,
+  stripeAccount: null,
+  currency: DEFAULT_CURRENCY,
+  payLinkTemplate: DEFAULT_PAY_LINK_TEMPLATE,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -71,6 +81,15 @@ export const settingsChangeSchema = z
     followUp: z.string(),
     onAnswer: z.string(),
     staleAfterMinutes: z.number().int().min(5, 'must be at least 5 minutes').max(60 * 24 * 90, 'must be at most 90 days'),
+    stripeAccount: z.string().regex(/^acct_[0-9A-Za-z]{6,64}$/, 'must be a Stripe connected account id such as acct_1Nv0FGQ9RKHgCVdK').nullable(),
+    currency: z
+      .string()
+      .transform((c) => c.trim().toLowerCase())
+      .refine((c) => isSupportedCurrency(c), 'must be an ISO 4217 currency code such as usd, cad or eur'),
+    payLinkTemplate: z.string().superRefine((template, ctx) => {
+      const problem = payLinkTemplateProblem(template)
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
+    }),
   })
   .partial()
   .strict()

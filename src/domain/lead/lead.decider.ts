@@ -6,6 +6,7 @@ import { DomainError, type Decider } from '../shared/decider.ts'
 import type { LeadFields } from './intake/normalize-lead-input.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
 import { INITIAL_DIALING, decideCalls, evolveCalls, type CallCommand, type DialingState } from './lead-calls.ts'
+import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, isPaymentEvent, type PaymentCommand, type PaymentsState } from './lead-payments.ts'
 
 export type LeadCommand =
   | {
@@ -21,6 +22,7 @@ export type LeadCommand =
   | { type: 'ClearDoNotCall' }
   | { type: 'MarkDoNotCall' }
   | CallCommand
+  | PaymentCommand
 
 export interface LeadState {
   readonly exists: boolean
@@ -34,6 +36,8 @@ export interface LeadState {
   readonly updatedAt: string
   readonly submissions: number
   readonly dialing: DialingState
+  /** Pay-links asked of this person and how they settled (lead-payments.ts). */
+  readonly payments: PaymentsState
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -76,6 +80,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     updatedAt: '',
     submissions: 0,
     dialing: INITIAL_DIALING,
+    payments: INITIAL_PAYMENTS,
   }),
 
   evolve(state, event) {
@@ -122,6 +127,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           fields: state.fields ? { ...state.fields, doNotCall: true } : null,
         }
       default:
+        if (isPaymentEvent(event)) return { ...state, payments: evolvePayments(state.payments, event) }
         return { ...state, dialing: evolveCalls(state.dialing, event as CallEvent) }
     }
   },
@@ -165,7 +171,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         if (state.doNotCall) return []
         return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at } }, ...stopFollowUp(state, at)]
       default:
-        return decideCalls(command, state, now)
+        return isPaymentCommand(command) ? decidePayments(command, state, now) : decideCalls(command, state, now)
     }
   },
 }

@@ -1,6 +1,7 @@
 /** Events of the `lead-{accountId}-{last10}` stream: one person's whole history. */
 import type { DomainEvent } from '../shared/decider.ts'
 import type { LeadFields } from './intake/normalize-lead-input.ts'
+import type { PaymentEvent } from './lead-payments.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
 
@@ -86,7 +87,7 @@ export type CallEvent =
   | FollowUpRescheduled
   | FollowUpStopped
 
-export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | CallEvent
+export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | CallEvent | PaymentEvent
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

@@ -1,10 +1,13 @@
 /**
  * The embedded event store: one SQLite file (better-sqlite3, WAL, synchronous=FULL).
  *
- * Appends are group-committed: every append made during one turn of the event loop is queued and
+ * Appends are group-committed: every append made while no batch is being written is queued and
  * written on the next `setImmediate` inside ONE transaction, so one fsync acknowledges them all.
  * Each append runs in its own SAVEPOINT, so a conflict rolls back and rejects only that append.
- * Promises resolve only after COMMIT has returned.
+ * Promises resolve only after COMMIT has returned. The transaction runs either on this connection
+ * (`writer: 'inline'`) or on a writer thread with its own connection (`writer: 'thread'`), which
+ * keeps the hashing, the inserts and the fsync off this thread's event loop; either way it is the
+ * same code (sqlite-writer.ts), and the next batch forms here while one is being written.
  *
  * Why a subscriber never sees a gap that later fills: SQLite admits one writer at a time (BEGIN
  * IMMEDIATE takes the database's write lock, across processes too). Positions are rowids, assigned
@@ -12,14 +15,10 @@
  * all at once or not at all. The next writer can only begin after the previous one committed, so
  * it can only assign positions above everything any reader has already seen.
  */
-import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
-import type { NewEvent, RecordedEvent } from '../event.ts'
+import type Database from 'better-sqlite3'
+import type { EventMetadata, NewEvent, RecordedEvent } from '../event.ts'
 import {
   StoreUnavailableError,
-  WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -28,14 +27,17 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../event-store.port.ts'
-import { hashEvent } from '../hash-chain.ts'
+import { SCHEMA_VERSION, isSqliteError, openEventsDatabase } from './sqlite-schema.ts'
+import { SqliteWriter, appendError, type EncodedEvent, type WriteOutcome, type WriteRequest, type WrittenEvents } from './sqlite-writer.ts'
+import { WriterThread } from './sqlite-writer-thread.ts'
 
-/** Bumped by every schema migration; stored in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 1
+export { SCHEMA_VERSION } from './sqlite-schema.ts'
+export { DuplicateEventIdError } from './sqlite-writer.ts'
 
 const DEFAULT_POLL_INTERVAL_MS = 100
 const DEFAULT_SUBSCRIPTION_BATCH = 500
-const BUSY_TIMEOUT_MS = 5000
+/** Committed events kept in memory for live subscriptions; a subscriber further behind reads the file. */
+const RECENT_EVENTS = 4096
 
 export interface SqliteEventStoreOptions {
   /** File of the database; its parent directory is created. */
@@ -44,6 +46,13 @@ export interface SqliteEventStoreOptions {
   readonly clock?: () => Date
   /** How often subscriptions look for commits made by other connections or processes. */
   readonly pollIntervalMs?: number
+  /**
+   * Where the write transactions run: `inline` on this connection, in this thread (the default:
+   * tests and short-lived commands), or `thread`, a worker thread started on the first append (a
+   * server: its event loop keeps serving while a batch is hashed, inserted and fsynced). See also
+   * preferWriterThread().
+   */
+  readonly writer?: 'inline' | 'thread'
 }
 
 /** Counters for tests and benchmarks: group commit means `transactions` stays well below `appends`. */
@@ -59,31 +68,34 @@ export interface SqliteEventStoreStats {
 export interface SqliteEventStore extends EventStore {
   readonly kind: 'sqlite'
   readonly path: string
-  /** The underlying connection, for tests and diagnostics; do not write to it. */
+  /**
+   * This store's connection, for tests and diagnostics; do not write to it. With the inline
+   * writer it is also the connection appends are written on.
+   */
   readonly database: Database.Database
   readonly stats: SqliteEventStoreStats
-  /** Writes the queued appends now instead of on the next `setImmediate`. */
+  /** Writes the queued appends now instead of on the next `setImmediate`; resolves once written. */
   flush(): Promise<void>
+  /**
+   * Resolves once a batch can be written without delay: at once inline; once the writer thread is
+   * up and connected otherwise (a server waits for this before it listens).
+   */
+  ready(): Promise<void>
 }
 
+let processWriter: 'inline' | 'thread' = 'inline'
+
 /**
- * An event id that is already stored somewhere other than where a retry of this very append would
- * have put it. Ids are unique across the whole log.
+ * Makes the writer thread the default of every store this process opens from now on (`leadline
+ * serve` does this; short-lived commands and tests keep the inline writer and its instant start).
  */
-export class DuplicateEventIdError extends Error {
-  readonly type = 'duplicate_event_id' as const
-  constructor(
-    readonly eventId: string,
-    readonly stream: string,
-  ) {
-    super(`event id ${eventId} is already stored (append to ${stream})`)
-    this.name = 'DuplicateEventIdError'
-  }
+export function preferWriterThread(): void {
+  processWriter = 'thread'
 }
 
 /** Opens (creating if needed) the event store in the SQLite file at `options.path`. */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
-  return new SqliteStore(options)
+  return new SqliteStore({ ...options, writer: options.writer ?? processWriter })
 }
 
 interface EventRow {
@@ -99,18 +111,6 @@ interface EventRow {
   hash: string
 }
 
-interface HeadRow {
-  revision: number
-  hash: string
-  position: number
-}
-
-interface PlacedRow {
-  stream: string
-  revision: number
-  position: number
-}
-
 interface PendingAppend {
   readonly stream: string
   readonly events: readonly NewEvent[]
@@ -123,35 +123,6 @@ const EVENT_COLUMNS = 'position, id, stream, revision, type, data, metadata, rec
 /** SQLite reads a negative LIMIT as "no limit". */
 const NO_LIMIT = -1
 
-function migrate(db: Database.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number
-  if (version === SCHEMA_VERSION) return
-  if (version > SCHEMA_VERSION) {
-    throw new Error(`event store schema version ${version} is newer than this build understands (${SCHEMA_VERSION})`)
-  }
-  // IMMEDIATE so two processes opening a fresh file at once do not both migrate.
-  db.transaction(() => {
-    const current = db.pragma('user_version', { simple: true }) as number
-    if (current >= 1) return
-    db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position    INTEGER PRIMARY KEY,
-        id          TEXT NOT NULL UNIQUE,
-        stream      TEXT NOT NULL,
-        revision    INTEGER NOT NULL,
-        type        TEXT NOT NULL,
-        data        TEXT NOT NULL,
-        metadata    TEXT NOT NULL,
-        recorded_at TEXT NOT NULL,
-        prev_hash   TEXT,
-        hash        TEXT NOT NULL,
-        UNIQUE (stream, revision)
-      );
-      PRAGMA user_version = 1;
-    `)
-  }).immediate()
-}
-
 class SqliteStore implements SqliteEventStore {
   readonly kind = 'sqlite' as const
   readonly path: string
@@ -160,27 +131,25 @@ class SqliteStore implements SqliteEventStore {
   private readonly clock: () => Date
   private readonly pollIntervalMs: number
   private readonly counters = { transactions: 0, appends: 0, events: 0 }
+  /** Exactly one of these writes: this connection's writer, or the writer thread. */
+  private readonly inlineWriter: SqliteWriter | undefined
+  private readonly writerThread: WriterThread | undefined
 
   private queue: PendingAppend[] = []
   private flushScheduled = false
+  /** The batch the writer thread is writing; the next one waits for it (and grows meanwhile). */
+  private writing: Promise<void> | undefined
   private closed = false
   private closing: Promise<void> | undefined
 
   private readonly subscriptions = new Set<SqliteSubscription>()
+  private readonly recent = new RecentEvents(RECENT_EVENTS)
   private pollTimer: NodeJS.Timeout | undefined
   private lastDataVersion = 0
+  /** The last head position read, and the data_version it was read at. */
+  private head: { position: number; dataVersion: number } | undefined
 
   private readonly stmt: {
-    begin: Database.Statement
-    commit: Database.Statement
-    rollback: Database.Statement
-    savepoint: Database.Statement
-    release: Database.Statement
-    rollbackTo: Database.Statement
-    head: Database.Statement<[string], HeadRow>
-    placeOfId: Database.Statement<[string], PlacedRow>
-    idsFrom: Database.Statement<[string, number, number], { id: string; position: number }>
-    insert: Database.Statement<[string, string, number, string, string, string, string, string | null, string]>
     readForwards: Database.Statement<[string, number, number], EventRow>
     readBackwards: Database.Statement<[string, number, number], EventRow>
     readAll: Database.Statement<[number, number], EventRow>
@@ -193,45 +162,33 @@ class SqliteStore implements SqliteEventStore {
     this.path = options.path
     this.clock = options.clock ?? (() => new Date())
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true })
 
-    const db = new Database(options.path, { timeout: BUSY_TIMEOUT_MS })
+    let db: Database.Database
     try {
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
-      db.pragma('journal_mode = WAL')
-      db.pragma('synchronous = FULL')
-      migrate(db)
+      db = openEventsDatabase(options.path)
+    } catch (error) {
+      if (!isSqliteError(error)) throw error
+      throw new StoreUnavailableError(`cannot open event store at ${options.path}: ${error.message}`, { cause: error })
+    }
+    try {
       this.stmt = {
-        begin: db.prepare('BEGIN IMMEDIATE'),
-        commit: db.prepare('COMMIT'),
-        rollback: db.prepare('ROLLBACK'),
-        savepoint: db.prepare('SAVEPOINT append'),
-        release: db.prepare('RELEASE append'),
-        rollbackTo: db.prepare('ROLLBACK TO append'),
-        head: db.prepare<[string], HeadRow>(
-          'SELECT revision, hash, position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1',
-        ),
-        placeOfId: db.prepare<[string], PlacedRow>('SELECT stream, revision, position FROM events WHERE id = ?'),
-        idsFrom: db.prepare<[string, number, number], { id: string; position: number }>(
-          'SELECT id, position FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
-        ),
-        insert: db.prepare<[string, string, number, string, string, string, string, string | null, string]>(
-          'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        ),
         readForwards: db.prepare<[string, number, number], EventRow>(
           `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
         ),
         readBackwards: db.prepare<[string, number, number], EventRow>(
           `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
         ),
-        readAll: db.prepare<[number, number], EventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`,
-        ),
-        readAfter: db.prepare<[number, number], EventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
-        ),
+        readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`),
+        readAfter: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
         headPosition: db.prepare<[], number | null>('SELECT max(position) FROM events').pluck(),
         dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+      }
+      if (options.writer === 'thread' && options.path !== ':memory:') {
+        this.writerThread = new WriterThread(options.path)
+        // Start it now, so the first append does not wait for a thread (a failure shows on that append).
+        this.writerThread.ready().catch(() => undefined)
+      } else {
+        this.inlineWriter = new SqliteWriter(db)
       }
     } catch (error) {
       db.close()
@@ -249,15 +206,20 @@ class SqliteStore implements SqliteEventStore {
     if (this.closed) return Promise.reject(new StoreUnavailableError('event store is closed'))
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, events, expected, resolve, reject })
-      if (!this.flushScheduled) {
-        this.flushScheduled = true
-        setImmediate(() => this.flushQueue())
-      }
+      this.scheduleFlush()
     })
   }
 
+  async ready(): Promise<void> {
+    await this.writerThread?.ready()
+  }
+
   async flush(): Promise<void> {
-    this.flushQueue()
+    for (;;) {
+      this.flushQueue()
+      if (this.writing === undefined) return
+      await this.writing
+    }
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -278,7 +240,15 @@ class SqliteStore implements SqliteEventStore {
   }
 
   async headPosition(): Promise<number> {
-    return this.read(() => this.stmt.headPosition.get()) ?? 0
+    return this.read(() => {
+      // Asked on every request (authentication); while no other connection has committed, the
+      // head is where it was. This connection's own commits reset it in settle().
+      const dataVersion = this.stmt.dataVersion.get() ?? 0
+      if (this.head !== undefined && this.head.dataVersion === dataVersion) return this.head.position
+      const position = this.stmt.headPosition.get() ?? 0
+      this.head = { position, dataVersion }
+      return position
+    })
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
@@ -301,22 +271,31 @@ class SqliteStore implements SqliteEventStore {
     return this.closing
   }
 
-  /** Events strictly after `position`, for subscriptions. */
+  /**
+   * Events strictly after `position`, for subscriptions: from memory when this store committed
+   * them itself (the common, live case), from the file otherwise (catch-up, other processes).
+   */
   readAfter(position: number, limit: number): RecordedEvent[] {
-    return this.read(() => this.stmt.readAfter.all(position, limit)).map(toRecordedEvent)
+    if (this.closed) throw new StoreUnavailableError('event store is closed')
+    return this.recent.after(position, limit) ?? this.read(() => this.stmt.readAfter.all(position, limit)).map(toRecordedEvent)
   }
 
   forget(subscription: SqliteSubscription): void {
     this.subscriptions.delete(subscription)
-    if (this.subscriptions.size === 0) this.stopPolling()
+    if (this.subscriptions.size === 0) {
+      this.stopPolling()
+      this.recent.clear()
+    }
   }
 
   private async shutDown(): Promise<void> {
-    this.flushQueue()
+    await this.flush()
     this.closed = true
     for (const subscription of this.subscriptions) subscription.end()
     this.subscriptions.clear()
+    this.recent.clear()
     this.stopPolling()
+    await this.writerThread?.close()
     this.database.close()
   }
 
@@ -330,16 +309,22 @@ class SqliteStore implements SqliteEventStore {
     }
   }
 
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    setImmediate(() => this.flushQueue())
+  }
+
   /**
-   * Writes every queued append in one transaction (one fsync), each inside its own savepoint.
-   * Synchronous from BEGIN to COMMIT, so no read of this connection ever sees a half-done batch.
-   * While another process holds the write lock, BEGIN IMMEDIATE waits (busy_timeout) blocking
-   * the event loop; past the timeout the batch fails with StoreUnavailableError.
+   * Hands every queued append to the writer as one batch. Inline, the batch is written before this
+   * returns, so no read of this connection ever sees a half-done batch; while another process
+   * holds the write lock, BEGIN IMMEDIATE waits (busy_timeout) blocking the event loop. On the
+   * writer thread only that thread waits, and appends made meanwhile form the next batch.
    */
   private flushQueue(): void {
     this.flushScheduled = false
+    if (this.writing !== undefined || this.queue.length === 0) return
     const batch = this.queue
-    if (batch.length === 0) return
     this.queue = []
     if (this.closed) {
       const error = new StoreUnavailableError('event store is closed')
@@ -347,120 +332,102 @@ class SqliteStore implements SqliteEventStore {
       return
     }
 
-    const outcomes: Array<AppendResult | Error> = []
-    let written = 0
-    try {
-      this.stmt.begin.run()
-      for (const append of batch) {
-        this.stmt.savepoint.run()
-        try {
-          const { result, wrote } = this.write(append)
-          outcomes.push(result)
-          this.stmt.release.run()
-          written += wrote
-        } catch (error) {
-          if (isSqliteError(error) && !error.code.startsWith('SQLITE_CONSTRAINT')) throw error
-          this.stmt.rollbackTo.run()
-          this.stmt.release.run()
-          outcomes.push(this.appendError(error, append))
-        }
+    const appends: PendingAppend[] = []
+    const requests: WriteRequest[] = []
+    for (const append of batch) {
+      const request = this.encode(append)
+      if (request === undefined) continue
+      appends.push(append)
+      requests.push(request)
+    }
+    if (requests.length === 0) return
+
+    if (this.inlineWriter !== undefined) {
+      let outcomes: WriteOutcome[]
+      try {
+        outcomes = this.inlineWriter.write(requests)
+      } catch (error) {
+        this.fail(appends, error)
+        return
       }
-      this.stmt.commit.run()
-    } catch (error) {
-      // SQLite may already have rolled back on its own (e.g. SQLITE_FULL, SQLITE_IOERR).
-      if (this.database.inTransaction) {
-        try {
-          this.stmt.rollback.run()
-        } catch {
-          // the connection will retry on the next batch; nothing of this one was committed
-        }
-      }
-      const failure = isSqliteError(error)
-        ? new StoreUnavailableError(`event store write failed: ${error.message}`, { cause: error })
-        : error
-      for (const append of batch) append.reject(failure)
+      this.settle(appends, requests, outcomes)
       return
     }
+    this.writing = (this.writerThread as WriterThread).write(requests).then(
+      (outcomes) => this.settle(appends, requests, outcomes),
+      (error: unknown) => this.fail(appends, error),
+    )
+    void this.writing.finally(() => {
+      this.writing = undefined
+      // Appends queued meanwhile (and those made by the continuations just resolved) go next.
+      if (this.queue.length > 0) this.scheduleFlush()
+    })
+  }
 
+  /** The append as the writer takes it: its JSON text is made here, once. Rejects it when it has none. */
+  private encode(append: PendingAppend): WriteRequest | undefined {
+    try {
+      const events: EncodedEvent[] = append.events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        data: jsonOf(event.data === undefined ? null : event.data),
+        metadata: jsonOf(event.metadata),
+      }))
+      const recordedAt = events.length === 0 ? '' : this.clock().toISOString()
+      return { stream: append.stream, expected: append.expected, recordedAt, events }
+    } catch (error) {
+      append.reject(error)
+      return undefined
+    }
+  }
+
+  private fail(appends: readonly PendingAppend[], error: unknown): void {
+    const failure = isSqliteError(error) ? new StoreUnavailableError(`event store write failed: ${error.message}`, { cause: error }) : error
+    for (const append of appends) append.reject(failure)
+  }
+
+  private settle(appends: readonly PendingAppend[], requests: readonly WriteRequest[], outcomes: readonly WriteOutcome[]): void {
+    const live = this.subscriptions.size > 0
+    let written = 0
+    for (let i = 0; i < appends.length; i++) {
+      const outcome = outcomes[i] as WriteOutcome
+      if (!outcome.ok || outcome.written === null) continue
+      written += outcome.written.ids.length
+      if (live) this.remember(requests[i] as WriteRequest, outcome.written)
+    }
+    if (!live) this.recent.clear()
+    if (written > 0) this.head = undefined
     this.counters.transactions++
-    this.counters.appends += batch.length
+    this.counters.appends += appends.length
     this.counters.events += written
-    for (let i = 0; i < batch.length; i++) {
-      const append = batch[i] as PendingAppend
-      const outcome = outcomes[i] as AppendResult | Error
-      if (outcome instanceof Error) append.reject(outcome)
-      else append.resolve(outcome)
+    for (let i = 0; i < appends.length; i++) {
+      const append = appends[i] as PendingAppend
+      const outcome = outcomes[i] as WriteOutcome
+      if (outcome.ok) append.resolve({ nextExpectedRevision: outcome.nextExpectedRevision, position: outcome.position })
+      else append.reject(appendError(outcome.failure))
     }
     if (written > 0) this.wakeSubscribers()
   }
 
-  /** One append, inside the open transaction. Throws to reject only this append. */
-  private write(append: PendingAppend): { result: AppendResult; wrote: number } {
-    const { stream, events, expected } = append
-    const head = this.stmt.head.get(stream)
-    const actual = head?.revision ?? -1
-
-    const firstId = events[0]?.id
-    if (firstId !== undefined) {
-      const placed = this.stmt.placeOfId.get(firstId)
-      if (placed !== undefined) return { result: this.replayedAppend(append, placed, actual), wrote: 0 }
-    }
-
-    if (!expectationHolds(expected, actual)) throw new WrongExpectedRevisionError(stream, expected, actual)
-    if (events.length === 0) return { result: { nextExpectedRevision: actual, position: head?.position ?? 0 }, wrote: 0 }
-
-    const recordedAt = this.clock().toISOString()
-    let prevHash = head?.hash ?? null
-    let revision = actual
-    let position = 0
-    for (const event of events) {
-      revision++
-      const id = event.id ?? randomUUID()
-      const data = event.data === undefined ? null : event.data
-      const hash = hashEvent({ id, stream, revision, type: event.type, data, metadata: event.metadata, recordedAt }, prevHash)
-      const info = this.stmt.insert.run(
-        id,
-        stream,
-        revision,
-        event.type,
-        JSON.stringify(data),
-        JSON.stringify(event.metadata),
-        recordedAt,
+  /** Keeps what was just committed, as a reader of the file would get it, for live subscriptions. */
+  private remember(request: WriteRequest, written: WrittenEvents): void {
+    let prevHash = written.prevHash
+    request.events.forEach((event, i) => {
+      const hash = written.hashes[i] as string
+      this.recent.add({
+        id: written.ids[i] as string,
+        type: event.type,
+        data: JSON.parse(event.data) as unknown,
+        metadata: JSON.parse(event.metadata) as EventMetadata,
+        stream: request.stream,
+        revision: written.firstRevision + i,
+        position: written.firstPosition + i,
+        recordedAt: request.recordedAt,
         prevHash,
         hash,
-      )
-      position = Number(info.lastInsertRowid)
+      })
       prevHash = hash
-    }
-    return { result: { nextExpectedRevision: revision, position }, wrote: events.length }
-  }
-
-  /**
-   * The first event id is already stored. If the whole append sits there, consecutively, in this
-   * stream and where `expected` would have put it, it is a retry of an append that succeeded:
-   * answer as the original did.
-   */
-  private replayedAppend(append: PendingAppend, placed: PlacedRow, actual: number): AppendResult {
-    const { stream, events, expected } = append
-    const firstId = placed.stream === stream ? undefined : events[0]?.id
-    if (firstId !== undefined) throw new DuplicateEventIdError(firstId, stream)
-    const stored = this.stmt.idsFrom.all(stream, placed.revision, events.length)
-    events.forEach((event, i) => {
-      if (event.id === undefined || stored[i]?.id !== event.id) throw new DuplicateEventIdError(events[0]?.id ?? '', stream)
     })
-    if (!expectationHolds(expected, placed.revision - 1)) throw new WrongExpectedRevisionError(stream, expected, actual)
-    const last = stored[stored.length - 1] as { position: number }
-    return { nextExpectedRevision: placed.revision + events.length - 1, position: last.position }
-  }
-
-  /** Why one append failed, once its savepoint has been rolled back. */
-  private appendError(error: unknown, append: PendingAppend): Error {
-    if (!isSqliteError(error)) return error instanceof Error ? error : new Error(String(error))
-    // The only constraint an append can break once its expectation held: an event id that is
-    // stored already, or repeated within the append.
-    const ids = append.events.flatMap((event) => (event.id === undefined ? [] : [event.id]))
-    const duplicate = ids.find((id) => this.stmt.placeOfId.get(id) !== undefined) ?? ids.find((id, i) => ids.indexOf(id) !== i)
-    return new DuplicateEventIdError(duplicate ?? '', append.stream)
   }
 
   private wakeSubscribers(): void {
@@ -499,8 +466,52 @@ class SqliteStore implements SqliteEventStore {
 }
 
 /**
- * Catch-up then live. Reads straight from the database after its checkpoint, so a wake-up is only
- * a hint: a missed or spurious one costs at most one poll interval or one empty query.
+ * The newest committed events of this store, contiguous in position. A commit by another
+ * connection between two of ours leaves a gap in positions, and the window starts over after it,
+ * so whatever it answers is exactly what a read of the file after that position would return.
+ */
+class RecentEvents {
+  private events: RecordedEvent[] = []
+  private start = 0
+
+  constructor(private readonly capacity: number) {}
+
+  add(event: RecordedEvent): void {
+    const last = this.events[this.events.length - 1]
+    if (last !== undefined && event.position !== last.position + 1) this.clear()
+    this.events.push(event)
+    if (this.events.length - this.start > this.capacity) this.start++
+    if (this.start >= this.capacity) {
+      this.events = this.events.slice(this.start)
+      this.start = 0
+    }
+  }
+
+  /** Events after `position` when the window holds the very next one; undefined when it cannot say. */
+  after(position: number, limit: number): RecordedEvent[] | undefined {
+    const first = this.events[this.start]
+    if (first === undefined) return undefined
+    const index = this.start + (position + 1 - first.position)
+    if (index < this.start || index >= this.events.length) return undefined
+    return this.events.slice(index, Math.min(this.events.length, index + limit))
+  }
+
+  clear(): void {
+    this.events = []
+    this.start = 0
+  }
+}
+
+function jsonOf(value: unknown): string {
+  const text = JSON.stringify(value)
+  if (typeof text !== 'string') throw new TypeError('event is not serialisable as JSON')
+  return text
+}
+
+/**
+ * Catch-up then live. Reads whatever follows its checkpoint (from the store's window of recent
+ * commits, else from the file), so a wake-up is only a hint: a missed or spurious one costs at most
+ * one poll interval or one empty query.
  * One consumer per subscription.
  */
 class SqliteSubscription implements Subscription {
@@ -549,25 +560,6 @@ class SqliteSubscription implements Subscription {
     this.end()
     this.store.forget(this)
   }
-}
-
-function expectationHolds(expected: ExpectedRevision, actual: number): boolean {
-  switch (expected) {
-    case 'any':
-      return true
-    case 'no_stream':
-      return actual === -1
-    case 'stream_exists':
-      return actual >= 0
-    default:
-      return actual === expected
-  }
-}
-
-function isSqliteError(error: unknown): error is Error & { code: string } {
-  if (!(error instanceof Error)) return false
-  const code: unknown = (error as Error & { code?: unknown }).code
-  return typeof code === 'string' && code.startsWith('SQLITE_')
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {

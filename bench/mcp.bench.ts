@@ -1,0 +1,151 @@
+/**
+ * bench:mcp — `tools/call get_next_actions` and `tools/call list_leads` on an account with 100,000
+ * leads, at 50 connections: calls/s, p50 and p99, against a bare fastify JSON POST route measured in
+ * the same run (the baseline). Medians of --runs runs (default 3) of --duration seconds (default 10),
+ * scenarios interleaved. Targets: at least 5,000 calls/s and p99 at most 10 ms.
+ *
+ * The leads are received through the intake service in a setup process, two days in the past (so
+ * every one of them is stale for get_next_actions), before the server starts. The calls go round
+ * 1,000 read keys of the account, so the per-key rate limit (20/s) stays on and is never the limit.
+ *
+ *   npm run bench:mcp [-- --runs 3 --duration 10 --leads 100000]
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import { loadConfig } from '../src/config/config.ts'
+import { openLeadline } from '../src/leadline.ts'
+import { ROOT, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    leads: { type: 'string', default: '100000' },
+    keys: { type: 'string', default: '1000' },
+  },
+})
+const runs = Number(values.runs)
+const duration = Number(values.duration)
+const LEADS = Number(values.leads)
+const KEYS = Number(values.keys)
+const CONNECTIONS = 50
+const operator = { actor: { kind: 'operator', id: 'bench' } } as const
+const AREA_CODES = ['212', '312', '415', '512', '617', '713', '305', '206', '303', '404']
+
+// --- setup: an account, its keys, and its leads, written before the server starts ---------------
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-mcp-'))
+const store = `sqlite:${path.join(dir, 'leadline.db')}`
+const twoDaysAgo = () => new Date(Date.now() - 2 * 24 * 3600 * 1000)
+const setup = await openLeadline({ store, viewsPath: loadConfig({ LEADLINE_STORE: store }).viewsPath, clock: twoDaysAgo })
+const { account } = await setup.accounts.create('Bench', { callerId: '+15125550100' }, operator)
+const keys: string[] = []
+for (let i = 0; i < KEYS; i++) keys.push((await setup.accounts.createApiKey(account.accountId, ['read'], null, operator)).key.secret)
+const seedStarted = Date.now()
+let next = 0
+await Promise.all(
+  Array.from({ length: 200 }, async () => {
+    for (let i = next++; i < LEADS; i = next++) {
+      const phone = `${AREA_CODES[i % AREA_CODES.length]}${String(2_000_000 + i).padStart(7, '0')}`
+      await setup.intake.receive(account, { name: `Lead ${i}`, phone, source: `campaign-${i % 7}`, vendor: `vendor-${i % 3}`, email: `lead${i}@example.com` }, operator)
+    }
+  }),
+)
+await setup.runner.catchUp()
+const seedSeconds = (Date.now() - seedStarted) / 1000
+await setup.close()
+process.stderr.write(`seeded ${LEADS} leads in ${seedSeconds.toFixed(0)} s\n`)
+
+// --- load --------------------------------------------------------------------------------------
+const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3911)
+const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store }, 3912)
+
+const callBody = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } })
+
+/** autocannon with one key per request, round-robin, counting JSON-RPC errors in 200 answers. */
+async function load(url: string, body: string, seconds: number): Promise<LoadResult & { rpcErrors: number }> {
+  let key = 0
+  let rpcErrors = 0
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => ({
+          ...request,
+          body,
+          headers: { ...request.headers, authorization: `Bearer ${keys[key++ % keys.length] as string}` },
+        }),
+        onResponse: (_status, responseBody) => {
+          if (responseBody.startsWith('{"jsonrpc":"2.0","id":1,"error"')) rpcErrors += 1
+        },
+      },
+    ],
+  })
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+    rpcErrors,
+  }
+}
+
+const scenarios = {
+  bare: { url: `${bare.url}/api/ingest/lead`, body: callBody('get_next_actions') },
+  getNextActions: { url: `${leadline.url}/api/mcp`, body: callBody('get_next_actions') },
+  listLeads: { url: `${leadline.url}/api/mcp`, body: callBody('list_leads') },
+} as const
+type Scenario = keyof typeof scenarios
+
+// A first answer, for the record, and a warm-up of every scenario.
+const sample = await fetch(scenarios.getNextActions.url, { method: 'POST', headers: { authorization: `Bearer ${keys[0] as string}` }, body: scenarios.getNextActions.body })
+const sampleBody = (await sample.json()) as { result?: { structuredContent: { summary: string; stale_leads: unknown[] } }; error?: unknown }
+if (!sampleBody.result) throw new Error(`get_next_actions failed: ${JSON.stringify(sampleBody)}`)
+process.stderr.write(`get_next_actions: ${sampleBody.result.structuredContent.summary} (${sampleBody.result.structuredContent.stale_leads.length} stale leads listed)\n`)
+for (const name of Object.keys(scenarios) as Scenario[]) await load(scenarios[name].url, scenarios[name].body, 2)
+
+const results: Record<Scenario, Array<LoadResult & { rpcErrors: number }>> = { bare: [], getNextActions: [], listLeads: [] }
+for (let run = 1; run <= runs; run++) {
+  for (const name of Object.keys(scenarios) as Scenario[]) results[name].push(await load(scenarios[name].url, scenarios[name].body, duration))
+  process.stderr.write(`run ${run}/${runs} done\n`)
+}
+
+const summary = {
+  machine: { cpus: os.cpus().length, node: process.version },
+  leads: LEADS,
+  keys: KEYS,
+  connections: CONNECTIONS,
+  runs,
+  durationSeconds: duration,
+  seedSeconds,
+  bare: medianResult(results.bare),
+  getNextActions: { ...medianResult(results.getNextActions), rpcErrors: results.getNextActions.reduce((n, r) => n + r.rpcErrors, 0) },
+  listLeads: { ...medianResult(results.listLeads), rpcErrors: results.listLeads.reduce((n, r) => n + r.rpcErrors, 0) },
+  rssAfterRunsMb: rssMb(leadline.child.pid as number),
+}
+await bare.stop()
+await leadline.stop()
+fs.rmSync(dir, { recursive: true, force: true })
+
+const TARGET = { callsPerSecond: 5000, p99: 10 }
+const row = (name: string, r: LoadResult, target: boolean) =>
+  `${name.padEnd(28)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} calls/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}` +
+  (target ? `   ${r.requestsPerSecond >= TARGET.callsPerSecond && r.p99 <= TARGET.p99 ? 'meets' : 'MISSES'} the target` : '')
+console.log(`\nbench:mcp — ${LEADS.toLocaleString('en-US')} leads, ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}`)
+console.log(row('bare fastify JSON route', summary.bare, false))
+console.log(row('tools/call get_next_actions', summary.getNextActions, true))
+console.log(row('tools/call list_leads', summary.listLeads, true))
+console.log(
+  `ratio to bare: get_next_actions ${(summary.getNextActions.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, list_leads ${(summary.listLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`,
+)
+console.log(`JSON-RPC errors: get_next_actions ${summary.getNextActions.rpcErrors}, list_leads ${summary.listLeads.rpcErrors}; server RSS ${summary.rssAfterRunsMb} MB`)
+fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
+fs.writeFileSync(path.join(ROOT, 'bench', 'results', `mcp-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

@@ -1,0 +1,66 @@
+/**
+ * Profiles the server under ingest load: starts `leadline serve` with `--cpu-prof` (into --out),
+ * drives new leads (or repeats with --repeats) at 50 connections for --duration seconds, and stops it
+ * so the profile is written. Open the .cpuprofile in Chrome DevTools or speedscope.
+ *
+ *   node --import tsx bench/profile-ingest.ts [--duration 10] [--repeats] [--out /tmp/prof] [--no-prof]
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { openLeadline } from '../src/leadline.ts'
+import { load, serveChild } from './bench-kit.ts'
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    repeats: { type: 'boolean', default: false },
+    out: { type: 'string', default: path.join(os.tmpdir(), 'leadline-prof') },
+    'no-prof': { type: 'boolean', default: false },
+    port: { type: 'string', default: '3911' },
+  },
+})
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-prof-'))
+const store = `sqlite:${path.join(dir, 'leadline.db')}`
+const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db') })
+const { webhookToken } = await setup.accounts.create('Profile', {}, { actor: { kind: 'operator', id: 'bench' } })
+await setup.close()
+
+fs.mkdirSync(values.out, { recursive: true })
+const flags = values['no-prof'] ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.out}`]
+const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store }, Number(values.port))
+const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
+let counter = 0
+const body = values.repeats
+  ? () => JSON.stringify({ name: 'Bench Lead', phone: `3${String(100_000_000 + (counter++ % 1000)).padStart(9, '0')}`, source: 'bench', vendor: `v${counter % 3}` })
+  : () => JSON.stringify({ name: 'Bench Lead', phone: `2${String(100_000_000 + counter++).padStart(9, '0')}`, email: 'lead@example.com', source: 'bench' })
+const before = threadTimes(server.child.pid as number)
+const r = await load({ url: `${server.url}/api/ingest/lead`, connections: 50, durationSeconds: Number(values.duration), headers, body })
+const after = threadTimes(server.child.pid as number)
+await server.stop()
+// CPU time per lead, per server thread: comparable between runs even on a busy machine.
+const perLead: Record<string, number> = {}
+for (const [tid, { name, ticks }] of after) {
+  const used = ticks - (before.get(tid)?.ticks ?? 0)
+  if (used > 0) perLead[`${name}#${tid}`] = Math.round((used * 10_000) / r.total)
+}
+fs.rmSync(dir, { recursive: true, force: true })
+console.log(JSON.stringify({ ...r, load: os.loadavg().map((l) => l.toFixed(2)).join(' '), cpuMicrosecondsPerLead: perLead, out: values.out }))
+
+/** utime+stime (clock ticks of 10 ms) of every thread of a process, from /proc. */
+function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
+  const times = new Map<string, { name: string; ticks: number }>()
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      times.set(tid, { name, ticks: Number(fields[11]) + Number(fields[12]) })
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return times
+}

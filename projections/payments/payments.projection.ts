@@ -1,0 +1,91 @@
+/**
+ * The pay-link log: one row per payment request (which lead, how far its link and text got, how it
+ * settled, the provider's session id). The simulated pay page finds its request by session id, and
+ * the payments service resumes or closes unfinished work from it after a restart.
+ */
+import type { Database } from 'better-sqlite3'
+import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import { parseLeadStream } from '../../src/domain/lead/lead.events.ts'
+import type { PaymentEvent } from '../../src/domain/lead/lead-payments.ts'
+import type { Projection } from '../../src/read-models/projection.ts'
+import { statement } from '../../src/read-models/statement-cache.ts'
+
+export const paymentsProjection: Projection = {
+  name: 'payments',
+  version: 1,
+  handles: [
+    'PaymentRequested', 'PayLinkCreated', 'PayLinkFailed', 'PayLinkTextAttempted', 'PayLinkTexted', 'PayLinkTextFailed',
+    'PayLinkTextOutcomeUnknown', 'PaymentSettled', 'PaymentFailed', 'PaymentLinkExpired',
+  ],
+  tables: ['pay_links'],
+
+  setup(db: Database) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS pay_links (
+        request_id TEXT PRIMARY KEY,
+        stream TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        lead_id TEXT NOT NULL,
+        amount_cents INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        description TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        requested_at TEXT NOT NULL,
+        requested_position INTEGER NOT NULL,
+        stage TEXT NOT NULL,
+        session_id TEXT,
+        expires_at TEXT,
+        text_started_at TEXT,
+        status TEXT NOT NULL DEFAULT 'open',
+        settled_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS pay_links_by_session ON pay_links (session_id);
+      CREATE INDEX IF NOT EXISTS pay_links_by_stage ON pay_links (stage, requested_position);
+    `)
+  },
+
+  apply(db: Database, recorded: RecordedEvent) {
+    const event = recorded as unknown as PaymentEvent
+    const set = (requestId: string, sql: string, ...values: unknown[]) => statement(db, `UPDATE pay_links SET ${sql} WHERE request_id = ?`).run(...values, requestId)
+    switch (event.type) {
+      case 'PaymentRequested': {
+        const d = event.data
+        statement(
+          db,
+          `INSERT OR IGNORE INTO pay_links (request_id, stream, account_id, lead_id, amount_cents, currency, description, provider, requested_at, requested_position, stage)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'requested')`,
+        ).run(d.requestId, recorded.stream, parseLeadStream(recorded.stream)?.accountId ?? '', d.leadId, d.amountCents, d.currency, d.description, d.provider, d.requestedAt, recorded.position)
+        return
+      }
+      case 'PayLinkCreated':
+        set(event.data.requestId, "stage = 'linked', session_id = ?, expires_at = ?", event.data.sessionId, event.data.expiresAt)
+        return
+      case 'PayLinkFailed':
+        set(event.data.requestId, "stage = 'link_failed'")
+        return
+      case 'PayLinkTextAttempted':
+        set(event.data.requestId, "stage = 'texting', text_started_at = ?", event.data.at)
+        return
+      case 'PayLinkTexted':
+        set(event.data.requestId, "stage = 'texted'")
+        return
+      case 'PayLinkTextFailed':
+        set(event.data.requestId, "stage = 'text_failed'")
+        return
+      case 'PayLinkTextOutcomeUnknown':
+        set(event.data.requestId, "stage = 'text_unknown'")
+        return
+      case 'PaymentSettled':
+        set(event.data.requestId, "status = 'settled', settled_at = ?, session_id = ?", event.data.at, event.data.sessionId)
+        return
+      case 'PaymentFailed':
+        set(event.data.requestId, "status = 'failed'")
+        return
+      case 'PaymentLinkExpired':
+        set(event.data.requestId, "status = 'expired'")
+        return
+      default:
+        return
+    }
+  },
+}

@@ -1,0 +1,338 @@
+/**
+ * Pay-links to one lead: the part of the lead aggregate that decides to ask a person for a card
+ * payment, records the link the provider made, claims the text before the carrier is asked (so a
+ * person is texted at most once per request, on any number of nodes and across crashes), and
+ * records how the payment settled. Deciding is separate from doing: `PaymentRequested` is the
+ * decision, appended with an expected revision; the payments service performs it.
+ */
+import { DomainError } from '../shared/decider.ts'
+import type { DomainEvent } from '../shared/decider.ts'
+import type { LeadState } from './lead.decider.ts'
+import type { LeadEvent } from './lead.events.ts'
+
+export type PaymentsProviderName = 'stripe' | 'simulated'
+
+/** The decision to ask this person for one payment. Exactly one exists per request id (and per idempotency key). */
+export type PaymentRequested = DomainEvent<
+  'PaymentRequested',
+  {
+    leadId: string
+    requestId: string
+    /** In the currency's smallest unit. */
+    amountCents: number
+    currency: string
+    description: string
+    /** The connected account the charge is made on (`acct_…`); null with the simulated provider. */
+    connectedAccount: string | null
+    provider: PaymentsProviderName
+    /** The caller's idempotency key (one request per key and lead). */
+    idempotencyKey: string
+    /** The key the provider request carries (derived from the account and the caller's key). */
+    providerIdempotencyKey: string
+    /** The account's number the link is texted from, and the person's. */
+    from: string
+    to: string
+    requestedAt: string
+  }
+>
+export type PayLinkCreated = DomainEvent<
+  'PayLinkCreated',
+  { requestId: string; sessionId: string; url: string; expiresAt: string; provider: PaymentsProviderName; at: string }
+>
+/** The provider made no link (stripe_error); nothing is texted for this request. */
+export type PayLinkFailed = DomainEvent<'PayLinkFailed', { requestId: string; failure: string; message: string; providerCode: string | null; at: string }>
+/** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second text. */
+export type PayLinkTextAttempted = DomainEvent<'PayLinkTextAttempted', { requestId: string; node: string; from: string; to: string; body: string; at: string }>
+export type PayLinkTexted = DomainEvent<'PayLinkTexted', { requestId: string; messageId: string; carrier: string; at: string }>
+export type PayLinkTextFailed = DomainEvent<
+  'PayLinkTextFailed',
+  { requestId: string; failure: string; message: string; carrierCode: number | null; at: string }
+>
+export type PayLinkTextOutcomeUnknown = DomainEvent<'PayLinkTextOutcomeUnknown', { requestId: string; reason: string; at: string }>
+/** The money arrived in the connected account (or, simulated, would have). */
+export type PaymentSettled = DomainEvent<
+  'PaymentSettled',
+  {
+    requestId: string
+    sessionId: string
+    amountCents: number
+    currency: string
+    paymentIntentId: string | null
+    provider: PaymentsProviderName
+    providerEventId: string
+    at: string
+  }
+>
+export type PaymentFailed = DomainEvent<'PaymentFailed', { requestId: string; sessionId: string; provider: PaymentsProviderName; providerEventId: string; at: string }>
+export type PaymentLinkExpired = DomainEvent<'PaymentLinkExpired', { requestId: string; sessionId: string; provider: PaymentsProviderName; providerEventId: string; at: string }>
+
+export type PaymentEvent =
+  | PaymentRequested
+  | PayLinkCreated
+  | PayLinkFailed
+  | PayLinkTextAttempted
+  | PayLinkTexted
+  | PayLinkTextFailed
+  | PayLinkTextOutcomeUnknown
+  | PaymentSettled
+  | PaymentFailed
+  | PaymentLinkExpired
+
+export const PAYMENT_EVENT_TYPES: readonly PaymentEvent['type'][] = [
+  'PaymentRequested',
+  'PayLinkCreated',
+  'PayLinkFailed',
+  'PayLinkTextAttempted',
+  'PayLinkTexted',
+  'PayLinkTextFailed',
+  'PayLinkTextOutcomeUnknown',
+  'PaymentSettled',
+  'PaymentFailed',
+  'PaymentLinkExpired',
+]
+
+export function isPaymentEvent(event: { type: string }): event is PaymentEvent {
+  return (PAYMENT_EVENT_TYPES as readonly string[]).includes(event.type)
+}
+
+/** How far the link and its text got. */
+export type PayLinkStage = 'requested' | 'linked' | 'link_failed' | 'texting' | 'texted' | 'text_failed' | 'text_unknown'
+/** What the provider says about the money. */
+export type PaymentStatus = 'open' | 'settled' | 'failed' | 'expired'
+
+export interface PaymentRequestRecord {
+  readonly requestId: string
+  readonly amountCents: number
+  readonly currency: string
+  readonly description: string
+  readonly connectedAccount: string | null
+  readonly provider: PaymentsProviderName
+  readonly idempotencyKey: string
+  readonly providerIdempotencyKey: string
+  readonly from: string
+  readonly to: string
+  readonly requestedAt: string
+  readonly stage: PayLinkStage
+  readonly sessionId: string | null
+  readonly url: string | null
+  readonly expiresAt: string | null
+  /** Why the link or the text failed (`rejected`, `do_not_contact`, `unknown_outcome`, …), what was said, and the provider's code. */
+  readonly failure: string | null
+  readonly failureMessage: string | null
+  readonly providerCode: string | null
+  readonly messageId: string | null
+  readonly carrier: string | null
+  readonly textedAt: string | null
+  readonly status: PaymentStatus
+  readonly settledAt: string | null
+  readonly paymentIntentId: string | null
+}
+
+export interface PaymentsState {
+  readonly requests: Readonly<Record<string, PaymentRequestRecord>>
+  /** Request ids in the order they were decided. */
+  readonly order: readonly string[]
+}
+
+export const INITIAL_PAYMENTS: PaymentsState = { requests: {}, order: [] }
+
+export type PaymentCommand =
+  | {
+      type: 'RequestPayment'
+      requestId: string
+      amountCents: number
+      currency: string
+      description: string
+      connectedAccount: string | null
+      provider: PaymentsProviderName
+      idempotencyKey: string
+      providerIdempotencyKey: string
+      from: string
+    }
+  | { type: 'RecordPayLinkCreated'; requestId: string; sessionId: string; url: string; expiresAt: string; provider: PaymentsProviderName }
+  | { type: 'RecordPayLinkFailed'; requestId: string; failure: string; message: string; providerCode: string | null }
+  | { type: 'StartPayLinkText'; requestId: string; node: string; body: string }
+  | { type: 'RecordPayLinkTexted'; requestId: string; messageId: string; carrier: string }
+  | { type: 'RecordPayLinkTextFailed'; requestId: string; failure: string; message: string; carrierCode: number | null }
+  | { type: 'RecordPayLinkTextUnknown'; requestId: string; reason: string }
+  | {
+      type: 'RecordSettlement'
+      outcome: 'settled' | 'failed' | 'expired'
+      requestId: string
+      sessionId: string
+      amountCents: number | null
+      currency: string | null
+      paymentIntentId: string | null
+      provider: PaymentsProviderName
+      providerEventId: string
+      at: string
+    }
+
+const PAYMENT_COMMAND_TYPES: ReadonlySet<string> = new Set([
+  'RequestPayment', 'RecordPayLinkCreated', 'RecordPayLinkFailed', 'StartPayLinkText', 'RecordPayLinkTexted',
+  'RecordPayLinkTextFailed', 'RecordPayLinkTextUnknown', 'RecordSettlement',
+])
+
+export function isPaymentCommand(command: { type: string }): command is PaymentCommand {
+  return PAYMENT_COMMAND_TYPES.has(command.type)
+}
+
+function update(state: PaymentsState, requestId: string, change: Partial<PaymentRequestRecord>): PaymentsState {
+  const request = state.requests[requestId]
+  if (!request) return state
+  return { ...state, requests: { ...state.requests, [requestId]: { ...request, ...change } } }
+}
+
+export function evolvePayments(state: PaymentsState, event: PaymentEvent): PaymentsState {
+  switch (event.type) {
+    case 'PaymentRequested': {
+      const d = event.data
+      const request: PaymentRequestRecord = {
+        requestId: d.requestId, amountCents: d.amountCents, currency: d.currency, description: d.description,
+        connectedAccount: d.connectedAccount, provider: d.provider, idempotencyKey: d.idempotencyKey,
+        providerIdempotencyKey: d.providerIdempotencyKey, from: d.from, to: d.to, requestedAt: d.requestedAt,
+        stage: 'requested', sessionId: null, url: null, expiresAt: null, failure: null, failureMessage: null, providerCode: null, messageId: null, carrier: null,
+        textedAt: null, status: 'open', settledAt: null, paymentIntentId: null,
+      }
+      return { requests: { ...state.requests, [d.requestId]: request }, order: [...state.order, d.requestId] }
+    }
+    case 'PayLinkCreated':
+      return update(state, event.data.requestId, { stage: 'linked', sessionId: event.data.sessionId, url: event.data.url, expiresAt: event.data.expiresAt })
+    case 'PayLinkFailed':
+      return update(state, event.data.requestId, { stage: 'link_failed', failure: event.data.failure, failureMessage: event.data.message, providerCode: event.data.providerCode })
+    case 'PayLinkTextAttempted':
+      return update(state, event.data.requestId, { stage: 'texting' })
+    case 'PayLinkTexted':
+      return update(state, event.data.requestId, { stage: 'texted', messageId: event.data.messageId, carrier: event.data.carrier, textedAt: event.data.at })
+    case 'PayLinkTextFailed':
+      return update(state, event.data.requestId, { stage: 'text_failed', failure: event.data.failure, failureMessage: event.data.message })
+    case 'PayLinkTextOutcomeUnknown':
+      return update(state, event.data.requestId, { stage: 'text_unknown', failure: 'unknown_outcome', failureMessage: event.data.reason })
+    case 'PaymentSettled':
+      return update(state, event.data.requestId, {
+        status: 'settled', settledAt: event.data.at, paymentIntentId: event.data.paymentIntentId, sessionId: event.data.sessionId,
+      })
+    case 'PaymentFailed':
+      return update(state, event.data.requestId, { status: 'failed' })
+    case 'PaymentLinkExpired':
+      return update(state, event.data.requestId, { status: 'expired' })
+  }
+}
+
+function requireRequest(state: LeadState, requestId: string): PaymentRequestRecord {
+  const request = state.payments.requests[requestId]
+  if (!request) throw new DomainError('payment_request_not_found', `no payment request ${requestId} on this lead`)
+  return request
+}
+
+/** How long a caller's idempotency key names one request: as long as the tool endpoint honours the key. */
+export const REQUEST_KEY_RETENTION_MS = 24 * 60 * 60 * 1000
+
+/** The request a caller's idempotency key made on this lead within the retention before `now`, if any. */
+export function requestByIdempotencyKey(state: LeadState, idempotencyKey: string, now: Date): PaymentRequestRecord | undefined {
+  const since = now.getTime() - REQUEST_KEY_RETENTION_MS
+  return state.payments.order
+    .map((id) => state.payments.requests[id] as PaymentRequestRecord)
+    .findLast((r) => r.idempotencyKey === idempotencyKey && Date.parse(r.requestedAt) > since)
+}
+
+/** The request a provider session belongs to, if any. */
+export function requestBySession(state: LeadState, sessionId: string): PaymentRequestRecord | undefined {
+  return state.payments.order.map((id) => state.payments.requests[id] as PaymentRequestRecord).find((r) => r.sessionId === sessionId)
+}
+
+export function decidePayments(command: PaymentCommand, state: LeadState, now: Date): LeadEvent[] {
+  const at = now.toISOString()
+  switch (command.type) {
+    case 'RequestPayment': {
+      if (!state.exists || !state.fields) throw new DomainError('customer_not_found', 'no lead with that phone number or id in this account')
+      // The same key on the same lead is the same request: decided once, whatever the retries.
+      if (requestByIdempotencyKey(state, command.idempotencyKey, now)) return []
+      if (state.doNotCall) throw new DomainError('do_not_contact', 'the lead is do-not-call: Leadline does not text them')
+      return [
+        {
+          type: 'PaymentRequested',
+          data: {
+            leadId: state.leadId,
+            requestId: command.requestId,
+            amountCents: command.amountCents,
+            currency: command.currency,
+            description: command.description,
+            connectedAccount: command.connectedAccount,
+            provider: command.provider,
+            idempotencyKey: command.idempotencyKey,
+            providerIdempotencyKey: command.providerIdempotencyKey,
+            from: command.from,
+            to: state.fields.phone,
+            requestedAt: at,
+          },
+        },
+      ]
+    }
+    case 'RecordPayLinkCreated': {
+      const request = requireRequest(state, command.requestId)
+      if (request.stage !== 'requested') return []
+      const { requestId, sessionId, url, expiresAt, provider } = command
+      return [{ type: 'PayLinkCreated', data: { requestId, sessionId, url, expiresAt, provider, at } }]
+    }
+    case 'RecordPayLinkFailed': {
+      const request = requireRequest(state, command.requestId)
+      if (request.stage !== 'requested') return []
+      return [{ type: 'PayLinkFailed', data: { requestId: request.requestId, failure: command.failure, message: command.message, providerCode: command.providerCode, at } }]
+    }
+    case 'StartPayLinkText': {
+      const request = requireRequest(state, command.requestId)
+      // Claimed before (here, on another node, or before a crash): never a second text.
+      if (request.stage !== 'linked') return []
+      if (state.doNotCall) {
+        return [{ type: 'PayLinkTextFailed', data: { requestId: request.requestId, failure: 'do_not_contact', message: 'the lead became do-not-call before the text went out', carrierCode: null, at } }]
+      }
+      return [{ type: 'PayLinkTextAttempted', data: { requestId: request.requestId, node: command.node, from: request.from, to: request.to, body: command.body, at } }]
+    }
+    case 'RecordPayLinkTexted': {
+      const request = requireRequest(state, command.requestId)
+      if (request.stage !== 'texting') return []
+      return [{ type: 'PayLinkTexted', data: { requestId: request.requestId, messageId: command.messageId, carrier: command.carrier, at } }]
+    }
+    case 'RecordPayLinkTextFailed': {
+      const request = requireRequest(state, command.requestId)
+      if (request.stage !== 'texting') return []
+      return [{ type: 'PayLinkTextFailed', data: { requestId: request.requestId, failure: command.failure, message: command.message, carrierCode: command.carrierCode, at } }]
+    }
+    case 'RecordPayLinkTextUnknown': {
+      const request = requireRequest(state, command.requestId)
+      if (request.stage !== 'texting') return []
+      return [{ type: 'PayLinkTextOutcomeUnknown', data: { requestId: request.requestId, reason: command.reason, at } }]
+    }
+    case 'RecordSettlement':
+      return settle(state, command)
+  }
+}
+
+/** The provider's word on a link: duplicates, retries and late events after a settlement change nothing. */
+function settle(state: LeadState, command: Extract<PaymentCommand, { type: 'RecordSettlement' }>): LeadEvent[] {
+  const request = requireRequest(state, command.requestId)
+  if (request.sessionId !== null && request.sessionId !== command.sessionId) {
+    throw new DomainError('payment_session_mismatch', `payment request ${request.requestId} has session ${request.sessionId}, not ${command.sessionId}`)
+  }
+  if (request.status === 'settled') return []
+  const ref = { requestId: request.requestId, sessionId: command.sessionId, provider: command.provider, providerEventId: command.providerEventId, at: command.at }
+  switch (command.outcome) {
+    case 'settled':
+      return [
+        {
+          type: 'PaymentSettled',
+          data: {
+            ...ref,
+            amountCents: command.amountCents ?? request.amountCents,
+            currency: command.currency ?? request.currency,
+            paymentIntentId: command.paymentIntentId,
+          },
+        },
+      ]
+    case 'failed':
+      return request.status === 'open' ? [{ type: 'PaymentFailed', data: ref }] : []
+    case 'expired':
+      return request.status === 'open' ? [{ type: 'PaymentLinkExpired', data: ref }] : []
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The writer thread: owns the write connection of every store of this process that writes through
+ * it (see sqlite-writer-thread.ts), so hashing, inserts and the COMMIT's fsync run here while the
+ * main thread keeps serving requests. One message in and one out per batch; a store sends its next
+ * batch only once this one is answered.
+ */
+import { parentPort } from 'node:worker_threads'
+import { openEventsDatabase } from './sqlite-schema.ts'
+import { SqliteWriter } from './sqlite-writer.ts'
+import type { FromWriter, ToWriter } from './sqlite-writer-thread.ts'
+import { outcomesToWire, requestsFromWire } from './sqlite-writer-wire.ts'
+
+const port = parentPort
+if (port === null) throw new Error('sqlite-writer.worker.ts runs only as a worker thread')
+const send = (message: FromWriter): void => port.postMessage(message)
+
+function describe(error: unknown): { name: string; message: string; code?: string } {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) }
+  const code: unknown = (error as Error & { code?: unknown }).code
+  return typeof code === 'string' ? { name: error.name, message: error.message, code } : { name: error.name, message: error.message }
+}
+
+const stores = new Map<number, { close(): void; writer: SqliteWriter }>()
+
+port.on('message', (message: ToWriter) => {
+  try {
+    switch (message.type) {
+      case 'open': {
+        const db = openEventsDatabase(message.path)
+        stores.set(message.store, { writer: new SqliteWriter(db), close: () => db.close() })
+        send({ type: 'done', call: message.call })
+        return
+      }
+      case 'write': {
+        const store = stores.get(message.store)
+        if (store === undefined) throw new Error(`store ${message.store} is not open on the writer thread`)
+        const outcomes = store.writer.write(requestsFromWire(message.requests))
+        send({ type: 'done', call: message.call, outcomes: outcomesToWire(outcomes) })
+        return
+      }
+      case 'close':
+        stores.get(message.store)?.close()
+        stores.delete(message.store)
+        send({ type: 'done', call: message.call })
+        return
+    }
+  } catch (error) {
+    send({ type: 'failed', call: message.call, error: describe(error) })
+  }
+})
+
+send({ type: 'ready' })

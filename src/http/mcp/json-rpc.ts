@@ -1,0 +1,115 @@
+/**
+ * JSON-RPC 2.0 as the tool endpoint speaks it (spec §4.2, §7.1): the envelope, the error codes, and
+ * the one error class every layer throws. Every error carries a stable `data.code`
+ * (`insufficient_scope`, `outside_calling_hours`, …) that callers, logs and docs share.
+ */
+import { DomainError } from '../../domain/shared/decider.ts'
+import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
+
+export const RPC_CODES = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  /** Unknown tool, invalid arguments, an idempotency key reused with other arguments. */
+  invalidParams: -32602,
+  /** The tool ran and failed; `data.code` says why. */
+  toolFailed: -32603,
+  /** API key missing, invalid or revoked (spec §7.1). */
+  unauthorized: -32001,
+  /** The key lacks the scope the tool needs (spec §7.1). */
+  forbidden: -32003,
+  /** Too many requests for this key; `data.retry_after_seconds` says when to try again. */
+  rateLimited: -32029,
+} as const
+
+export type JsonRpcId = string | number | null
+
+export interface RpcErrorObject {
+  readonly code: number
+  readonly message: string
+  readonly data: { readonly code: string; readonly [member: string]: unknown }
+}
+
+export type RpcResponse =
+  | { readonly jsonrpc: '2.0'; readonly id: JsonRpcId; readonly result: unknown }
+  | { readonly jsonrpc: '2.0'; readonly id: JsonRpcId; readonly error: RpcErrorObject }
+
+/** A JSON-RPC error with its stable `data.code` and any further members of `data` (snake_case). */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    readonly dataCode: string,
+    message: string,
+    readonly extra: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message)
+    this.name = 'RpcError'
+  }
+
+  toObject(): RpcErrorObject {
+    return { code: this.code, message: this.message, data: { code: this.dataCode, ...this.extra } }
+  }
+}
+
+/** Domain refusals that are about the arguments rather than the world: answered -32602, not -32603. */
+const ARGUMENT_CODES: ReadonlySet<string> = new Set(['idempotency_key_reused', 'invalid_cursor', 'invalid_since'])
+
+/** Refusals worth retrying as they are, and after how long. */
+const RETRY_AFTER_SECONDS: Readonly<Record<string, number>> = { store_unavailable: 5 }
+
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+}
+
+/** A refusal from the domain (`do_not_call`, `lead_not_found`, …) as JSON-RPC: its details become `data` members. */
+export function fromDomainError(error: DomainError): RpcError {
+  const extra: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(error.details ?? {})) extra[snakeCase(name)] = value
+  const retry = RETRY_AFTER_SECONDS[error.code]
+  if (retry !== undefined && extra.retry_after_seconds === undefined) extra.retry_after_seconds = retry
+  return new RpcError(ARGUMENT_CODES.has(error.code) ? RPC_CODES.invalidParams : RPC_CODES.toolFailed, error.code, error.message, extra)
+}
+
+/** Any error thrown while answering, as the RpcError the caller sees; null for a bug (logged, answered `internal_error`). */
+export function toRpcError(error: unknown): RpcError | null {
+  if (error instanceof RpcError) return error
+  if (error instanceof DomainError) return fromDomainError(error)
+  if (error instanceof StoreUnavailableError) {
+    return new RpcError(RPC_CODES.toolFailed, 'store_unavailable', 'the log cannot take writes right now; nothing was recorded', { retry_after_seconds: 5 })
+  }
+  return null
+}
+
+export const INTERNAL_ERROR = new RpcError(RPC_CODES.toolFailed, 'internal_error', 'internal error')
+
+/**
+ * A successful tools/call result (spec §4.2): the output as JSON text in `content[0].text`, and the
+ * same object as `structuredContent`. The output is serialized once; both places use that JSON.
+ */
+export class ToolCallResult {
+  constructor(
+    /** The tool's output, as JSON. */
+    readonly text: string,
+    readonly replayed: boolean,
+  ) {}
+
+  toJSON(): unknown {
+    return JSON.parse(serializeResponse(success(null, this))).result
+  }
+}
+
+/** The response as JSON text; a tool result's output is embedded as it was serialized. */
+export function serializeResponse(response: RpcResponse): string {
+  if (!('result' in response) || !(response.result instanceof ToolCallResult)) return JSON.stringify(response)
+  const { text, replayed } = response.result
+  const meta = replayed ? ',"_meta":{"leadline/replayed":true}' : ''
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${meta}}}`
+}
+
+export function success(id: JsonRpcId, result: unknown): RpcResponse {
+  return { jsonrpc: '2.0', id, result }
+}
+
+export function failure(id: JsonRpcId, error: RpcErrorObject): RpcResponse {
+  return { jsonrpc: '2.0', id, error }
+}

@@ -1,0 +1,150 @@
+/**
+ * What the lead tools share: the `phone` or `lead_id` argument that names a lead, finding it within
+ * the key's account only, and a lead as tools return it. A lead of another account is
+ * `lead_not_found`, exactly like a lead that does not exist.
+ */
+import { z } from 'zod'
+import { DomainError } from '../../domain/shared/decider.ts'
+import { leadStream } from '../../domain/lead/lead.events.ts'
+import type { LeadState } from '../../domain/lead/lead.decider.ts'
+import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
+import type { InboundLead } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
+import { RPC_CODES, RpcError } from './json-rpc.ts'
+import type { ToolContext } from './tool.ts'
+
+export const phoneArgument = z
+  .string()
+  .max(64)
+  .refine((phone) => phoneIdentity(phone) !== undefined, 'must hold at least ten digits')
+
+/** The two ways to name a lead; a tool takes exactly one of them. */
+export const leadReference = {
+  phone: phoneArgument
+    .optional()
+    .describe("The lead's phone number, in any formatting (\"(312) 555-0142\", \"+1 312 555 0142\"); leads are matched by its last ten digits. Give phone or lead_id."),
+  lead_id: z.string().min(1).max(64).optional().describe('The lead id (ld_…) as list_leads returns it. Give phone or lead_id.'),
+}
+
+export type LeadReference = { readonly phone?: string | undefined; readonly lead_id?: string | undefined }
+
+export function leadNotFound(): DomainError {
+  return new DomainError('lead_not_found', 'no lead with that phone number or id in this account')
+}
+
+/** The tools' `check`: exactly one of phone and lead_id, refused as invalid arguments before anything runs. */
+export function requireOneLeadReference(reference: LeadReference): void {
+  if ((reference.phone === undefined) === (reference.lead_id === undefined)) {
+    throw new RpcError(RPC_CODES.invalidParams, 'invalid_arguments', 'give exactly one of phone and lead_id', {
+      problems: [{ path: '', message: 'give exactly one of phone and lead_id' }],
+    })
+  }
+}
+
+function exactlyOne(reference: LeadReference): { phone: string } | { leadId: string } {
+  requireOneLeadReference(reference)
+  return reference.phone !== undefined ? { phone: reference.phone } : { leadId: reference.lead_id as string }
+}
+
+/** The stream of the lead a reference names in the key's account (by phone, the stream may not exist yet). */
+export function leadStreamOf(context: ToolContext, reference: LeadReference): string {
+  const by = exactlyOne(reference)
+  const accountId = context.account.accountId
+  if ('phone' in by) return leadStream(accountId, phoneIdentity(by.phone) as string)
+  const lead = context.services.inboundLeads.get(accountId, { leadId: by.leadId })
+  if (!lead) throw leadNotFound()
+  return leadStream(accountId, phoneIdentity(lead.phone) as string)
+}
+
+/** The lead a reference names, as Inbound Leads has it; `lead_not_found` when the account has no such lead. */
+export function findLead(context: ToolContext, reference: LeadReference): InboundLead {
+  const by = exactlyOne(reference)
+  const accountId = context.account.accountId
+  const lead = context.services.inboundLeads.get(accountId, 'phone' in by ? { phoneLast10: phoneIdentity(by.phone) as string } : { leadId: by.leadId })
+  if (!lead) throw leadNotFound()
+  return lead
+}
+
+// Text that came in with the lead may be withheld by the recordings filter, so it is optional as well as nullable.
+const text = z.string().nullable().optional()
+
+export const leadOutput = z
+  .object({
+    lead_id: z.string(),
+    phone: z.string().describe('E.164'),
+    full_name: text,
+    first_name: text,
+    last_name: text,
+    email: text,
+    state: text,
+    age: z.number().nullable(),
+    dob: text,
+    source: text,
+    vendor: text,
+    lead_date: text,
+    city: text,
+    zip: text,
+    address: text,
+    do_not_call: z.boolean(),
+    industry_fields: z.record(z.string(), z.string()).describe("Fields matched to the account's industry field list"),
+    extra_fields: z.record(z.string(), z.unknown()).describe('Fields the sender pushed that Leadline does not recognise, as received (latest value per name)'),
+    submissions: z.number().int().describe('How many times the lead was pushed'),
+    received_at: z.string(),
+    updated_at: z.string(),
+  })
+  .describe('A lead as listed in Inbound Leads')
+
+export function leadOutputOf(lead: InboundLead): z.output<typeof leadOutput> {
+  return {
+    lead_id: lead.leadId,
+    phone: lead.phone,
+    full_name: lead.fullName,
+    first_name: lead.firstName,
+    last_name: lead.lastName,
+    email: lead.email,
+    state: lead.state,
+    age: lead.age,
+    dob: lead.dob,
+    source: lead.source,
+    vendor: lead.vendor,
+    lead_date: lead.leadDate,
+    city: lead.city,
+    zip: lead.zip,
+    address: lead.address,
+    do_not_call: lead.doNotCall,
+    industry_fields: lead.industryFields,
+    extra_fields: Object.fromEntries(lead.extraFields.map((field) => [field.name, field.value])),
+    submissions: lead.submissions,
+    received_at: lead.receivedAt,
+    updated_at: lead.updatedAt,
+  }
+}
+
+export const paymentsOutput = z
+  .array(
+    z.object({
+      request_id: z.string(),
+      status: z.enum(['open', 'settled', 'failed', 'expired']).describe('open: not paid yet; settled: the money arrived in the connected account'),
+      amount_cents: z.number().int().describe("In the currency's smallest unit"),
+      currency: z.string(),
+      description: z.string(),
+      texted: z.boolean().describe('Whether the carrier accepted the text with the link'),
+      url: z.string().nullable(),
+      provider: z.string().describe('stripe, or simulated: no card is ever charged'),
+      requested_at: z.string(),
+      expires_at: z.string().nullable(),
+      settled_at: z.string().nullable(),
+    }),
+  )
+  .describe('Pay-links asked of this lead (request_payment), oldest first, with how each settled')
+
+/** A lead's pay-links as tools return them. */
+export function paymentsOutputOf(state: LeadState): z.output<typeof paymentsOutput> {
+  return state.payments.order.flatMap((id) => {
+    const p = state.payments.requests[id]
+    if (!p) return []
+    return [{
+      request_id: p.requestId, status: p.status, amount_cents: p.amountCents, currency: p.currency, description: p.description,
+      texted: p.stage === 'texted', url: p.url, provider: p.provider, requested_at: p.requestedAt, expires_at: p.expiresAt, settled_at: p.settledAt,
+    }]
+  })
+}

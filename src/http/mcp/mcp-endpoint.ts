@@ -1,0 +1,279 @@
+/**
+ * The tool endpoint's JSON-RPC dispatcher (spec §4.2, §7.1; MCP's Streamable HTTP transport answered
+ * with `application/json`). Stateless: every POST carries its key, needs no session and no prior
+ * `initialize`, so curl users and the CLI call `tools/call` directly.
+ *
+ * Order of checks for each request: envelope (-32600), key (-32001), rate limit (-32029), method
+ * (-32601), tool name (-32602), scope (-32003), arguments (-32602), then the tool under its time
+ * limit (-32603 when it fails). Every tool result and every error leaves through `withoutRecordings`.
+ */
+import { readFileSync } from 'node:fs'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ApiKeyPrincipal } from '../../services/accounts.service.ts'
+import {
+  failure, INTERNAL_ERROR, RPC_CODES, RpcError, serializeResponse, success, toRpcError, ToolCallResult,
+  type JsonRpcId, type RpcErrorObject, type RpcResponse,
+} from './json-rpc.ts'
+import { holdsRecordingUrl, withoutRecordings } from './recordings-filter.ts'
+import { TokenBuckets } from './rate-limiter.ts'
+import type { McpServices, Tool, ToolContext } from './tool.ts'
+import type { ToolRegistry } from './tool-registry.ts'
+
+/** Newest first; `initialize` answers with the client's version when it is one of these, else the newest. */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
+export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
+
+export interface McpLimits {
+  /** Sustained requests per second per API key. */
+  readonly ratePerSecond: number
+  /** Requests a key may make at once before the sustained rate applies. */
+  readonly burst: number
+  readonly bodyLimitBytes: number
+  /** How long a tool may run before the call is answered `tool_timeout`. */
+  readonly toolTimeoutMs: number
+  /** JSON-RPC messages in one batch (2025-03-26 clients may batch). */
+  readonly maxBatch: number
+}
+
+export const DEFAULT_MCP_LIMITS: McpLimits = {
+  ratePerSecond: 20,
+  burst: 40,
+  bodyLimitBytes: 1024 * 1024,
+  toolTimeoutMs: 30_000,
+  maxBatch: 20,
+}
+
+const SERVER_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+const INSTRUCTIONS = [
+  "Leadline holds one account's book of leads: the Inbound Leads list, each lead's history, and outbound calls.",
+  'Your API key decides the account and the scopes: read (get_next_actions, list_leads, get_lead, get_lead_history), write (mark_do_not_call, request_payment), dial (place_call).',
+  'Start with get_next_actions to see which leads need a call. Write tools take an idempotency_key (reuse it to retry safely) and dry_run (true: report what would happen, change nothing).',
+  'Errors carry a stable error.data.code, e.g. outside_calling_hours with data.next_allowed_at.',
+].join(' ')
+
+export interface McpCall {
+  /** The raw body. */
+  readonly body: Buffer
+  /** The Bearer token, if any. */
+  readonly apiKey: string | undefined
+  /** Ties the events a call appends to this HTTP request. */
+  readonly requestId: string
+  readonly log: FastifyBaseLogger
+}
+
+/** The JSON body to send with 200, or `202` with no body when the POST held only notifications or responses. */
+export type McpAnswer = { readonly status: 200; readonly body: string } | { readonly status: 202 }
+
+export interface McpEndpointOptions {
+  readonly tools: ToolRegistry
+  readonly services: McpServices
+  readonly authenticate: (apiKey: string | undefined) => Promise<ApiKeyPrincipal | null>
+  readonly limits: McpLimits
+}
+
+type Incoming =
+  | { readonly kind: 'request'; readonly id: string | number; readonly method: string; readonly params: unknown }
+  | { readonly kind: 'ignored' }
+  | { readonly kind: 'invalid'; readonly id: JsonRpcId; readonly error: RpcError }
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function invalidRequest(id: JsonRpcId, message: string): Incoming {
+  return { kind: 'invalid', id, error: new RpcError(RPC_CODES.invalidRequest, 'invalid_request', message) }
+}
+
+/** Sorts one JSON-RPC message: a request to answer, a notification or response to accept, or an invalid one. */
+function classify(message: unknown): Incoming {
+  if (!isObject(message)) return invalidRequest(null, 'a JSON-RPC message must be an object')
+  const id = typeof message.id === 'string' || (typeof message.id === 'number' && Number.isFinite(message.id)) ? message.id : null
+  if (message.jsonrpc !== '2.0') return invalidRequest(id, 'jsonrpc must be "2.0"')
+  if (!('method' in message)) {
+    // A client's answer to a server request: we never send any, so there is nothing to do with it.
+    return ('result' in message || 'error' in message) && 'id' in message ? { kind: 'ignored' } : invalidRequest(id, 'a request needs a method')
+  }
+  if (typeof message.method !== 'string') return invalidRequest(id, 'method must be a string')
+  if (!('id' in message)) return { kind: 'ignored' } // a notification: nothing is answered (202)
+  if (id === null) return invalidRequest(null, 'id must be a string or a number')
+  if ('params' in message && !isObject(message.params)) return invalidRequest(id, 'params must be an object')
+  return { kind: 'request', id, method: message.method, params: message.params ?? {} }
+}
+
+function invalidParams(message: string, extra: Record<string, unknown> = {}): RpcError {
+  return new RpcError(RPC_CODES.invalidParams, 'invalid_params', message, extra)
+}
+
+/** An error as it leaves: data through the filter, and a message that quoted a recording URL replaced. */
+function outgoingError(error: RpcError): RpcErrorObject {
+  const object = error.toObject()
+  const data = withoutRecordings(object.data) as RpcErrorObject['data']
+  return {
+    code: object.code,
+    message: holdsRecordingUrl(object.message) ? 'the tool failed (details withheld)' : object.message,
+    data: { ...data, code: object.data.code },
+  }
+}
+
+/** Rejects after `ms`; the work itself goes on (a write still records its outcome for a retry with the same key). */
+function withinTimeLimit<T>(work: Promise<T>, ms: number, tool: Tool): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const seconds = ms / 1000
+      reject(
+        new RpcError(
+          RPC_CODES.toolFailed,
+          'tool_timeout',
+          tool.writes
+            ? `${tool.name} did not finish within ${seconds} s and may still complete: repeat the call with the same idempotency_key for its outcome`
+            : `${tool.name} did not finish within ${seconds} s; try again`,
+          { retry_after_seconds: 5, time_limit_seconds: seconds },
+        ),
+      )
+    }, ms)
+  })
+  work.catch(() => undefined)
+  return Promise.race([work, limit]).finally(() => clearTimeout(timer))
+}
+
+export class McpEndpoint {
+  private readonly buckets: TokenBuckets
+
+  constructor(private readonly options: McpEndpointOptions) {
+    this.buckets = new TokenBuckets(options.limits.ratePerSecond, options.limits.burst)
+  }
+
+  /** Answers one POST body: a single message, or a batch of them. */
+  async handle(call: McpCall): Promise<McpAnswer> {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(call.body.toString('utf8'))
+    } catch {
+      return this.single(null, new RpcError(RPC_CODES.parseError, 'parse_error', 'parse error: the body is not valid JSON'))
+    }
+    const batch = Array.isArray(parsed)
+    const messages = batch ? (parsed as unknown[]) : [parsed]
+    if (batch && messages.length === 0) return this.single(null, new RpcError(RPC_CODES.invalidRequest, 'invalid_request', 'an empty batch'))
+    if (messages.length > this.options.limits.maxBatch) {
+      return this.single(
+        null,
+        new RpcError(RPC_CODES.invalidRequest, 'batch_too_large', `a batch holds at most ${this.options.limits.maxBatch} messages`, {
+          max_batch: this.options.limits.maxBatch,
+        }),
+      )
+    }
+
+    const incoming = messages.map(classify)
+    let principal: Promise<ApiKeyPrincipal | null> | undefined
+    const responses = await Promise.all(
+      incoming.map((message) => {
+        if (message.kind === 'ignored') return null
+        if (message.kind === 'invalid') return failure(message.id, outgoingError(message.error))
+        principal ??= this.options.authenticate(call.apiKey)
+        return this.answer(message, principal, call)
+      }),
+    )
+    const answered = responses.filter((r): r is RpcResponse => r !== null)
+    if (answered.length === 0) return { status: 202 }
+    return { status: 200, body: batch ? `[${answered.map(serializeResponse).join(',')}]` : serializeResponse(answered[0] as RpcResponse) }
+  }
+
+  private single(id: JsonRpcId, error: RpcError): McpAnswer {
+    return { status: 200, body: serializeResponse(failure(id, outgoingError(error))) }
+  }
+
+  private async answer(
+    request: Extract<Incoming, { kind: 'request' }>,
+    authenticated: Promise<ApiKeyPrincipal | null>,
+    call: McpCall,
+  ): Promise<RpcResponse> {
+    try {
+      const principal = await authenticated
+      if (!principal) {
+        throw call.apiKey === undefined
+          ? new RpcError(RPC_CODES.unauthorized, 'api_key_missing', 'API key missing: send the header Authorization: Bearer followed by your API key (ll_live_…)')
+          : new RpcError(RPC_CODES.unauthorized, 'api_key_invalid', 'API key invalid or revoked')
+      }
+      const wait = this.buckets.take(principal.keyId)
+      if (wait > 0) {
+        throw new RpcError(
+          RPC_CODES.rateLimited,
+          'rate_limited',
+          `rate limit: at most ${this.options.limits.ratePerSecond} requests per second per key (bursts of ${this.options.limits.burst}); retry in ${wait} s`,
+          { retry_after_seconds: wait },
+        )
+      }
+      return success(request.id, await this.dispatch(request, principal, call))
+    } catch (error) {
+      const rpc = toRpcError(error)
+      if (!rpc) call.log.error({ err: error, method: request.method }, 'tool endpoint: unexpected error')
+      return failure(request.id, outgoingError(rpc ?? INTERNAL_ERROR))
+    }
+  }
+
+  private async dispatch(request: Extract<Incoming, { kind: 'request' }>, principal: ApiKeyPrincipal, call: McpCall): Promise<unknown> {
+    const params = request.params as Record<string, unknown>
+    switch (request.method) {
+      case 'initialize': {
+        if (typeof params.protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion')
+        const asked = params.protocolVersion
+        return {
+          protocolVersion: (PROTOCOL_VERSIONS as readonly string[]).includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: 'leadline', title: 'Leadline', version: SERVER_VERSION },
+          instructions: INSTRUCTIONS,
+        }
+      }
+      case 'ping':
+        return {}
+      case 'tools/list':
+        return this.options.tools.list
+      case 'tools/call':
+        return this.callTool(params, principal, call)
+      default:
+        throw new RpcError(RPC_CODES.methodNotFound, 'method_not_found', `unknown method ${request.method}`, {
+          methods: ['initialize', 'ping', 'tools/list', 'tools/call'],
+        })
+    }
+  }
+
+  private async callTool(params: Record<string, unknown>, principal: ApiKeyPrincipal, call: McpCall): Promise<unknown> {
+    const { tools, services, limits } = this.options
+    if (typeof params.name !== 'string') throw invalidParams('tools/call needs params.name, the tool name')
+    const tool = tools.get(params.name)
+    if (!tool) {
+      throw new RpcError(RPC_CODES.invalidParams, 'unknown_tool', `unknown tool ${params.name}`, { tool: params.name, tools: tools.names() })
+    }
+    if (!principal.scopes.includes(tool.scope)) {
+      throw new RpcError(
+        RPC_CODES.forbidden,
+        'insufficient_scope',
+        `${tool.name} needs the ${tool.scope} scope; this key has ${principal.scopes.join(', ')}. Scopes are fixed when a key is created: use a key with ${tool.scope}`,
+        { scope: tool.scope, key_scopes: principal.scopes },
+      )
+    }
+    const args = params.arguments ?? {}
+    const parsed = isObject(args) ? tool.input.safeParse(args) : null
+    if (!parsed?.success) {
+      const problems = parsed
+        ? parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }))
+        : [{ path: '', message: 'arguments must be an object' }]
+      throw new RpcError(
+        RPC_CODES.invalidParams,
+        'invalid_arguments',
+        `invalid arguments for ${tool.name}: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`,
+        { problems },
+      )
+    }
+    const context: ToolContext = {
+      account: principal.account,
+      keyId: principal.keyId,
+      services,
+      command: { actor: { kind: 'api_key', id: principal.keyId }, correlationId: call.requestId },
+    }
+    const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)
+    return new ToolCallResult(JSON.stringify(withoutRecordings(outcome.output) ?? {}), outcome.replayed)
+  }
+}

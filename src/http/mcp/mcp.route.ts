@@ -1,0 +1,108 @@
+/**
+ * `POST /api/mcp` (spec §4.2): the tool endpoint over MCP's Streamable HTTP transport, always
+ * answered with `application/json` (no SSE stream, no session). GET and DELETE are 405, as the
+ * transport allows a server without a stream or sessions to answer.
+ *
+ * Two refusals happen before JSON-RPC, as the transport requires: a browser `Origin` other than the
+ * service's own public origin (DNS-rebinding protection) is 403, and an unsupported
+ * `MCP-Protocol-Version` header is 400. Everything else is HTTP 200 with a JSON-RPC body (§7.1).
+ */
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { sendError } from '../errors.ts'
+import { failure, RPC_CODES, type RpcErrorObject } from './json-rpc.ts'
+import { DEFAULT_MCP_LIMITS, McpEndpoint, PROTOCOL_VERSIONS, type McpLimits } from './mcp-endpoint.ts'
+import { loadTools, ToolRegistry } from './tool-registry.ts'
+
+export const MCP_PATH = '/api/mcp'
+
+export interface McpRouteOptions {
+  /** The tools to serve (tests); otherwise every `tools/*.tool.ts`. */
+  readonly tools?: ToolRegistry
+  readonly limits?: Partial<McpLimits>
+  /** Browser origins allowed besides the service's own public origin. */
+  readonly allowedOrigins?: readonly string[]
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+function bearer(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
+  return match?.[1]
+}
+
+function refuse(reply: FastifyReply, status: number, error: RpcErrorObject): FastifyReply {
+  return reply.code(status).type(JSON_TYPE).header('cache-control', 'no-store').send(failure(null, error))
+}
+
+export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, options) => {
+  const limits: McpLimits = { ...DEFAULT_MCP_LIMITS, ...options.limits }
+  const tools = options.tools ?? new ToolRegistry(await loadTools())
+  const leadline = fastify.leadline
+  const endpoint = new McpEndpoint({
+    tools,
+    services: leadline,
+    authenticate: (apiKey) => leadline.accounts.authenticateApiKey(apiKey),
+    limits,
+  })
+  const allowedOrigins = new Set([new URL(fastify.publicUrl).origin, ...(options.allowedOrigins ?? [])])
+
+  // The body is read as bytes and parsed by the endpoint, so bad JSON is a JSON-RPC parse error (-32700), not an HTTP 400.
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limits.bodyLimitBytes }, (_request, body, done) => done(null, body))
+
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) {
+      return refuse(reply, 200, {
+        code: RPC_CODES.invalidRequest,
+        message: `the request body is limited to ${limits.bodyLimitBytes} bytes`,
+        data: { code: 'payload_too_large', limit_bytes: limits.bodyLimitBytes },
+      })
+    }
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return refuse(reply, 200, { code: RPC_CODES.invalidRequest, message: 'invalid request', data: { code: 'invalid_request' } })
+    }
+    request.log.error({ err: error }, 'tool endpoint: unexpected error')
+    return refuse(reply, 200, { code: RPC_CODES.toolFailed, message: 'internal error', data: { code: 'internal_error' } })
+  })
+
+  fastify.route({
+    method: 'POST',
+    url: MCP_PATH,
+    bodyLimit: limits.bodyLimitBytes,
+    onRequest: async (request, reply) => {
+      const origin = request.headers.origin
+      if (origin !== undefined && !allowedOrigins.has(origin)) {
+        return refuse(reply, 403, {
+          code: RPC_CODES.invalidRequest,
+          message: `origin ${origin} is not allowed`,
+          data: { code: 'origin_not_allowed' },
+        })
+      }
+      const version = request.headers['mcp-protocol-version']
+      if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version))) {
+        return refuse(reply, 400, {
+          code: RPC_CODES.invalidRequest,
+          message: `unsupported MCP-Protocol-Version ${String(version)} (supported: ${PROTOCOL_VERSIONS.join(', ')})`,
+          data: { code: 'unsupported_protocol_version', supported: [...PROTOCOL_VERSIONS] },
+        })
+      }
+    },
+    handler: async (request, reply) => {
+      const answer = await endpoint.handle({
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        apiKey: bearer(request),
+        requestId: request.id,
+        log: request.log,
+      })
+      if (answer.status === 202) return reply.code(202).send()
+      return reply.code(200).type(JSON_TYPE).header('cache-control', 'no-store').send(answer.body)
+    },
+  })
+
+  fastify.route({
+    method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+    url: MCP_PATH,
+    handler: (_request, reply) =>
+      sendError(reply.header('allow', 'POST'), 'method_not_allowed', 'the tool endpoint takes POST only: no event stream, no sessions'),
+  })
+}

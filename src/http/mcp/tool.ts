@@ -1,0 +1,145 @@
+/**
+ * What a tool is: a name, the scope it needs, a zod schema that validates its arguments (and becomes
+ * its JSON Schema in tools/list), an output schema, hints for agents, and `run`. A tool lives in one
+ * file, `tools/<name>.tool.ts`, exporting `tool`; the registry finds it there.
+ *
+ * Write tools are made with `defineWriteTool`, which gives every one of them the same
+ * `idempotency_key` and `dry_run` arguments and the same mechanism behind them (spec §2.4): a dry run
+ * calls `run` with `dry_run: true` (and `run` must change nothing); a real call goes through the
+ * idempotency log, so a key runs `run` at most once.
+ */
+import { z } from 'zod'
+import type { AccountState } from '../../domain/account/account.decider.ts'
+import type { Scope } from '../../domain/account/account.events.ts'
+import type { CommandContext, CommandHandler } from '../../eventstore/command-handler.ts'
+import type { EventStore } from '../../eventstore/event-store.port.ts'
+import type { DialingApi, NextActionsApi } from '../../services/dialing.types.ts'
+import type { PaymentsApi } from '../../services/payments.types.ts'
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyService } from '../../services/idempotency.service.ts'
+import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
+
+/** The services tools may use; the Leadline composition root provides them. */
+export interface McpServices {
+  readonly store: EventStore
+  readonly commands: CommandHandler
+  readonly inboundLeads: InboundLeadsQueries
+  readonly idempotency: IdempotencyService
+  readonly dialing: DialingApi
+  readonly nextActions: NextActionsApi
+  readonly payments: PaymentsApi
+}
+
+export interface ToolContext {
+  /** The key's account: the only account a tool can see or change (spec §1.6). */
+  readonly account: AccountState
+  readonly keyId: string
+  readonly services: McpServices
+  /** Actor (the API key) and correlation id (the HTTP request) for the events the call appends. */
+  readonly command: CommandContext & { readonly correlationId: string }
+}
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
+}
+
+export interface ToolOutcome {
+  readonly output: unknown
+  /** True when a write tool answered with the recorded outcome of an earlier call with the same key. */
+  readonly replayed: boolean
+}
+
+/** A tool as the endpoint sees it, its argument and output types erased. */
+export interface Tool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly scope: Scope
+  readonly annotations: ToolAnnotations
+  /** Validates (and fills defaults into) the call's `arguments`. */
+  readonly input: z.ZodType
+  readonly output: z.ZodType
+  readonly writes: boolean
+  /** Runs the tool on arguments `input` has already parsed. */
+  call(args: unknown, context: ToolContext): Promise<ToolOutcome>
+}
+
+interface ToolSpec<S extends z.ZodRawShape, O extends z.ZodType, A> {
+  readonly name: string
+  readonly title: string
+  /** What the tool does, when to use it, and what it returns: written for an agent deciding whether to call it. */
+  readonly description: string
+  readonly scope: Scope
+  readonly annotations: ToolAnnotations
+  readonly input: S
+  readonly output: O
+  /** Checks across arguments (give exactly one of two), before anything runs or an idempotency key is used; throws RpcError. */
+  readonly check?: (args: A) => void
+  run(args: A, context: ToolContext): Promise<z.input<O>>
+}
+
+export function defineTool<S extends z.ZodRawShape, O extends z.ZodType>(spec: ToolSpec<S, O, z.output<z.ZodObject<S>>>): Tool {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: `${spec.description}\n\nNeeds the ${spec.scope} scope.`,
+    scope: spec.scope,
+    annotations: spec.annotations,
+    input: z.object(spec.input).strict(),
+    output: spec.output,
+    writes: false,
+    async call(args, context) {
+      spec.check?.(args as z.output<z.ZodObject<S>>)
+      return { output: await spec.run(args as z.output<z.ZodObject<S>>, context), replayed: false }
+    },
+  }
+}
+
+const HOURS = IDEMPOTENCY_RETENTION_MS / 3_600_000
+
+/** The arguments every write tool takes (spec §2.4). */
+export const WRITE_ARGUMENTS = {
+  idempotency_key: z
+    .string()
+    .regex(IDEMPOTENCY_KEY_PATTERN, 'must be 1 to 255 printable ASCII characters')
+    .describe(
+      `Your unique key for this action (1 to 255 printable ASCII characters, e.g. a UUID). Repeating a call with the same key and the same arguments within ${HOURS} hours returns the original result without acting again; the same key with different arguments is refused. Ignored by a dry run.`,
+    ),
+  dry_run: z
+    .boolean()
+    .default(false)
+    .describe('When true, reports what would happen and changes nothing (no idempotency key is used up).'),
+} as const
+
+export type WriteArguments = { readonly idempotency_key: string; readonly dry_run: boolean }
+
+export function defineWriteTool<S extends z.ZodRawShape, O extends z.ZodType>(
+  spec: ToolSpec<S, O, z.output<z.ZodObject<S>> & WriteArguments>,
+): Tool {
+  const { check: _check, ...rest } = spec
+  const base = defineTool({ ...rest, input: { ...spec.input, ...WRITE_ARGUMENTS }, run: spec.run as never })
+  return {
+    ...base,
+    writes: true,
+    async call(args, context) {
+      const parsed = args as z.output<z.ZodObject<S>> & WriteArguments
+      spec.check?.(parsed)
+      if (parsed.dry_run) return { output: await spec.run(parsed, context), replayed: false }
+      const { idempotency_key: idempotencyKey, dry_run: _dryRun, ...rest } = parsed
+      const { value, replayed } = await context.services.idempotency.run(
+        {
+          accountId: context.account.accountId,
+          keyId: context.keyId,
+          idempotencyKey,
+          tool: spec.name,
+          args: rest,
+          correlationId: context.command.correlationId,
+        },
+        () => spec.run(parsed, context),
+      )
+      return { output: value, replayed }
+    },
+  }
+}

@@ -1,0 +1,42 @@
+/** `get_next_actions` (read, spec §4.2): which leads need a call now, from the stale-leads view. */
+import { z } from 'zod'
+import { DEFAULT_NEXT_ACTIONS, MAX_NEXT_ACTIONS } from '../../../services/next-actions.service.ts'
+import { defineTool } from '../tool.ts'
+
+const staleLead = z.object({
+  lead_id: z.string(),
+  name: z.string().nullable().optional(),
+  phone: z.string(),
+  source: z.string().nullable().optional(),
+  last_touch: z.string().describe('ISO time of the last touch: a call or text out, an answer, a reply, an update'),
+  attempts: z.number().int(),
+  why: z.string().describe('contacted_untouched or never_contacted'),
+  suggested_action: z.string(),
+  next_allowed_at: z.string().nullable().describe('ISO UTC time the suggested call is next allowed; null when never'),
+})
+
+export const tool = defineTool({
+  name: 'get_next_actions',
+  title: 'Next actions',
+  description:
+    'What to do next in this account: a one-line summary (for example how many leads were contacted but never touched again) and the stale leads that need a call, most urgent first, each with why it is stale, how many attempts so far, the suggested action and when a call is next allowed inside calling hours. Call this first when asked what to work on; follow up with get_lead or place_call.',
+  scope: 'read',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: {
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_NEXT_ACTIONS)
+      .default(DEFAULT_NEXT_ACTIONS)
+      .describe(`Most stale leads to return (1-${MAX_NEXT_ACTIONS}, default ${DEFAULT_NEXT_ACTIONS})`),
+  },
+  output: z.object({
+    summary: z.string(),
+    stale_leads: z.array(staleLead),
+  }),
+  async run({ limit }, context) {
+    const next = await context.services.nextActions.getNextActions(context.account, { limit })
+    return { summary: next.summary, stale_leads: next.stale_leads }
+  },
+})

@@ -1,0 +1,58 @@
+/** `place_call` (dial, spec §4.2): a real outbound call from the account's own number, or a dry run of one. */
+import { z } from 'zod'
+import { phoneArgument } from '../lead-view.ts'
+import { defineWriteTool } from '../tool.ts'
+
+export const tool = defineWriteTool({
+  name: 'place_call',
+  title: 'Place a call',
+  description:
+    "Places a real phone call to a person from the account's own number (caller id), and adds them as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at), when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, when it next may.",
+  scope: 'dial',
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  input: {
+    phone: phoneArgument.describe("The number to call, in any formatting; read in the account's default country when it has no country code"),
+    name: z.string().min(1).max(200).describe("The person's name, used for a new lead and announced to the account owner"),
+  },
+  output: z.object({
+    status: z.enum(['placed', 'would_call', 'would_not_call']).describe('placed: the carrier accepted the call; would_call / would_not_call: a dry run'),
+    call_id: z.string().nullable(),
+    lead_id: z.string().nullable(),
+    from: z.string().nullable().describe("The account's caller id (E.164)"),
+    to: z.string().describe('The number called (E.164)'),
+    carrier: z.string(),
+    check: z.object({
+      allowed: z.boolean(),
+      reason: z.string().nullable().describe('When not allowed: do_not_call, outside_calling_hours, outside_lead_hours, no_calling_hours, no_caller_id'),
+      message: z.string(),
+      next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
+      account_zone: z.string(),
+      lead_zone: z.string().nullable(),
+    }),
+    dry_run: z.boolean(),
+  }),
+  async run(args, context) {
+    const result = await context.services.dialing.placeCall(
+      context.account,
+      { phone: args.phone, name: args.name, idempotencyKey: args.idempotency_key, dryRun: args.dry_run },
+      context.command,
+    )
+    return {
+      status: result.status,
+      call_id: result.callId,
+      lead_id: result.leadId,
+      from: result.from,
+      to: result.to,
+      carrier: result.carrier,
+      check: {
+        allowed: result.check.allowed,
+        reason: result.check.reason,
+        message: result.check.message,
+        next_allowed_at: result.check.nextAllowedAt,
+        account_zone: result.check.accountZone,
+        lead_zone: result.check.leadZone,
+      },
+      dry_run: result.dryRun,
+    }
+  },
+})

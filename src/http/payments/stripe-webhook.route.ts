@@ -1,0 +1,51 @@
+/**
+ * `POST /api/payments/stripe/webhook`: Stripe's Connect events about pay-links. The signature is
+ * checked with the SDK over the raw body (so this plugin keeps the body as bytes: parsed JSON could
+ * not be verified), then Checkout Session events become settlement events on the lead through the
+ * same code as the simulated pay page. Answers: 400 for a bad signature; 200 for everything that
+ * verifies, also events Leadline ignores (other types, other connected accounts), so Stripe stops
+ * retrying them; 5xx only when the log cannot take the write, so Stripe retries. Without Stripe
+ * configured, 404.
+ */
+import type { FastifyPluginAsync } from 'fastify'
+import { settlementFromStripeEvent, verifyStripeWebhook } from '../../integrations/payments/stripe/stripe-payments.adapter.ts'
+import { sendError } from '../errors.ts'
+
+export const STRIPE_WEBHOOK_PATH = '/api/payments/stripe/webhook'
+/** Checkout Session events are a few KiB; Stripe's own limit for event payloads is far below this. */
+export const STRIPE_WEBHOOK_BODY_LIMIT = 512 * 1024
+
+export const stripeWebhookRoute: FastifyPluginAsync = async (fastify) => {
+  // This plugin's scope only: every body stays the exact bytes Stripe signed.
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STRIPE_WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
+
+  fastify.post(STRIPE_WEBHOOK_PATH, async (request, reply) => {
+    const { leadline } = fastify
+    const secret = leadline.stripeWebhookSecret
+    if (secret === null) return sendError(reply, 'not_found', 'Stripe is not configured on this server (payments are simulated)')
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    const header = request.headers['stripe-signature']
+    let event: ReturnType<typeof verifyStripeWebhook>
+    try {
+      event = verifyStripeWebhook(raw, Array.isArray(header) ? header[0] : header, secret)
+    } catch (error) {
+      request.log.warn({ err: { message: (error as Error).message } }, 'rejected a Stripe webhook with a bad signature')
+      return sendError(reply, 'invalid_stripe_signature', 'the Stripe-Signature header does not match the body for STRIPE_WEBHOOK_SECRET')
+    }
+    const notice = settlementFromStripeEvent(event)
+    if (notice === null) {
+      request.log.info({ eventId: event.id, type: event.type }, 'Stripe event not used by Leadline')
+      return reply.code(200).send({ received: true, handled: false })
+    }
+    const result = await leadline.payments.settle(notice)
+    if (result.kind === 'ignored') {
+      request.log.warn(
+        { eventId: event.id, type: event.type, account: notice.connectedAccount, sessionId: notice.sessionId, reason: result.reason },
+        'Stripe event ignored: not a pay-link of a Leadline account on this connected account',
+      )
+      return reply.code(200).send({ received: true, handled: false, reason: result.reason })
+    }
+    return reply.code(200).send({ received: true, handled: true, duplicate: result.kind === 'duplicate' })
+  })
+}

@@ -1,0 +1,23 @@
+import t from 'tap'
+import { newEventId, newId, newSecret, WEBHOOK_TOKEN_PREFIX } from '../../../src/domain/shared/ids.ts'
+
+t.test('ids: prefix, 80 random bits in Crockford base32, never repeated (across pool refills)', async (t) => {
+  const seen = new Set<string>()
+  for (let i = 0; i < 5000; i++) {
+    const id = newId('ld')
+    if (!/^ld_[0-9a-hjkmnp-tv-z]{16}$/.test(id)) t.fail(`malformed id ${id}`)
+    seen.add(id)
+  }
+  t.equal(seen.size, 5000)
+  const firstChars = new Set([...seen].map((id) => id[3]))
+  t.equal(firstChars.size, 32, 'every base32 digit occurs in the first position')
+  t.match(newSecret(WEBHOOK_TOKEN_PREFIX), /^llwh_[0-9a-hjkmnp-tv-z]{32}$/)
+})
+
+t.test('event ids: UUID version 7, in time order, never repeated', async (t) => {
+  const ids = Array.from({ length: 2000 }, () => newEventId())
+  t.ok(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)), 'canonical UUID v7')
+  t.equal(new Set(ids).size, ids.length)
+  t.ok(ids.every((id, i) => i === 0 || id.slice(0, 13) >= (ids[i - 1] as string).slice(0, 13)), 'their time part never goes back')
+  t.equal(newEventId(Date.UTC(2026, 0, 1)).slice(0, 13), `${Date.UTC(2026, 0, 1).toString(16).padStart(12, '0').slice(0, 8)}-${Date.UTC(2026, 0, 1).toString(16).padStart(12, '0').slice(8)}`)
+})

@@ -1,0 +1,111 @@
+/**
+ * The embedded store with its writes on a writer thread (`writer: 'thread'`, what the server uses):
+ * group commit while a batch is out, the same errors as inline, the live window that feeds
+ * subscriptions without reading back what this store just wrote, and closing. The event store
+ * contract runs against it in sqlite-writer-thread-contract.test.ts.
+ */
+import { join } from 'node:path'
+import t from 'tap'
+import type { NewEvent } from '../../src/eventstore/event.ts'
+import { WrongExpectedRevisionError } from '../../src/eventstore/event-store.port.ts'
+import { DuplicateEventIdError, openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { chainIsIntact, consume, waitUntil } from '../contract/event-store.contract.ts'
+
+const root = t.testdir()
+let opened = 0
+
+function freshPath(): string {
+  opened++
+  return join(root, `store-${opened}`, 'events.db')
+}
+
+function openThreaded(path: string): SqliteEventStore {
+  return openSqliteEventStore({ path, writer: 'thread' })
+}
+
+
+const METADATA = { correlationId: 'corr-thread', causationId: null, actor: { kind: 'operator', id: 'thread-test' }, schemaVersion: 1 } as const
+
+function ev(type: string, data: unknown = {}, id?: string): NewEvent {
+  return id === undefined ? { type, data, metadata: METADATA } : { id, type, data, metadata: METADATA }
+}
+
+function outcome(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => value,
+    (error: unknown) => error,
+  )
+}
+
+t.test('writer thread', async (t) => {
+  t.test('group commit: one tick is one transaction; appends made while a batch is out form the next', async (t) => {
+    const store = openThreaded(freshPath())
+    t.teardown(() => store.close())
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => store.appendToStream(`lead-${i}`, [ev('LeadReceived', { i })], 'no_stream')),
+    )
+    t.equal(results.length, 200)
+    t.same(store.stats, { transactions: 1, appends: 200, events: 200 })
+
+    const mark = store.stats.transactions
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, w) => {
+        for (let n = 0; n < 10; n++) await store.appendToStream('lead-shared', [ev('Tick', { w, n })], 'any')
+      }),
+    )
+    t.ok(store.stats.transactions - mark <= 11, `20 writers x 10 appends in ${store.stats.transactions - mark} transactions`)
+    t.ok(chainIsIntact(await store.readStream('lead-shared')), 'the chain holds under batching')
+  })
+
+  t.test('a conflict inside a batch rejects only its own append, with the same errors as inline', async (t) => {
+    const store = openThreaded(freshPath())
+    t.teardown(() => store.close())
+    await store.appendToStream('lead-existing', [ev('Seed', {}, 'seed-id')], 'no_stream')
+    const created = store.appendToStream('lead-a', [ev('A0')], 'no_stream')
+    const lostRace = outcome(store.appendToStream('lead-a', [ev('LOST')], 'no_stream'))
+    const reusedId = outcome(store.appendToStream('lead-c', [ev('C0'), ev('C1', {}, 'seed-id')], 'no_stream'))
+    const unserialisable = outcome(store.appendToStream('lead-d', [ev('D0', { n: 10n })], 'no_stream'))
+    const after = store.appendToStream('lead-a', [ev('A1')], 0)
+
+    t.same(await created, { nextExpectedRevision: 0, position: 2 })
+    const lost = await lostRace
+    t.ok(lost instanceof WrongExpectedRevisionError && lost.actual === 0 && lost.expected === 'no_stream')
+    const reused = await reusedId
+    t.ok(reused instanceof DuplicateEventIdError && reused.eventId === 'seed-id')
+    t.ok((await unserialisable) instanceof TypeError, 'data JSON cannot carry rejects only that append')
+    t.equal((await after).nextExpectedRevision, 1)
+    t.same(await store.readStream('lead-c'), [])
+    const all = await store.readAll()
+    t.same(all.map((e) => e.position), all.map((_, i) => i + 1), 'no holes in positions')
+  })
+
+  t.test('live subscriptions get exactly what a read of the file returns, also across another client’s commits', async (t) => {
+    const path = freshPath()
+    const store = openThreaded(path)
+    const other = openSqliteEventStore({ path })
+    t.teardown(async () => {
+      await store.close()
+      await other.close()
+    })
+    const live = consume(store.subscribe({ maxBatchSize: 7 }))
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.appendToStream(`lead-${round}-${i}`, [ev('A', { round, i }), ev('B')], 'no_stream')))
+      await other.appendToStream(`other-${round}`, [ev('Other', { round })], 'no_stream')
+    }
+    t.ok(await waitUntil(() => live.events.length === 105, 3000), `all 105 events delivered (${live.events.length})`)
+    t.same(live.events, await store.readAll(), 'identical to the file, in order, without duplicates or gaps')
+    t.ok(live.batches.every((batch) => batch.length > 0 && batch.length <= 7))
+    await live.subscription.close()
+  })
+
+  t.test('close writes what is queued, then closes its connection on the thread', async (t) => {
+    const path = freshPath()
+    const store = openThreaded(path)
+    const pending = Array.from({ length: 5 }, (_, i) => store.appendToStream(`lead-${i}`, [ev('A')], 'no_stream'))
+    await store.close()
+    t.same((await Promise.all(pending)).map((r) => r.nextExpectedRevision), [0, 0, 0, 0, 0])
+    const reopened = openThreaded(path)
+    t.teardown(() => reopened.close())
+    t.equal((await reopened.readAll()).length, 5)
+  })
+})

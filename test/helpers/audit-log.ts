@@ -1,0 +1,168 @@
+/**
+ * A small, realistic log for the audit tests: one account (with a key) and one lead whose history
+ * holds every event type of the domain (intake, calls, recordings, follow-ups, do-not-call,
+ * idempotency), written through the embedded store with a clock the test controls, plus a second
+ * account's lead so scoping can be checked.
+ */
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import type { AccountEvent } from '../../src/domain/account/account.events.ts'
+import { DEFAULT_SETTINGS } from '../../src/domain/account/account-settings.ts'
+import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
+import type { Actor, NewEvent } from '../../src/eventstore/event.ts'
+import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import type { IdempotencyEvent } from '../../src/services/idempotency.events.ts'
+import { schemaVersionOf } from '../../src/domain/upcasters.ts'
+
+export const ACCOUNT = 'acc_audit0000000000a'
+export const OTHER_ACCOUNT = 'acc_audit0000000000b'
+export const PHONE = '3125550142'
+export const STREAM = `lead-${ACCOUNT}-${PHONE}`
+export const ACCOUNT_STREAM = `account-${ACCOUNT}`
+export const TOKEN_ID = 'wht_audit00000000000a'
+export const KEY_ID = 'key_audit00000000000a'
+export const RECORDING_URL = 'https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE123'
+export const TRANSCRIPT = 'Hi, this is Jane, please call me back about the roof'
+/** The first event of the story is recorded at this instant; each later append one minute on. */
+export const START = Date.parse('2026-03-10T15:00:00.000Z')
+
+export const webhook: Actor = { kind: 'webhook_token', id: TOKEN_ID }
+export const operator: Actor = { kind: 'operator', id: 'auditor' }
+const apiKey: Actor = { kind: 'api_key', id: KEY_ID }
+const dialer: Actor = { kind: 'process', id: 'dialer' }
+const speedToLead: Actor = { kind: 'process', id: 'speed-to-lead' }
+const carrier: Actor = { kind: 'carrier', id: 'twilio' }
+const payments: Actor = { kind: 'payments', id: 'stripe' }
+
+type AnyEvent = AccountEvent | LeadEvent | IdempotencyEvent | { type: string; data: unknown }
+
+export function newEvent(event: AnyEvent, actor: Actor, schemaVersion = schemaVersionOf(event.type)): NewEvent {
+  return { type: event.type, data: event.data, metadata: { correlationId: 'corr-audit', causationId: null, actor, schemaVersion } }
+}
+
+const fields = {
+  phone: `+1${PHONE}`,
+  phoneLast10: PHONE,
+  phoneRaw: '(312) 555-0142',
+  fullName: 'Jane Doe',
+  firstName: 'Jane',
+  lastName: 'Doe',
+  email: 'jane@example.com',
+  state: 'IL',
+  source: 'Spring FB',
+  industryFields: { roof_type: 'tile' },
+  extraFields: [{ name: 'favourite colour', value: 'blue' }],
+}
+
+const d1 = 'dec_1'
+const d2 = 'dec_2'
+
+/** The lead's story, one append per entry (each one minute after the previous one). */
+export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
+  [{ type: 'LeadReceived', data: { leadId: 'ld_audit0000000000a', accountId: ACCOUNT, fields, receivedAt: '2026-03-10T15:01:00.000Z' } }, webhook],
+  [{ type: 'LeadAddedToList', data: { leadId: 'ld_audit0000000000a', listId: 'inbound-leads', listName: 'Inbound Leads' } }, webhook],
+  [{ type: 'SpeedToLeadSkipped', data: { leadId: 'ld_audit0000000000a', reason: 'outside_calling_hours', message: 'outside the account calling hours', nextAllowedAt: '2026-03-11T13:00:00.000Z', skippedAt: '2026-03-10T15:03:00.000Z' } }, speedToLead],
+  [{ type: 'CallDecided', data: { leadId: 'ld_audit0000000000a', decisionId: d1, purpose: 'place_call', attempt: 1, from: '+15125550100', to: `+1${PHONE}`, decidedAt: '2026-03-10T15:04:00.000Z', idempotencyKey: 'idem-1' } }, apiKey],
+  [{ type: 'CallAttemptStarted', data: { decisionId: d1, node: 'node-1', startedAt: '2026-03-10T15:05:00.000Z' } }, dialer],
+  [{ type: 'CallPlaced', data: { decisionId: d1, callId: 'CA111', carrier: 'twilio', placedAt: '2026-03-10T15:06:00.000Z' } }, dialer],
+  [{ type: 'CallRecordingAvailable', data: { decisionId: d1, callId: 'CA111', recordingUrl: RECORDING_URL, at: '2026-03-10T15:07:00.000Z' } }, carrier],
+  [{ type: 'CallTranscriptAvailable', data: { decisionId: d1, callId: 'CA111', transcript: TRANSCRIPT, at: '2026-03-10T15:08:00.000Z' } }, carrier],
+  [{ type: 'CallNotAnswered', data: { decisionId: d1, callId: 'CA111', status: 'no-answer', at: '2026-03-10T15:09:00.000Z' } }, carrier],
+  [{ type: 'FollowUpScheduled', data: { leadId: 'ld_audit0000000000a', attempt: 2, dueAt: '2026-03-10T15:20:00.000Z', afterDecisionId: d1 } }, carrier],
+  [{ type: 'FollowUpRescheduled', data: { attempt: 2, dueAt: '2026-03-10T16:00:00.000Z', reason: 'daily_limit', message: 'at most 3 attempts in any 24 hours' } }, dialer],
+  [{ type: 'CallDecided', data: { leadId: 'ld_audit0000000000a', decisionId: d2, purpose: 'follow_up', attempt: 2, from: '+15125550100', to: `+1${PHONE}`, decidedAt: '2026-03-10T16:00:00.000Z', idempotencyKey: null } }, dialer],
+  [{ type: 'CallAttemptStarted', data: { decisionId: d2, node: 'node-2', startedAt: '2026-03-10T16:00:01.000Z' } }, dialer],
+  [{ type: 'CallFailed', data: { decisionId: d2, failure: 'carrier_rejected', message: 'number unreachable', carrierCode: 21211, failedAt: '2026-03-10T16:00:02.000Z' } }, dialer],
+  [{ type: 'CallOutcomeUnknown', data: { decisionId: d2, reason: 'attempt timed out', at: '2026-03-10T16:01:00.000Z' } }, dialer],
+  [{ type: 'CallAnswered', data: { decisionId: d1, callId: 'CA111', answeredBy: 'human', at: '2026-03-10T16:02:00.000Z' } }, carrier],
+  [{ type: 'CallCompleted', data: { decisionId: d1, callId: 'CA111', durationSeconds: 42, at: '2026-03-10T16:03:00.000Z' } }, carrier],
+  [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at: '2026-03-10T16:03:00.000Z' } }, carrier],
+  [{ type: 'LeadUpdated', data: { leadId: 'ld_audit0000000000a', changes: { email: 'jane@new.example.com', state: 'TX' }, industryFields: {}, extraFields: [], updatedAt: '2026-03-10T16:04:00.000Z' } }, webhook],
+  [{ type: 'LeadMarkedDoNotCall', data: { leadId: 'ld_audit0000000000a', markedAt: '2026-03-10T16:05:00.000Z' } }, apiKey],
+  [{ type: 'LeadDoNotCallCleared', data: { leadId: 'ld_audit0000000000a', clearedAt: '2026-03-10T16:06:00.000Z' } }, operator],
+  // Pay-links: one settled, one the provider refused, one whose text failed and payment failed, one unknown and expired.
+  ...payLink('pay_1', 5000, [
+    ['PayLinkCreated', { sessionId: 'cs_1', url: 'https://checkout.stripe.com/c/pay/cs_1', expiresAt: '2026-03-11T16:07:00.000Z', provider: 'stripe', at: '2026-03-10T16:07:01.000Z' }, payments],
+    ['PayLinkTextAttempted', { node: 'node-1', from: '+15125550100', to: `+1${PHONE}`, body: 'Pay here: https://checkout.stripe.com/c/pay/cs_1', at: '2026-03-10T16:07:02.000Z' }, dialer],
+    ['PayLinkTexted', { messageId: 'SM1', carrier: 'twilio', at: '2026-03-10T16:07:03.000Z' }, dialer],
+    ['PaymentSettled', { sessionId: 'cs_1', amountCents: 5000, currency: 'usd', paymentIntentId: 'pi_1', provider: 'stripe', providerEventId: 'evt_1', at: '2026-03-10T16:10:00.000Z' }, payments],
+  ]),
+  ...payLink('pay_2', 1999, [['PayLinkFailed', { failure: 'stripe_error', message: 'account cannot take charges', providerCode: 'account_invalid', at: '2026-03-10T16:11:00.000Z' }, payments]]),
+  ...payLink('pay_3', 2500, [
+    ['PayLinkCreated', { sessionId: 'cs_3', url: 'https://checkout.stripe.com/c/pay/cs_3', expiresAt: '2026-03-11T16:12:00.000Z', provider: 'stripe', at: '2026-03-10T16:12:00.000Z' }, payments],
+    ['PayLinkTextAttempted', { node: 'node-1', from: '+15125550100', to: `+1${PHONE}`, body: 'Pay here', at: '2026-03-10T16:12:01.000Z' }, dialer],
+    ['PayLinkTextFailed', { failure: 'carrier_rejected', message: 'not a mobile number', carrierCode: 21614, at: '2026-03-10T16:12:02.000Z' }, dialer],
+    ['PaymentFailed', { sessionId: 'cs_3', provider: 'stripe', providerEventId: 'evt_3', at: '2026-03-10T16:13:00.000Z' }, payments],
+  ]),
+  ...payLink('pay_4', 2500, [
+    ['PayLinkCreated', { sessionId: 'cs_4', url: 'https://checkout.stripe.com/c/pay/cs_4', expiresAt: '2026-03-11T16:14:00.000Z', provider: 'stripe', at: '2026-03-10T16:14:00.000Z' }, payments],
+    ['PayLinkTextAttempted', { node: 'node-2', from: '+15125550100', to: `+1${PHONE}`, body: 'Pay here', at: '2026-03-10T16:14:01.000Z' }, dialer],
+    ['PayLinkTextOutcomeUnknown', { reason: 'the node stopped before the carrier answered', at: '2026-03-10T16:15:00.000Z' }, dialer],
+    ['PaymentLinkExpired', { sessionId: 'cs_4', provider: 'stripe', providerEventId: 'evt_4', at: '2026-03-11T16:14:00.000Z' }, payments],
+  ]),
+  // A type of a later build, unknown to this one: a generic summary that leaves its URL out.
+  [{ type: 'LeadScored', data: { leadId: 'ld_audit0000000000a', score: 87, hot: true, reportUrl: 'https://scores.example.com/secret' } }, { kind: 'process', id: 'scoring' }],
+]
+
+function payLink(requestId: string, amountCents: number, then: ReadonlyArray<readonly [string, Record<string, unknown>, Actor]>): Array<readonly [AnyEvent, Actor]> {
+  const requested: LeadEvent = {
+    type: 'PaymentRequested',
+    data: {
+      leadId: 'ld_audit0000000000a', requestId, amountCents, currency: 'usd', description: 'Roof inspection deposit', connectedAccount: 'acct_1', provider: 'stripe',
+      idempotencyKey: `idem-${requestId}`, providerIdempotencyKey: `${ACCOUNT}-idem-${requestId}`, from: '+15125550100', to: `+1${PHONE}`, requestedAt: '2026-03-10T16:07:00.000Z',
+    },
+  }
+  return [[requested, apiKey], ...then.map(([type, data, actor]) => [{ type, data: { requestId, ...data } }, actor] as const)]
+}
+
+export const ACCOUNT_STORY: ReadonlyArray<readonly [AccountEvent, Actor]> = [
+  [{ type: 'AccountCreated', data: { accountId: ACCOUNT, name: 'Acme Roofing', settings: { ...DEFAULT_SETTINGS, timeZone: 'America/Chicago' }, createdAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'WebhookTokenIssued', data: { tokenId: TOKEN_ID, tokenHash: 'a'.repeat(64), hint: 'llwh_abcd…', issuedAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'ApiKeyCreated', data: { keyId: KEY_ID, keyHash: 'b'.repeat(64), hint: 'll_live_abcd…', scopes: ['read', 'dial'], label: 'agent', createdAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'AccountSettingsChanged', data: { changes: { speedToLead: true, callingHours: 'mon-fri 08:00-20:00' } } }, operator],
+  [{ type: 'WebhookTokenRevoked', data: { tokenId: 'wht_old0000000000000', reason: 'rotated', revokedAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'ApiKeyRevoked', data: { keyId: 'key_old0000000000000', revokedAt: '2026-03-10T15:00:00.000Z' } }, operator],
+]
+
+export const IDEMPOTENCY_STORY: ReadonlyArray<readonly [IdempotencyEvent, Actor]> = [
+  [{ type: 'IdempotencyKeyClaimed', data: { tool: 'place_call', argsHash: 'c'.repeat(64), keyId: KEY_ID, claimedAt: '2026-03-10T15:04:00.000Z', expiresAt: '2026-03-11T15:04:00.000Z' } }, apiKey],
+  [{ type: 'IdempotencyResultRecorded', data: { recordedAt: '2026-03-10T15:04:01.000Z', error: { code: 'outside_calling_hours', message: 'outside calling hours' } } }, apiKey],
+]
+
+export interface AuditLog {
+  readonly file: string
+  readonly url: string
+  /** Appends after the story, at the controlled clock. */
+  readonly store: SqliteEventStore
+  /** Recorded time of the lead story's event at this revision. */
+  recordedAt(revision: number): string
+}
+
+/**
+ * Writes the story to a new embedded log at `file`: the account, the lead (one append, one minute,
+ * per event), an idempotency stream, and another account's lead. Leaves the store open.
+ */
+export async function writeAuditLog(file: string): Promise<AuditLog> {
+  let now = START
+  const store = openSqliteEventStore({ path: file, clock: () => new Date(now) })
+  await store.appendToStream(ACCOUNT_STREAM, ACCOUNT_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  const times: string[] = []
+  for (const [i, [event, actor]] of LEAD_STORY.entries()) {
+    now = START + (i + 1) * 60_000
+    times.push(new Date(now).toISOString())
+    await store.appendToStream(STREAM, [newEvent(event, actor)], i === 0 ? 'no_stream' : i - 1)
+  }
+  now += 60_000
+  await store.appendToStream(`idempotency-${ACCOUNT}-${'d'.repeat(32)}`, IDEMPOTENCY_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  await store.appendToStream(`account-${OTHER_ACCOUNT}`, [newEvent({ ...(ACCOUNT_STORY[0]?.[0] as AccountEvent), data: { ...(ACCOUNT_STORY[0]?.[0].data as object), accountId: OTHER_ACCOUNT, name: 'Other Co' } } as AccountEvent, operator)], 'no_stream')
+  const otherLead: LeadEvent[] = [
+    { type: 'LeadReceived', data: { leadId: 'ld_audit0000000000b', accountId: OTHER_ACCOUNT, fields: { ...fields, fullName: 'Other Person' }, receivedAt: '2026-03-10T16:30:00.000Z' } },
+    { type: 'LeadAddedToList', data: { leadId: 'ld_audit0000000000b', listId: 'inbound-leads', listName: 'Inbound Leads' } },
+  ]
+  await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
+  return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
+}
+
+export function sha256File(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex')
+}

@@ -1,0 +1,54 @@
+/**
+ * The scope matrix (spec §2.2, §5): every tool called with a key of every scope set. A key with the
+ * tool's scope gets the tool's answer; a key without it gets -32003 naming the scope, and nothing is
+ * appended to the log. No tool creates or changes keys.
+ */
+import t from 'tap'
+import { mcpApp, SCOPE_SETS } from './mcp-helpers.ts'
+
+const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callsPerSecond: 50 }
+
+const CALLS: Record<string, { scope: string; args: Record<string, unknown> }> = {
+  get_next_actions: { scope: 'read', args: {} },
+  list_leads: { scope: 'read', args: {} },
+  get_lead: { scope: 'read', args: { phone: '312-555-0142' } },
+  get_lead_history: { scope: 'read', args: { phone: '312-555-0142' } },
+  mark_do_not_call: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
+  place_call: { scope: 'dial', args: { phone: '312-555-0142', name: 'Jane Doe', idempotency_key: 'matrix', dry_run: true } },
+  request_payment: { scope: 'write', args: { phone: '312-555-0142', amountCents: 12500, description: 'Deposit', idempotency_key: 'matrix', dry_run: true } },
+}
+
+t.test('every tool × every scope set', async (t) => {
+  const app = await mcpApp(t)
+  const account = await app.account('Acme Insurance', DIALABLE)
+  await account.pushLead({ name: 'Jane Doe', phone: '(312) 555-0142' })
+  const listed = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, account.keys.read)).body.result.tools as Array<{ name: string }>
+  t.same(listed.map((tool) => tool.name).sort(), Object.keys(CALLS).sort(), 'the matrix covers every tool')
+
+  for (const scopes of SCOPE_SETS) {
+    const key = account.keys[scopes.join(',')] as string
+    for (const [tool, { scope, args }] of Object.entries(CALLS)) {
+      const before = await app.leadline.store.headPosition()
+      const answer = await app.call(key, tool, args)
+      const label = `${tool} with [${scopes.join(',')}]`
+      if (scopes.includes(scope as never)) {
+        t.ok(answer.result?.structuredContent, `${label}: answered`)
+      } else {
+        t.match(answer, { error: { code: -32003, data: { code: 'insufficient_scope', scope, key_scopes: scopes } } }, `${label}: -32003`)
+        t.equal(await app.leadline.store.headPosition(), before, `${label}: nothing appended`)
+      }
+    }
+  }
+})
+
+t.test('no tool creates or changes keys, and tools/list offers none that could', async (t) => {
+  const app = await mcpApp(t)
+  const account = await app.account()
+  const { tools } = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, account.keys.all)).body.result
+  for (const tool of tools as Array<{ name: string; description: string }>) t.notMatch(tool.name, /key|scope|token|account/, tool.name)
+  for (const name of ['create_api_key', 'create_key', 'upgrade_key', 'rotate_webhook_token']) {
+    t.match(await app.call(account.keys.all, name, { scopes: ['read', 'write', 'dial'] }), { error: { code: -32602, data: { code: 'unknown_tool' } } }, name)
+  }
+  const accountEvents = (await app.leadline.store.readStream(`account-${account.accountId}`)).filter((e) => e.metadata.actor.kind === 'api_key')
+  t.same(accountEvents, [], 'no API key ever wrote to the account stream')
+})

@@ -1,0 +1,182 @@
+/**
+ * request_payment end to end through the tool endpoint, with the real Stripe SDK against the fake
+ * Stripe server and the real Twilio SDK against the fake Twilio server: the Checkout Session request
+ * (body, Stripe-Account, Idempotency-Key), the text that reaches the carrier, the events on the
+ * lead, idempotency under 20 simultaneous calls, dry runs, and every refusal's data.code.
+ */
+import t from 'tap'
+import { providerIdempotencyKey } from '../../../src/services/payments.service.ts'
+import { MAX_AMOUNT_CENTS } from '../../../src/services/payments.types.ts'
+import { METADATA } from '../../../src/integrations/payments/payments.port.ts'
+import { FAKE_CONNECTED_ACCOUNT } from '../../doubles/fake-stripe.ts'
+import { CALLER_ID, JANE_E164, PAYMENT, paymentsApp } from './payments-helpers.ts'
+
+t.test('a Checkout Session on the connected account, and one text with its link from the account\'s number', async (t) => {
+  const app = await paymentsApp(t)
+  const stripe = app.stripe!
+  const twilio = app.twilio!
+  const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'pay-1' })
+  t.notOk(answer.error, 'no error')
+  const out = answer.result?.structuredContent
+  const session = stripe.sessions()[0]
+  t.same(out, {
+    requestId: out.requestId,
+    status: 'texted',
+    url: session?.url,
+    amountCents: 12500,
+    currency: 'usd',
+    amount: '$125.00',
+    description: 'Roof inspection deposit',
+    expiresAt: new Date((session?.expires_at ?? 0) * 1000).toISOString(),
+    textedTo: JANE_E164,
+    from: CALLER_ID,
+    message: `Acme Roofing: Roof inspection deposit, $125.00. Pay securely by card here: ${session?.url}`,
+    messageId: twilio.messageRequests()[0]?.sid,
+    leadId: app.jane.leadId,
+    connectedAccount: FAKE_CONNECTED_ACCOUNT,
+    carrier: 'twilio',
+    provider: 'stripe',
+    dryRun: false,
+  })
+  t.match(out.requestId, /^pay_[0-9a-z]{16}$/)
+  t.same(JSON.parse(answer.result?.content[0].text), out, 'content[0].text holds the same output')
+
+  const [request] = stripe.sessionRequests()
+  t.equal(request?.headers['stripe-account'], FAKE_CONNECTED_ACCOUNT)
+  t.equal(request?.headers['idempotency-key'], providerIdempotencyKey(app.acme.accountId, 'pay-1', out.requestId))
+  t.match(request?.form, {
+    mode: 'payment',
+    'line_items[0][price_data][currency]': 'usd',
+    'line_items[0][price_data][unit_amount]': '12500',
+    'line_items[0][price_data][product_data][name]': 'Roof inspection deposit',
+    [`metadata[${METADATA.leadStream}]`]: `lead-${app.acme.accountId}-3125550142`,
+    [`metadata[${METADATA.requestId}]`]: out.requestId,
+    [`metadata[${METADATA.accountId}]`]: app.acme.accountId,
+    [`metadata[${METADATA.leadId}]`]: app.jane.leadId,
+    success_url: 'http://leadline.test/pay/thanks',
+  })
+
+  const [text] = twilio.messageRequests()
+  t.match(text?.form, { From: CALLER_ID, To: JANE_E164, Body: out.message })
+  t.ok(String(text?.form.Body).includes(session?.url ?? '?'), 'the text carries the link')
+
+  t.same(await app.leadEventTypes(), ['LeadReceived', 'LeadAddedToList', 'PaymentRequested', 'PayLinkCreated', 'PayLinkTextAttempted', 'PayLinkTexted'])
+  const events = await app.leadline.store.readStream(`lead-${app.acme.accountId}-3125550142`)
+  t.match(events[2], { data: { requestId: out.requestId, amountCents: 12500, currency: 'usd', connectedAccount: FAKE_CONNECTED_ACCOUNT, idempotencyKey: 'pay-1', providerIdempotencyKey: request?.headers['idempotency-key'] }, metadata: { actor: { kind: 'api_key', id: app.acme.keyIds.write } } })
+  t.match(events[3], { data: { sessionId: session?.id, url: session?.url, expiresAt: out.expiresAt } })
+  t.match(events[5], { data: { messageId: out.messageId, carrier: 'twilio', at: String } })
+
+  const again = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'pay-1' })
+  t.same(again.result?.structuredContent, out)
+  t.same(again.result?._meta, { 'leadline/replayed': true })
+  t.equal(stripe.sessionRequests().length, 1, 'no second Checkout Session request')
+  t.equal(twilio.messageRequests().length, 1, 'no second text')
+
+  const byId = await app.call(app.acme.keys.write, 'request_payment', { lead_id: app.jane.leadId, amountCents: 5000, description: 'Balance', idempotency_key: 'pay-2' })
+  t.match(byId.result?.structuredContent, { status: 'texted', textedTo: JANE_E164, amount: '$50.00' }, 'the customer by lead_id')
+})
+
+t.test('20 identical calls at once: one decision, one Checkout Session, one text, one answer', async (t) => {
+  const app = await paymentsApp(t)
+  const answers = await Promise.all(Array.from({ length: 20 }, () => app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'burst' })))
+  t.same(answers.filter((a) => a.error), [], 'no errors')
+  t.equal(new Set(answers.map((a) => JSON.stringify(a.result?.structuredContent))).size, 1, 'one result for all 20')
+  t.equal(app.stripe!.sessions().length, 1, 'one Checkout Session')
+  t.equal(app.stripe!.sessionRequests().length, 1, 'one request to Stripe')
+  t.equal(app.twilio!.messageRequests().length, 1, 'one text')
+  const types = await app.leadEventTypes()
+  t.equal(types.filter((type) => type === 'PaymentRequested').length, 1)
+  t.equal(types.filter((type) => type === 'PayLinkTexted').length, 1)
+})
+
+t.test('dry_run: the amount, recipient, text and connected account; nothing created, texted or appended', async (t) => {
+  const app = await paymentsApp(t)
+  const before = await app.leadline.store.headPosition()
+  const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'dry-1', dry_run: true })
+  t.same(answer.result?.structuredContent, {
+    requestId: null,
+    status: 'would_text',
+    url: null,
+    amountCents: 12500,
+    currency: 'usd',
+    amount: '$125.00',
+    description: 'Roof inspection deposit',
+    expiresAt: null,
+    textedTo: JANE_E164,
+    from: CALLER_ID,
+    message: 'Acme Roofing: Roof inspection deposit, $125.00. Pay securely by card here: <link>',
+    messageId: null,
+    leadId: app.jane.leadId,
+    connectedAccount: FAKE_CONNECTED_ACCOUNT,
+    carrier: 'twilio',
+    provider: 'stripe',
+    dryRun: true,
+  })
+  // A dry run validates as much as a real call does.
+  t.match(await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, phone: '(773) 555-0199', idempotency_key: 'dry-2', dry_run: true }), { error: { code: -32603, data: { code: 'customer_not_found' } } })
+  t.equal(await app.leadline.store.headPosition(), before, 'the log is unchanged (no claim on the key either)')
+  t.equal(app.stripe!.requests().length, 0, 'nothing reached Stripe')
+  t.equal(app.twilio!.messageRequests().length, 0, 'nothing was texted')
+  // The key was not used up: a real call with it runs.
+  t.match(await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'dry-1' }), { result: { structuredContent: { status: 'texted' } } })
+})
+
+t.test('refusals: -32603 with a stable data.code, and nothing charged or texted', async (t) => {
+  const app = await paymentsApp(t)
+  const key = app.acme.keys.write
+  let n = 0
+  const call = (args: Record<string, unknown>) => app.call(key, 'request_payment', { ...PAYMENT, idempotency_key: `refusal-${n++}`, ...args })
+
+  t.match(await call({ phone: '(773) 555-0199' }), { error: { code: -32603, data: { code: 'customer_not_found' } } }, 'a number that is not a lead')
+  t.match(await call({ phone: undefined, lead_id: 'ld_00000000000000000000' }), { error: { code: -32603, data: { code: 'customer_not_found' } } }, 'an unknown lead id')
+  const other = await app.account('Other Co', { callerId: '+13125550111', stripeAccount: FAKE_CONNECTED_ACCOUNT })
+  const bob = await other.pushLead({ name: 'Bob', phone: '(415) 555-0100' })
+  t.match(await call({ phone: undefined, lead_id: bob.leadId }), { error: { data: { code: 'customer_not_found' } } }, "another account's lead is not a customer here")
+
+  await app.call(app.acme.keys.write, 'mark_do_not_call', { phone: '(312) 555-0143', idempotency_key: 'x' })
+  await app.acme.pushLead({ name: 'Dan', phone: '(312) 555-0143', dnc: 'yes' })
+  t.match(await call({ phone: '(312) 555-0143' }), { error: { code: -32603, data: { code: 'do_not_contact' } } })
+
+  const noCaller = await app.account('No Number', { stripeAccount: FAKE_CONNECTED_ACCOUNT })
+  await noCaller.pushLead({ phone: '(312) 555-0142' })
+  t.match(await app.call(noCaller.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'nc' }), { error: { code: -32603, data: { code: 'payments_not_configured', missing: 'caller_id' } } })
+  const noStripe = await app.account('Not Connected', { callerId: CALLER_ID })
+  await noStripe.pushLead({ phone: '(312) 555-0142' })
+  t.match(await app.call(noStripe.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'ns' }), { error: { code: -32603, message: /--stripe-account acct_/, data: { code: 'no_connected_account' } } })
+  t.equal(app.stripe!.requests().length, 0, 'none of these reached Stripe')
+
+  // Stripe refuses (USD Checkout needs at least $0.50): recorded, nothing texted.
+  const tooSmall = await call({ amountCents: 10 })
+  t.match(tooSmall, { error: { code: -32603, message: /at least \$0\.50/, data: { code: 'stripe_error', failure: 'rejected', provider_code: 'amount_too_small', request_id: /^pay_/ } } })
+  t.match((await app.leadEventTypes()).slice(-2), ['PaymentRequested', 'PayLinkFailed'])
+
+  // The carrier refuses: recorded, and the link is not texted again on a retry.
+  app.twilio!.failNext({ kind: 'status', status: 400, code: 21610, message: 'Attempt to send to unsubscribed recipient' })
+  const refused = await call({})
+  t.match(refused, { error: { code: -32603, data: { code: 'carrier_error', failure: 'rejected' } } })
+  t.match((await app.leadEventTypes()).slice(-1), ['PayLinkTextFailed'])
+  t.equal(app.twilio!.messageRequests().length, 1)
+
+  t.match(await app.call(app.acme.keys.read, 'request_payment', { ...PAYMENT, idempotency_key: 'r' }), { error: { code: -32003, data: { code: 'insufficient_scope', scope: 'write' } } })
+})
+
+t.test('arguments are checked before anything happens: -32602', async (t) => {
+  const app = await paymentsApp(t)
+  const before = await app.leadline.store.headPosition()
+  const invalid = async (args: Record<string, unknown>, path: string) => {
+    const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'a', ...args })
+    t.match(answer, { error: { code: -32602, data: { code: 'invalid_arguments' } } }, JSON.stringify(args))
+    if (path) t.match(answer.error?.data.problems, [{ path }])
+  }
+  await invalid({ amountCents: 0 }, 'amountCents')
+  await invalid({ amountCents: 12.5 }, 'amountCents')
+  await invalid({ amountCents: MAX_AMOUNT_CENTS + 1 }, 'amountCents')
+  await invalid({ amountCents: '12500' }, 'amountCents')
+  await invalid({ description: '  ' }, 'description')
+  await invalid({ description: 'x'.repeat(251) }, 'description')
+  await invalid({ lead_id: 'ld_1' }, '')
+  await invalid({ phone: undefined }, '')
+  t.equal(await app.leadline.store.headPosition(), before)
+  const listed = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, app.acme.keys.read)).body.result.tools.find((tool: { name: string }) => tool.name === 'request_payment')
+  t.match(listed, { _meta: { 'leadline/scope': 'write' }, inputSchema: { properties: { amountCents: { type: 'integer', minimum: 1, maximum: MAX_AMOUNT_CENTS }, description: { maxLength: 250 } } } })
+})
