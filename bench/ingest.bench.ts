@@ -82,7 +82,9 @@ const summary = {
   cpuMicrosPerLead: { newLeads: median(perRun.map((r) => r.cpuMicrosPerLead.newLeads)), repeats: median(perRun.map((r) => r.cpuMicrosPerLead.repeats)) },
   perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
-  million: null as null | { leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; errors: number; load: [number, number] },
+  million: null as null | {
+    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; peakRssMb: number; errors: number; load: [number, number]
+  },
 }
 
 if (values.million) {
@@ -90,11 +92,18 @@ if (values.million) {
   const already = counter
   const loadBefore = load1()
   const started = Date.now()
+  let peakRssMb = 0
+  const sampler = setInterval(() => {
+    const now = rssMb(leadline.child.pid as number)
+    peakRssMb = Math.max(peakRssMb, now)
+    process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${counter} leads, RSS ${now} MB, load ${load1()}\n`)
+  }, 15_000)
   const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), headers, body: newLead })
+  clearInterval(sampler)
   const seconds = (Date.now() - started) / 1000
   summary.million = {
     leads: counter, seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
-    rssMb: rssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
+    rssMb: rssMb(leadline.child.pid as number), peakRssMb, errors: r.errors + r.non2xx, load: [loadBefore, load1()],
   }
 }
 
@@ -115,7 +124,7 @@ console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→$
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.million) {
   const m = summary.million
-  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB, errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
+  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
 }
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

@@ -90,6 +90,10 @@ interface CoreCandidate extends Entry {
   rank: number
 }
 
+const NO_CANDIDATES: readonly CoreCandidate[] = []
+
+const PLAIN_TEXT_FIELDS = ['source', 'vendor', 'city', 'zip', 'address'] as const
+
 /** Normalise a webhook body into lead fields; fails only for a missing or unusable phone. */
 export function normalizeLeadInput(input: Record<string, unknown>, ctx: IntakeContext): NormalizeResult {
   const intake = new Intake(ctx)
@@ -119,7 +123,7 @@ class Intake {
       if (entry.read.kind === 'absent') continue
       const core = matchCoreField(name)
       if (core !== undefined) {
-        push(this.core, core.field, { ...entry, rank: core.rank })
+        push(this.core, core.field, { name, value, read: entry.read, order: entry.order, rank: core.rank })
         continue
       }
       const industryField = matchIndustryField(this.ctx.industry, name)
@@ -146,15 +150,16 @@ class Intake {
     this.readLeadDate(lead)
     const doNotCall = this.readText('doNotCall')
     if (doNotCall !== undefined) lead.doNotCall = DNC_TRUE.has(doNotCall.toLowerCase())
-    for (const field of ['source', 'vendor', 'city', 'zip', 'address'] as const) {
+    for (const field of PLAIN_TEXT_FIELDS) {
       const text = this.readText(field)
       if (text !== undefined) lead[field] = text
     }
     const industryFields = this.readIndustryFields()
 
-    const extraFields = this.extras
-      .sort((a, b) => a.order - b.order)
-      .map(({ name, value }) => ({ name, value }))
+    const extraFields =
+      this.extras.length === 0
+        ? []
+        : this.extras.sort((a, b) => a.order - b.order).map(({ name, value }) => ({ name, value }))
     return { ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived }
   }
 
@@ -177,10 +182,12 @@ class Intake {
     const fullName = collapse(this.readText('fullName'))
     const firstName = collapse(this.readText('firstName'))
     const lastName = collapse(this.readText('lastName'))
-    // Each form of the name fills the other when the sender sent only one.
-    const [first, ...rest] = fullName?.split(' ') ?? []
+    // Each form of the name fills the other when the sender sent only one: the full name's first
+    // word, and the rest (names are single-spaced by now).
+    const space = fullName?.indexOf(' ') ?? -1
+    const first = fullName === undefined || space < 0 ? fullName : fullName.slice(0, space)
     const filledFirst = firstName ?? first
-    const filledLast = lastName ?? (rest.length > 0 ? rest.join(' ') : undefined)
+    const filledLast = lastName ?? (fullName !== undefined && space >= 0 ? fullName.slice(space + 1) : undefined)
     const filledFull = fullName ?? joinName(firstName, lastName)
     if (filledFull !== undefined) lead.fullName = filledFull
     if (filledFirst !== undefined) lead.firstName = filledFirst
@@ -269,8 +276,10 @@ class Intake {
   }
 
   // Spec alias order first, then body order among names that fold to the same alias.
-  private candidates(field: CoreField): CoreCandidate[] {
-    return [...(this.core.get(field) ?? [])].sort((a, b) => a.rank - b.rank || a.order - b.order)
+  private candidates(field: CoreField): readonly CoreCandidate[] {
+    const entries = this.core.get(field)
+    if (entries === undefined) return NO_CANDIDATES
+    return entries.length === 1 ? entries : [...entries].sort((a, b) => a.rank - b.rank || a.order - b.order)
   }
 
   /** Everything not chosen for a field is kept as an extra, with a warning saying why. */
@@ -326,8 +335,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 function joinName(first: string | undefined, last: string | undefined): string | undefined {
-  const parts = [first, last].filter((part): part is string => part !== undefined)
-  return parts.length > 0 ? parts.join(' ') : undefined
+  if (first === undefined) return last
+  return last === undefined ? first : `${first} ${last}`
 }
 
 function collapse(text: string | undefined): string | undefined {

@@ -92,7 +92,13 @@ export function resolveCountry(defaultCountry: string): CountryCode {
   return isSupportedCountry(code) ? code : 'US'
 }
 
+// Ten digits and nothing else, the first 2-9, in a +1 country: libphonenumber reads them as +1 and
+// those digits, and when it calls them impossible the NANP fallbacks below say the same; so it is
+// not asked (checked for every area code and exchange, US and CA; phone.test.ts samples it).
+const PLAIN_NANP_LINE = /^[2-9]\d{9}$/
+
 function toE164(line: string, digits: string, country: CountryCode): string | undefined {
+  if (PLUS_ONE_COUNTRIES.has(country) && PLAIN_NANP_LINE.test(line)) return `+1${line}`
   const parsed = parsePhoneNumberFromString(line, { defaultCountry: country })
   const international = line.trimStart().startsWith('+')
   if (parsed !== undefined && (parsed.isPossible() || international)) return parsed.number

@@ -180,3 +180,21 @@ t.test('property: never throws, whatever the value', async (t) => {
   )
   t.pass('1000 arbitrary values handled')
 })
+
+t.test('ten plain digits in a +1 country read exactly as libphonenumber reads them', async (t) => {
+  const { parsePhoneNumberFromString } = await import('libphonenumber-js')
+  const line = fc
+    .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 9999 }))
+    .map(([area, exchange, subscriber]) => `${area}${String(exchange).padStart(3, '0')}${String(subscriber).padStart(4, '0')}`)
+  fc.assert(
+    fc.property(line, fc.constantFrom('US' as const, 'CA' as const), (digits, country) => {
+      const parsed = parsePhoneNumberFromString(digits, { defaultCountry: country })
+      const expected = parsed !== undefined && parsed.isPossible() ? parsed.number : `+1${digits}`
+      const result = normalizePhone(digits, country)
+      return result.ok && result.phone.e164 === expected && result.phone.last10 === digits
+    }),
+    { numRuns: 3000 },
+  )
+  expectOk(t, normalizePhone('2100000001', 'US'), '+12100000001', '2100000001', 'an exchange NANP does not assign')
+  expectOk(t, normalizePhone('4165550123', 'CA'), '+14165550123', '4165550123', 'Canada')
+})
