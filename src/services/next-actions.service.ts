@@ -25,7 +25,32 @@ function duration(minutes: number): string {
   return `${minutes} minutes`
 }
 
+/**
+ * A calling-hours answer and the span of time it holds for. Windows, the lead guard and zone offsets
+ * all change on whole minutes, so "allowed" holds to the end of its minute; "not before T" holds
+ * until T (nothing in between is allowed, or T would not be the earliest).
+ */
+interface PermissionSpan {
+  readonly allowed: boolean
+  readonly nextAllowedAt: string | null
+  readonly from: number
+  readonly until: number
+}
+
+/** Policy-and-zone answers kept; an agent polling get_next_actions asks the same few again and again. */
+const PERMISSION_MEMO_SIZE = 10_000
+const MINUTE_MS = 60_000
+
+function permissionSpan(permission: ReturnType<typeof callPermission>, at: number): PermissionSpan {
+  const endOfMinute = (Math.floor(at / MINUTE_MS) + 1) * MINUTE_MS
+  if (permission.allowed) return { allowed: true, nextAllowedAt: null, from: at, until: endOfMinute }
+  const next = permission.nextAllowedAt
+  return { allowed: false, nextAllowedAt: next, from: at, until: next === null ? endOfMinute : Date.parse(next) }
+}
+
 export class NextActionsService implements NextActionsApi {
+  private readonly permissions = new Map<string, PermissionSpan>()
+
   constructor(
     private readonly queries: StaleLeadsQueries,
     private readonly clock: () => Date,
@@ -68,17 +93,21 @@ export class NextActionsService implements NextActionsApi {
     return { summary, stale_leads }
   }
 
-  /** When each lead may next be called (calling hours and the lead-time guard); once per lead zone, since that is all it depends on. */
+  /** When each lead may next be called (calling hours and the lead-time guard); it depends on the lead only through its zone. */
   private nextAllowedFor(account: AccountState, now: Date): (row: LeadActivityRow) => string | null {
-    const byZone = new Map<string, string | null>()
+    const { timeZone, callingHours, leadTimeGuard } = account.settings
+    const policy = `${timeZone}|${leadTimeGuard ? 'guard' : 'no-guard'}|${callingHours}`
+    const at = now.getTime()
     return (row) => {
-      const zone = leadTimeZone({ ...(row.state ? { state: row.state } : {}), phone: row.phone })?.zone ?? 'account'
-      if (!byZone.has(zone)) {
-        const { timeZone, callingHours, leadTimeGuard } = account.settings
-        const permission = callPermission({ timeZone, callingHours, leadTimeGuard }, { phone: row.phone, ...(row.state ? { state: row.state } : {}) }, now)
-        byZone.set(zone, permission.allowed ? now.toISOString() : permission.nextAllowedAt)
+      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}) }
+      const key = `${policy}|${leadTimeZone(target)?.zone ?? 'account'}`
+      let answer = this.permissions.get(key)
+      if (answer === undefined || at < answer.from || at >= answer.until) {
+        answer = permissionSpan(callPermission({ timeZone, callingHours, leadTimeGuard }, target, now), at)
+        if (this.permissions.size >= PERMISSION_MEMO_SIZE) this.permissions.clear()
+        this.permissions.set(key, answer)
       }
-      return byZone.get(zone) ?? null
+      return answer.allowed ? now.toISOString() : answer.nextAllowedAt
     }
   }
 }

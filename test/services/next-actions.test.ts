@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildApp } from '../helpers/build-app.ts'
 
-const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 10:00 in New York
+const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 11:00 in New York (daylight time began on the 8th)
 
 async function setup(t: Parameters<typeof buildApp>[0], settings: Record<string, unknown> = {}) {
   let now = START.getTime()
@@ -58,4 +58,21 @@ t.test('do-not-call leads are never suggested; next allowed time follows calling
   t.notOk(result.stale_leads.some((l) => l.phone === '+15125550105'))
   t.ok(result.stale_leads.every((l) => l.next_allowed_at === '2026-03-11T13:00:00.000Z'), 'next allowed: 09:00 New York the next morning')
   t.match(result.summary, /30 new leads have not been contacted/)
+})
+
+t.test('next allowed time stays right across a window edge and when the clock goes back (the answers are remembered per zone)', async (t) => {
+  // 11:00 New York; calling hours end at 12:00.
+  const { post, next, advance } = await setup(t, { callingHours: 'mon-fri 09:00-12:00' })
+  await post('5125550301')
+  advance(16) // 11:16: allowed now
+  const allowedAt = (await next()).stale_leads[0]?.next_allowed_at
+  t.equal(allowedAt, new Date(START.getTime() + 16 * 60_000).toISOString(), 'inside calling hours: now')
+  advance(0.5) // 30 s later, same minute: still now, the new now
+  t.equal((await next()).stale_leads[0]?.next_allowed_at, new Date(START.getTime() + 16.5 * 60_000).toISOString())
+  advance(43.5) // 12:00 exactly: the window has closed
+  t.equal((await next()).stale_leads[0]?.next_allowed_at, '2026-03-11T13:00:00.000Z', 'outside: 09:00 New York the next morning')
+  advance(60) // 13:00: the same answer
+  t.equal((await next()).stale_leads[0]?.next_allowed_at, '2026-03-11T13:00:00.000Z')
+  advance(-90) // the clock goes back to 11:30: allowed again
+  t.equal((await next()).stale_leads[0]?.next_allowed_at, new Date(START.getTime() + 30 * 60_000).toISOString(), 'a clock set back is not served the later answer')
 })
