@@ -1,4 +1,5 @@
 /** Queries over Inbound Leads: always within one account, newest first, with cursor pagination. */
+import type { Statement } from 'better-sqlite3'
 import type { ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { DomainError } from '../../src/domain/shared/decider.ts'
 
@@ -32,6 +33,8 @@ export interface InboundLeadsFilter {
   /** ISO time: only leads received at or after it. */
   readonly since?: string
   readonly doNotCall?: boolean
+  /** Words found in the name or email, or digits found in the phone (the console's search box). */
+  readonly search?: string
   readonly limit?: number
   readonly cursor?: string
 }
@@ -45,54 +48,61 @@ export interface InboundLeadsPage {
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 500
 
-interface Row {
-  lead_id: string
-  phone: string
-  full_name: string | null
-  first_name: string | null
-  last_name: string | null
-  email: string | null
-  state: string | null
-  age: number | null
-  dob: string | null
-  source: string | null
-  vendor: string | null
-  lead_date: string | null
-  city: string | null
-  zip: string | null
-  address: string | null
-  do_not_call: number
-  industry_fields: string
-  extra_fields: string
-  submissions: number
-  received_at: string
-  updated_at: string
-  received_position: number
-}
+// The columns a lead is read from, in the order toLead takes them (rows are read raw, as arrays).
+const COLUMNS =
+  'lead_id, phone, full_name, first_name, last_name, email, state, age, dob, source, vendor, lead_date, city, zip, address, ' +
+  'do_not_call, industry_fields, extra_fields, submissions, received_at, updated_at, received_position'
+
+type Row = [
+  leadId: string,
+  phone: string,
+  fullName: string | null,
+  firstName: string | null,
+  lastName: string | null,
+  email: string | null,
+  state: string | null,
+  age: number | null,
+  dob: string | null,
+  source: string | null,
+  vendor: string | null,
+  leadDate: string | null,
+  city: string | null,
+  zip: string | null,
+  address: string | null,
+  doNotCall: number,
+  industryFields: string,
+  extraFields: string,
+  submissions: number,
+  receivedAt: string,
+  updatedAt: string,
+  receivedPosition: number,
+]
+const RECEIVED_POSITION = 21
 
 function toLead(row: Row): InboundLead {
   return {
-    leadId: row.lead_id,
-    phone: row.phone,
-    fullName: row.full_name,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    email: row.email,
-    state: row.state,
-    age: row.age,
-    dob: row.dob,
-    source: row.source,
-    vendor: row.vendor,
-    leadDate: row.lead_date,
-    city: row.city,
-    zip: row.zip,
-    address: row.address,
-    doNotCall: row.do_not_call === 1,
-    industryFields: JSON.parse(row.industry_fields) as Record<string, string>,
-    extraFields: JSON.parse(row.extra_fields) as Array<{ name: string; value: unknown }>,
-    submissions: row.submissions,
-    receivedAt: row.received_at,
-    updatedAt: row.updated_at,
+    leadId: row[0],
+    phone: row[1],
+    fullName: row[2],
+    firstName: row[3],
+    lastName: row[4],
+    email: row[5],
+    state: row[6],
+    age: row[7],
+    dob: row[8],
+    source: row[9],
+    vendor: row[10],
+    leadDate: row[11],
+    city: row[12],
+    zip: row[13],
+    address: row[14],
+    doNotCall: row[15] === 1,
+    // Most leads have none: skip the parse for the empty forms the projection writes.
+    industryFields: row[16] === '{}' ? {} : (JSON.parse(row[16]) as Record<string, string>),
+    extraFields: row[17] === '[]' ? [] : (JSON.parse(row[17]) as Array<{ name: string; value: unknown }>),
+    submissions: row[18],
+    receivedAt: row[19],
+    updatedAt: row[20],
   }
 }
 
@@ -114,10 +124,12 @@ export class InboundLeadsQueries {
   private readonly byLeadId
   private readonly byLast10
   private readonly countStatement
+  /** One prepared statement per combination of filters, made on first use. */
+  private readonly pages = new Map<string, Statement>()
 
   constructor(private readonly db: ViewsDatabase) {
-    this.byLeadId = db.prepare('SELECT * FROM inbound_leads WHERE account_id = ? AND lead_id = ?')
-    this.byLast10 = db.prepare('SELECT * FROM inbound_leads WHERE account_id = ? AND phone_last10 = ?')
+    this.byLeadId = db.prepare(`SELECT ${COLUMNS} FROM inbound_leads WHERE account_id = ? AND lead_id = ?`).raw()
+    this.byLast10 = db.prepare(`SELECT ${COLUMNS} FROM inbound_leads WHERE account_id = ? AND phone_last10 = ?`).raw()
     this.countStatement = db.prepare('SELECT count(*) AS n FROM inbound_leads WHERE account_id = ? AND listed = 1')
   }
 
@@ -143,16 +155,33 @@ export class InboundLeadsQueries {
       where.push('do_not_call = ?')
       params.push(filter.doNotCall ? 1 : 0)
     }
+    if (filter.search !== undefined && filter.search.trim() !== '') {
+      const text = filter.search.trim().slice(0, 100)
+      const digits = text.replace(/\D/g, '')
+      // Digits and phone punctuation only: a phone search; anything else: name or email.
+      if (digits.length >= 3 && /^[\d\s().+-]+$/.test(text)) {
+        where.push("phone LIKE ? ESCAPE '\\'")
+        params.push(`%${digits}%`)
+      } else {
+        const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+        where.push("(full_name LIKE ? ESCAPE '\\' OR (coalesce(first_name, '') || ' ' || coalesce(last_name, '')) LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\')")
+        params.push(like, like, like)
+      }
+    }
     if (filter.cursor !== undefined) {
       where.push('received_position < ?')
       params.push(decodeCursor(filter.cursor))
     }
-    const rows = this.db
-      .prepare(`SELECT * FROM inbound_leads WHERE ${where.join(' AND ')} ORDER BY received_position DESC LIMIT ?`)
-      .all(...params, limit + 1) as Row[]
-    const page = rows.slice(0, limit)
+    const sql = `SELECT ${COLUMNS} FROM inbound_leads WHERE ${where.join(' AND ')} ORDER BY received_position DESC LIMIT ?`
+    let statement = this.pages.get(sql)
+    if (statement === undefined) {
+      statement = this.db.prepare(sql).raw()
+      this.pages.set(sql, statement)
+    }
+    const rows = statement.all(...params, limit + 1) as Row[]
+    const page = rows.length > limit ? rows.slice(0, limit) : rows
     const last = page[page.length - 1]
-    return { leads: page.map(toLead), nextCursor: rows.length > limit && last ? encodeCursor(last.received_position) : null }
+    return { leads: page.map(toLead), nextCursor: rows.length > limit && last ? encodeCursor(last[RECEIVED_POSITION]) : null }
   }
 
   count(accountId: string): number {
