@@ -92,6 +92,17 @@ export function removeDatabaseFiles(file: string): void {
   for (const suffix of ['', '-journal', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true })
 }
 
+/**
+ * Drops the projections' secondary indexes from a scratch database and returns the SQL that makes
+ * them again: building an index once over the finished rows is several times cheaper than keeping it
+ * up to date through a million inserts and updates (apply finds rows by primary key only).
+ */
+function withoutSecondaryIndexes(db: ViewsDatabase): string[] {
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as Array<{ name: string; sql: string }>
+  for (const index of indexes) db.exec(`DROP INDEX "${index.name.replaceAll('"', '""')}"`)
+  return indexes.map((index) => index.sql)
+}
+
 /** Reads events after `from` up to `until` (inclusive; undefined: the end), a page at a time. */
 async function* eventsAfter(store: EventStore, from: number, until: number | undefined, pageSize: number): AsyncGenerator<RecordedEvent[]> {
   let position = from
@@ -119,6 +130,7 @@ async function rebuild(options: ReplayOptions, until: number | undefined): Promi
   const db = openScratch(options.scratchPath)
   try {
     const runner = new ProjectionRunner(options.store, db, options.projections)
+    const indexes = withoutSecondaryIndexes(db)
     const head = await options.store.headPosition()
     let position = 0
     let events = 0
@@ -128,6 +140,7 @@ async function rebuild(options: ReplayOptions, until: number | undefined): Promi
       events += page.length
       options.onProgress?.({ events, position, head: Math.max(head, position), elapsedMs: performance.now() - started })
     }
+    for (const sql of indexes) db.exec(sql)
     return { db, position, events, ms: performance.now() - started }
   } catch (error) {
     db.close()

@@ -15,5 +15,9 @@ export interface Projection {
   readonly tables: readonly string[]
   /** Creates its tables and indexes; must be idempotent (`IF NOT EXISTS`). */
   setup(db: Database): void
+  /**
+   * Applies one event. Rows are found by their table's primary key only: a replay builds the
+   * secondary indexes after the last event (see src/audit/replay.ts), when they are much cheaper.
+   */
   apply(db: Database, event: RecordedEvent): void
 }
