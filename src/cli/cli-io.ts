@@ -2,7 +2,7 @@
 import os from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { loadConfig, type Config } from '../config/config.ts'
-import { openLeadline, type Leadline } from '../leadline.ts'
+import type { Leadline } from '../leadline.ts'
 import type { CommandContext } from '../eventstore/command-handler.ts'
 
 /** Exit codes: 0 done, 1 failed (store, network), 2 bad input (nothing was changed). */
@@ -65,6 +65,8 @@ export function config(io: Io): Config {
 /** Opens the store for one command, brings the read models up to date, and always closes. */
 export async function withLeadline<T>(io: Io, run: (leadline: Leadline, config: Config) => Promise<T>): Promise<T> {
   const cfg = config(io)
+  // Loaded here, not at the top: the tool-client commands and --help never open the store.
+  const { openLeadline } = await import('../leadline.ts')
   const leadline = await openLeadline({ store: cfg.store, viewsPath: cfg.viewsPath })
   try {
     await leadline.runner.catchUp()

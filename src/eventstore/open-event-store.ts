@@ -1,7 +1,6 @@
 /** Opens the store named by LEADLINE_STORE: `sqlite:PATH` (embedded default) or an EventStoreDB connection string. */
 import type { EventStore } from './event-store.port.ts'
 import { openSqliteEventStore } from './sqlite/sqlite-event-store.adapter.ts'
-import { openEsdbEventStore } from './eventstoredb/esdb-event-store.adapter.ts'
 import type { ProgressLogger } from './eventstoredb/catch-up-progress.ts'
 
 export interface OpenStoreOptions {
@@ -18,6 +17,8 @@ export async function openEventStore(url: string, options: OpenStoreOptions = {}
     return openSqliteEventStore({ path: url.slice('sqlite:'.length), ...(options.clock ? { clock: options.clock } : {}) })
   }
   if (ESDB_STORE.test(url)) {
+    // Loaded only for an EventStoreDB store: its gRPC client is a third of a second of start-up.
+    const { openEsdbEventStore } = await import('./eventstoredb/esdb-event-store.adapter.ts')
     return openEsdbEventStore({
       connectionString: url,
       ...(options.clock ? { clock: options.clock } : {}),
