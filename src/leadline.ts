@@ -32,8 +32,14 @@ import { PaymentsQueries } from '../projections/payments/payments.queries.ts'
 import type { PaymentsProvider } from './integrations/payments/payments.port.ts'
 import { openPayments } from './integrations/payments/open-payments.ts'
 import { PaymentsService } from './services/payments.service.ts'
+import { usersProjection } from '../projections/users/users.projection.ts'
+import { UsersQueries } from '../projections/users/users.queries.ts'
+import { UsersService } from './services/users.service.ts'
+import { scryptLogNFromEnv } from './services/password-hasher.ts'
+import { WebhookDeliveries } from './read-models/webhook-deliveries.ts'
+import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection] as const
 
 /** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
@@ -78,6 +84,13 @@ export interface Leadline {
   /** Stripe's webhook signing secret, for checking its events; null with the simulated provider. */
   readonly stripeWebhookSecret: string | null
   readonly payLinks: PaymentsQueries
+  /** Console users: owners, their passwords and sessions (the console at /app). */
+  readonly users: UsersService
+  readonly usersQueries: UsersQueries
+  /** The last webhook deliveries per account (views database; the console's Lead webhook page). */
+  readonly webhookDeliveries: WebhookDeliveries
+  /** When each API key was last used (views database; the console's AI access page). */
+  readonly apiKeyUsage: ApiKeyUsage
   readonly clock: () => Date
   /**
    * Starts what only a server runs: the live read-model subscription, the process managers (speed to
@@ -91,6 +104,7 @@ export interface Leadline {
 
 export async function openLeadline(options: LeadlineOptions): Promise<Leadline> {
   const clock = options.clock ?? (() => new Date())
+  const scryptLogN = scryptLogNFromEnv(options.env ?? process.env)
   const store = await openEventStore(options.store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
@@ -116,6 +130,10 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     commands, accounts, inboundLeads, payLinks, runner, provider: opened.provider, carrier, publicUrl, clock,
     ...(options.logger ? { logger: options.logger } : {}),
   })
+  const usersQueries = new UsersQueries(views)
+  const users = new UsersService(commands, runner, usersQueries, { clock, scryptLogN })
+  const webhookDeliveries = new WebhookDeliveries(views)
+  const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const processes = new ProcessRunner(store, views, 'dialing', [speedToLeadProcess(commands, accounts), dialerProcess(dialing)], options.logger)
@@ -126,6 +144,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
     twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
     payments, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
+    users, usersQueries, webhookDeliveries, apiKeyUsage,
     async prepare() {
       await processes.prepare()
     },

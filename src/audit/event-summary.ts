@@ -13,8 +13,9 @@ import type { LeadFields } from '../domain/lead/intake/normalize-lead-input.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Actor, RecordedEvent } from '../eventstore/event.ts'
 import type { IdempotencyEvent } from '../services/idempotency.events.ts'
+import type { UserEvent } from '../domain/user/user.events.ts'
 
-export type KnownEvent = AccountEvent | LeadEvent | IdempotencyEvent
+export type KnownEvent = AccountEvent | LeadEvent | IdempotencyEvent | UserEvent
 type DataOf<T extends KnownEvent['type']> = Extract<KnownEvent, { type: T }>['data']
 type Summaries = { readonly [T in KnownEvent['type']]: (data: DataOf<T>) => string }
 
@@ -124,6 +125,14 @@ const SUMMARIES: Summaries = {
   PaymentSettled: (d) => `payment settled: ${money(d.amountCents, d.currency)} through ${printable(d.provider)}${d.paymentIntentId !== null ? ` (payment ${printable(d.paymentIntentId)})` : ''}`,
   PaymentFailed: (d) => `payment failed (${printable(d.provider)} session ${printable(d.sessionId)})`,
   PaymentLinkExpired: (d) => `pay-link expired unpaid (${printable(d.provider)} session ${printable(d.sessionId)})`,
+
+  UserCreated: (d) => `console user ${printable(d.email)} created (${printable(d.role)})`,
+  PasswordSetupIssued: (d) => `set-password link ${d.setupId} issued, valid until ${printable(d.expiresAt)}`,
+  PasswordSet: (d) => `password set through link ${d.setupId}`,
+  SignedIn: (d) => `signed in: session ${d.sessionId}, ends by ${printable(d.expiresAt)}`,
+  SessionRenewed: (d) => `session ${d.sessionId} active`,
+  SignedOut: (d) => `signed out: session ${d.sessionId}`,
+  SessionRevoked: (d) => `session ${d.sessionId} ended (${printable(d.reason).replace(/_/g, ' ')})`,
 
   IdempotencyKeyClaimed: (d) => `idempotency key claimed for ${printable(d.tool)} by API key ${printable(d.keyId)}, honoured until ${printable(d.expiresAt)}`,
   IdempotencyResultRecorded: (d) => `idempotency result recorded: ${'error' in d ? `failed with ${printable(d.error.code)}` : 'succeeded'}`,

@@ -5,7 +5,8 @@
  * Recordings and transcripts stay out by default (spec §1.7), as everywhere else: an event that
  * holds one is exported with it removed and `"redacted": true`. Its own hash can then not be
  * recomputed, but the chain still runs through it (the next event's `prevHash` is its `hash`).
- * `includeRecordings` exports every event exactly as stored.
+ * Console password hashes are left out the same way. `includeRecordings` exports every event
+ * exactly as stored.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { RecordedEvent } from '../eventstore/event.ts'
@@ -43,8 +44,15 @@ export function exportLine(event: RecordedEvent, includeRecordings: boolean): Ex
     hash: event.hash,
   }
   if (includeRecordings) return line
-  const filtered = withoutRecordings(event.data) ?? null
+  const filtered = withoutPasswordHash(withoutRecordings(event.data) ?? null)
   return isDeepStrictEqual(filtered, event.data) ? line : { ...line, data: filtered, redacted: true }
+}
+
+/** A console password's hash (`PasswordSet`) stays out too: it would let anyone holding the file guess at the password offline. */
+function withoutPasswordHash(data: unknown): unknown {
+  if (data === null || typeof data !== 'object' || !('passwordHash' in data)) return data
+  const { passwordHash: _hash, ...rest } = data as Record<string, unknown>
+  return rest
 }
 
 export interface ExportSummary {

@@ -2,16 +2,6 @@
 import { ConfigError } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import { EXIT, UsageError, processIo, type Io } from './cli-io.ts'
-import { accountCommand } from './commands/account.command.ts'
-import { auditCommand } from './commands/audit.command.ts'
-import { historyCommand } from './commands/history.command.ts'
-import { keyCommand } from './commands/key.command.ts'
-import { leadsCommand } from './commands/leads.command.ts'
-import { migrateCommand } from './commands/migrate.command.ts'
-import { replayCommand } from './commands/replay.command.ts'
-import { serveCommand } from './commands/serve.command.ts'
-import { tokenCommand } from './commands/token.command.ts'
-import { callCommand, dncCommand, leadCommand, nextActionsCommand, payCommand, toolsCommand } from './client/client.command.ts'
 import { RemoteError } from './client/remote-error.ts'
 
 export const USAGE = `leadline: lead intake and speed to lead
@@ -30,6 +20,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
   leadline token rotate --account ACCOUNT_ID
+  leadline user create --account ACCOUNT_ID --email EMAIL   the account's owner, for the console at /app
+  leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
   leadline leads clear-dnc --account ACCOUNT_ID --phone PHONE
   leadline migrate --to esdb://HOST:2113?tls=false [--from sqlite:PATH]   copy the embedded log into EventStoreDB
@@ -52,23 +44,29 @@ every command takes --json for machine-readable output.
 exit codes: 0 done, 1 failed, 2 bad input (nothing changed); tool client: 3 API key missing, invalid or
 revoked, 4 key lacks the scope, 5 invalid arguments, 6 the tool ran and failed, 7 rate limited. docs: docs/cli.md`
 
-const COMMANDS: Record<string, (args: string[], io: Io) => Promise<void>> = {
-  serve: serveCommand,
-  account: accountCommand,
-  key: keyCommand,
-  token: tokenCommand,
-  leads: leadsCommand,
-  tools: toolsCommand,
-  'next-actions': nextActionsCommand,
-  lead: leadCommand,
-  call: callCommand,
-  dnc: dncCommand,
-  pay: payCommand,
-  history: historyCommand,
-  audit: auditCommand,
-  replay: replayCommand,
+type Command = (args: string[], io: Io) => Promise<void>
+
+// Each command's module is loaded when it runs, so `leadline --help` or a tool-client command does
+// not load the server, the SDKs and the stores it never uses (start-up time is most of a CLI call).
+const client = () => import('./client/client.command.ts')
+const COMMANDS: Record<string, Command> = {
+  serve: async (args, io) => (await import('./commands/serve.command.ts')).serveCommand(args, io),
+  account: async (args, io) => (await import('./commands/account.command.ts')).accountCommand(args, io),
+  key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
+  token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
+  user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
+  leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),
+  tools: async (args, io) => (await client()).toolsCommand(args, io),
+  'next-actions': async (args, io) => (await client()).nextActionsCommand(args, io),
+  lead: async (args, io) => (await client()).leadCommand(args, io),
+  call: async (args, io) => (await client()).callCommand(args, io),
+  dnc: async (args, io) => (await client()).dncCommand(args, io),
+  pay: async (args, io) => (await client()).payCommand(args, io),
+  history: async (args, io) => (await import('./commands/history.command.ts')).historyCommand(args, io),
+  audit: async (args, io) => (await import('./commands/audit.command.ts')).auditCommand(args, io),
+  replay: async (args, io) => (await import('./commands/replay.command.ts')).replayCommand(args, io),
   // Looked up when it runs, so the copy is audited whenever this build has `leadline audit`.
-  migrate: (args, io) => migrateCommand(args, io, { audit: COMMANDS.audit }),
+  migrate: async (args, io) => (await import('./commands/migrate.command.ts')).migrateCommand(args, io, { audit: COMMANDS.audit }),
 }
 
 export async function runCli(argv: string[], io: Io = processIo): Promise<number> {

@@ -4,8 +4,10 @@
  */
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Leadline } from '../leadline.ts'
+import type { RateLimit } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
+import { isStoreFault } from '../eventstore/sqlite/sqlite-schema.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
 import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
@@ -14,6 +16,7 @@ import { docsRoutes } from './docs/docs.route.ts'
 import { mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
+import { consoleRoutes } from './console/console.route.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +29,8 @@ declare module 'fastify' {
 export interface AppOptions {
   readonly leadline: Leadline
   readonly publicUrl: string
+  /** The webhook's per-token rate limit; null turns it off, undefined is the documented default. */
+  readonly webhookRateLimit?: RateLimit | null
 }
 
 /** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
@@ -60,7 +65,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError && isHttpErrorCode(error.code)) return sendError(reply, error.code, error.message)
-    if (error instanceof StoreUnavailableError) {
+    // A raw SQLite fault (disk full, read-only) from a views write on the request path is the same 503.
+    if (error instanceof StoreUnavailableError || isStoreFault(error)) {
       request.log.error({ err: error }, 'store unavailable')
       return sendError(reply.header('retry-after', '5'), 'store_unavailable', 'the log cannot take writes right now; nothing was recorded')
     }
@@ -73,10 +79,11 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   fastify.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'))
 
   await fastify.register(healthRoutes)
-  await fastify.register(ingestLeadRoute)
+  await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
   await fastify.register(twilioRoutes)
   await fastify.register(mcpRoutes)
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)
+  await fastify.register(consoleRoutes, { prefix: '/app' })
 }

@@ -101,6 +101,11 @@ export class AccountsService {
     return { accountId }
   }
 
+  /** Revokes one of this account's keys (the console): a key of another account is `key_not_found`. */
+  async revokeAccountApiKey(accountId: string, keyId: string, context: CommandContext): Promise<void> {
+    await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RevokeApiKey', keyId }, context)
+  }
+
   /** The account as its stream says now; null when there is no such account. */
   async get(accountId: string): Promise<AccountState | null> {
     // Read before the stream: a write landing in between only makes the next request check again.

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { runCli } from '../../src/cli/main.ts'
-import { ACCOUNT, OTHER_ACCOUNT, RECORDING_URL, STREAM, TRANSCRIPT, writeAuditLog } from '../helpers/audit-log.ts'
+import { ACCOUNT, OTHER_ACCOUNT, RECORDING_URL, STREAM, TRANSCRIPT, USER_STORY, writeAuditLog } from '../helpers/audit-log.ts'
 
 const ROOT = new URL('../../', import.meta.url)
 
@@ -61,7 +61,10 @@ t.test('an export holds every event of the account, in log order, with its hashe
   t.notOk(full.stdout.includes('"redacted"'))
 
   const other = await cli(['audit', 'export', '--account', OTHER_ACCOUNT], log.file)
-  t.equal(other.stdout.trim().split('\n').length, 3)
+  // Its lead's three events and its console user's story, the password hash left out.
+  t.equal(other.stdout.trim().split('\n').length, 3 + USER_STORY.length)
+  t.notOk(other.stdout.includes('scrypt$'), 'no password hash in the export')
+  t.match(other.stdout, /"type":"PasswordSet".*"redacted":true/)
 })
 
 t.test('the documented script re-verifies an export, and finds what was changed in it', async (t) => {

@@ -12,6 +12,7 @@ import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import type { Actor, NewEvent } from '../../src/eventstore/event.ts'
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 import type { IdempotencyEvent } from '../../src/services/idempotency.events.ts'
+import type { UserEvent } from '../../src/domain/user/user.events.ts'
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
@@ -34,7 +35,7 @@ const speedToLead: Actor = { kind: 'process', id: 'speed-to-lead' }
 const carrier: Actor = { kind: 'carrier', id: 'twilio' }
 const payments: Actor = { kind: 'payments', id: 'stripe' }
 
-type AnyEvent = AccountEvent | LeadEvent | IdempotencyEvent | { type: string; data: unknown }
+type AnyEvent = AccountEvent | LeadEvent | IdempotencyEvent | UserEvent | { type: string; data: unknown }
 
 export function newEvent(event: AnyEvent, actor: Actor, schemaVersion = schemaVersionOf(event.type)): NewEvent {
   return { type: event.type, data: event.data, metadata: { correlationId: 'corr-audit', causationId: null, actor, schemaVersion } }
@@ -129,6 +130,18 @@ export const IDEMPOTENCY_STORY: ReadonlyArray<readonly [IdempotencyEvent, Actor]
   [{ type: 'IdempotencyResultRecorded', data: { recordedAt: '2026-03-10T15:04:01.000Z', error: { code: 'outside_calling_hours', message: 'outside calling hours' } } }, apiKey],
 ]
 
+/** The other account's console owner: every user and session event, once. */
+export const USER_STREAM = `user-${OTHER_ACCOUNT}-usr_audit00000000b`
+export const USER_STORY: ReadonlyArray<readonly [UserEvent, Actor]> = [
+  [{ type: 'UserCreated', data: { userId: 'usr_audit00000000b', accountId: OTHER_ACCOUNT, email: 'owner@other.example.com', role: 'owner', createdAt: '2026-03-10T16:40:00.000Z' } }, operator],
+  [{ type: 'PasswordSetupIssued', data: { setupId: 'pws_audit000000000b', tokenHash: 'e'.repeat(64), issuedAt: '2026-03-10T16:40:00.000Z', expiresAt: '2026-03-11T16:40:00.000Z' } }, operator],
+  [{ type: 'PasswordSet', data: { setupId: 'pws_audit000000000b', passwordHash: 'scrypt$ln=15,r=8,p=1$c2FsdA$aGFzaA', setAt: '2026-03-10T16:41:00.000Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
+  [{ type: 'SignedIn', data: { sessionId: 'ses_audit000000000b', tokenHash: 'f'.repeat(64), signedInAt: '2026-03-10T16:42:00.000Z', expiresAt: '2026-03-17T16:42:00.000Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
+  [{ type: 'SessionRenewed', data: { sessionId: 'ses_audit000000000b', renewedAt: '2026-03-10T18:00:00.000Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
+  [{ type: 'SignedOut', data: { sessionId: 'ses_audit000000000b', signedOutAt: '2026-03-10T18:05:00.000Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
+  [{ type: 'SessionRevoked', data: { sessionId: 'ses_audit000000000c', reason: 'password_set', revokedAt: '2026-03-10T18:06:00.000Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
+]
+
 export interface AuditLog {
   readonly file: string
   readonly url: string
@@ -160,6 +173,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
     { type: 'LeadAddedToList', data: { leadId: 'ld_audit0000000000b', listId: 'inbound-leads', listName: 'Inbound Leads' } },
   ]
   await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
+  await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

@@ -38,6 +38,9 @@ export interface DocsSite {
   pagePath(name: string): string
 }
 
+/** The screenshots the docs may show (saved by test/e2e/console.e2e.ts): `/docs/screenshots/<name>`. */
+export const SCREENSHOT_NAME = /^console-[a-z0-9-]+\.png$/
+
 export const HTML = 'text/html; charset=utf-8'
 export const MARKDOWN = 'text/markdown; charset=utf-8'
 export const TEXT = 'text/plain; charset=utf-8'
@@ -118,7 +121,13 @@ export function buildDocsSite(source: DocsSource, publicUrl: string): DocsSite {
   const pages = new Map<string, SitePage>()
   for (const page of source.pages) {
     const markdown = fillPlaceholders(absolutePageLinks(page.source), urls)
-    const rendered = renderMarkdown(fillPlaceholders(page.source, urls), { pageHref: pagePath })
+    const rendered = renderMarkdown(fillPlaceholders(page.source, urls), {
+      pageHref: pagePath,
+      imageSrc: (href) => {
+        const name = href.startsWith(`${docsUrl}/screenshots/`) ? href.slice(`${docsUrl}/screenshots/`.length) : ''
+        return SCREENSHOT_NAME.test(name) ? `${docsPath}/screenshots/${name}` : null
+      },
+    })
     const html = frame({
       title: fillPlaceholders(page.title, urls),
       description: fillPlaceholders(page.descriptionText, urls),

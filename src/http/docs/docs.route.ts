@@ -6,7 +6,8 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { INDEX_PAGE, loadDocsSource, PAGE_NAME, type DocsSource } from './docs-source.ts'
-import { buildDocsSite, type DocsSite, type Representation } from './docs-site.ts'
+import { readdirSync, readFileSync } from 'node:fs'
+import { buildDocsSite, SCREENSHOT_NAME, type DocsSite, type Representation } from './docs-site.ts'
 import { STYLE_HASH } from './layout.ts'
 
 export interface DocsOptions {
@@ -52,6 +53,22 @@ function send(request: FastifyRequest, reply: FastifyReply, rep: Representation,
   return reply.code(200).type(rep.contentType).send(rep.body)
 }
 
+const SCREENSHOTS_DIR = new URL('../../../test/e2e/screenshots/', import.meta.url)
+let screenshots: Map<string, Buffer> | undefined
+
+/** The console screenshots docs/console.md shows, read once, on first request (none when absent). */
+function screenshot(name: string): Buffer | undefined {
+  if (!screenshots) {
+    screenshots = new Map()
+    try {
+      for (const file of readdirSync(SCREENSHOTS_DIR)) if (SCREENSHOT_NAME.test(file)) screenshots.set(file, readFileSync(new URL(file, SCREENSHOTS_DIR)))
+    } catch {
+      // no screenshots in this build: their images are 404s
+    }
+  }
+  return screenshots.get(name)
+}
+
 // A process reads docs/ once and builds a site once per public URL, however many apps it starts
 // (a server starts one; the test suite starts hundreds).
 let checkoutDocs: DocsSource | undefined
@@ -95,6 +112,12 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
     if (markdown) return send(request, reply, page.markdown)
     if (name === INDEX_PAGE) return reply.redirect(home, 301)
     return send(request, alternate(reply, name), page.html)
+  })
+
+  fastify.get<{ Params: { name: string } }>('/docs/screenshots/:name', (request, reply) => {
+    const image = SCREENSHOT_NAME.test(request.params.name) ? screenshot(request.params.name) : undefined
+    if (!image) return send(request, reply, site.notFoundText, 404)
+    return reply.header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff').type('image/png').send(image)
   })
 
   // Deeper paths (`/docs/a/b`, `/docs//x`) are never pages.

@@ -23,6 +23,8 @@ export interface RenderedMarkdown {
 export interface RenderOptions {
   /** The href of another docs page's HTML, e.g. `webhook` → `/docs/webhook`. */
   readonly pageHref: (page: string) => string
+  /** Where an image of ours is served (the console screenshots), or null for any other image. */
+  readonly imageSrc?: (href: string) => string | null
 }
 
 /** A link to another page of the docs as written in the sources: `cli.md`, `webhook.md#status-codes`. */
@@ -102,8 +104,10 @@ class DocsRenderer extends Renderer {
   }
 
   override image(token: Tokens.Image): string {
-    // Pages carry no images yet; an image is shown as its alt text rather than fetched from anywhere.
-    return escapeHtml(token.text)
+    // Only our own screenshots are shown; any other image is its alt text, never fetched from anywhere.
+    const src = this.renderOptions.imageSrc?.(token.href) ?? null
+    if (src === null) return escapeHtml(token.text)
+    return `<img src="${escapeHtml(src)}" alt="${escapeHtml(token.text)}" loading="lazy">`
   }
 
   override html({ text }: Tokens.HTML | Tokens.Tag): string {

@@ -41,7 +41,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
   const endpoint = new McpEndpoint({
     tools,
     services: leadline,
-    authenticate: (apiKey) => leadline.accounts.authenticateApiKey(apiKey),
+    authenticate: async (apiKey) => {
+      const principal = await leadline.accounts.authenticateApiKey(apiKey)
+      // "Last used" on the console's key list; written at most once a minute per key.
+      if (principal) leadline.apiKeyUsage.used(principal.account.accountId, principal.keyId)
+      return principal
+    },
     limits,
   })
   const allowedOrigins = new Set([new URL(fastify.publicUrl).origin, ...(options.allowedOrigins ?? [])])

@@ -5,10 +5,15 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
+import { DEFAULT_WEBHOOK_RATE_LIMIT, type RateLimit } from '../../config/config.ts'
 import type { WebhookPrincipal } from '../../services/accounts.service.ts'
 import { sendError } from '../errors.ts'
+import { TokenBuckets } from '../mcp/rate-limiter.ts'
+import { wellFormedInput } from '../well-formed-input.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
+/** No lead form nests this deep (lead ads: 3 levels); deeper bodies are refused before anything is recorded. */
+export const WEBHOOK_MAX_DEPTH = 32
 const PATH = '/api/ingest/lead'
 
 declare module 'fastify' {
@@ -25,7 +30,16 @@ function tokenOf(request: FastifyRequest): string | undefined {
   return undefined
 }
 
-export const ingestLeadRoute: FastifyPluginAsync = async (fastify) => {
+export interface IngestLeadRouteOptions {
+  /** Per webhook token; null turns the limit off. Default: DEFAULT_WEBHOOK_RATE_LIMIT. */
+  readonly rateLimit?: RateLimit | null
+}
+
+export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async (fastify, options) => {
+  const rateLimit = options.rateLimit === undefined ? DEFAULT_WEBHOOK_RATE_LIMIT : options.rateLimit
+  // Keyed by the verified token's id, after authentication: a wrong token cannot drain a real one's
+  // bucket, and a rotated token starts afresh. One Map lookup per request (the route is benchmarked).
+  const buckets = rateLimit ? new TokenBuckets(rateLimit.ratePerSecond, rateLimit.burst) : null
   // Only JSON, form-encoded and multipart bodies are leads; anything else is a 415.
   fastify.removeContentTypeParser(['text/plain'])
   await fastify.register(formbody, { bodyLimit: WEBHOOK_BODY_LIMIT })
@@ -40,21 +54,64 @@ export const ingestLeadRoute: FastifyPluginAsync = async (fastify) => {
     },
   })
 
+  // Requests whose handler has started: a failure before it is in reading the body, not in intake.
+  const handling = new WeakSet<FastifyRequest>()
+
   fastify.route({
     method: 'POST',
     url: PATH,
     bodyLimit: WEBHOOK_BODY_LIMIT,
+    // The console's "last deliveries" (src/read-models/webhook-deliveries.ts): one INSERT into the
+    // views database per authenticated request, accepted or refused; never an event on the log.
+    onSend(request, reply, payload, done) {
+      const principal = request.webhookPrincipal
+      if (principal && typeof payload === 'string') {
+        const ok = reply.statusCode < 300
+        try {
+          fastify.leadline.webhookDeliveries.record(
+            principal.account.accountId, fastify.leadline.clock(), reply.statusCode,
+            ok ? (/"leadId":"([^"]{1,64})"/.exec(payload)?.[1] ?? null) : null,
+            ok ? null : (/"error":"([^"]{1,100})"/.exec(payload)?.[1] ?? null),
+            request.headers['x-service-token'] === undefined ? 'query' : 'header', request.headers['user-agent'],
+          )
+        } catch (error) {
+          // The delivery list is a convenience: its write failing (a full disk) must not fail the lead.
+          request.log.warn({ err: error }, 'webhook delivery not recorded')
+        }
+      }
+      done(null, payload)
+    },
+    errorHandler(error, request, reply) {
+      // Busboy reports a broken multipart body (no closing boundary, a bad part header) with a bare
+      // Error and no status: the sender's fault, a 400, not a 500 (found by the fuzzer).
+      const status = (error as { statusCode?: unknown }).statusCode
+      if (!handling.has(request) && status === undefined && request.isMultipart()) {
+        return sendError(reply, 'invalid_request', `malformed multipart body: ${error.message}`)
+      }
+      throw error
+    },
     async onRequest(request, reply) {
       const length = Number(request.headers['content-length'])
       const principal = await fastify.leadline.accounts.authenticateWebhookToken(tokenOf(request))
       if (!principal) return sendError(reply, 'invalid_token')
+      const wait = buckets?.take(principal.tokenId) ?? 0
+      if (wait > 0 && rateLimit) {
+        return sendError(
+          reply.header('retry-after', String(wait)),
+          'rate_limited',
+          `at most ${rateLimit.ratePerSecond} leads per second per webhook token (bursts of ${rateLimit.burst}); retry in ${wait} s`,
+        )
+      }
       if (length > WEBHOOK_BODY_LIMIT) return sendError(reply, 'payload_too_large', `the body is limited to ${WEBHOOK_BODY_LIMIT} bytes`)
       request.webhookPrincipal = principal
     },
     async handler(request, reply) {
+      handling.add(request)
       const principal = request.webhookPrincipal as WebhookPrincipal
+      const body = wellFormedInput(request.body, WEBHOOK_MAX_DEPTH)
+      if (!body.ok) return sendError(reply, 'invalid_request', `the body nests objects and arrays more than ${WEBHOOK_MAX_DEPTH} levels deep`)
       // No body at all carries no phone field (400 phone required); a JSON null is a scalar (400 body must be an object).
-      const result = await fastify.leadline.intake.receive(principal.account, request.body === undefined ? {} : request.body, {
+      const result = await fastify.leadline.intake.receive(principal.account, body.value === undefined ? {} : body.value, {
         actor: { kind: 'webhook_token', id: principal.tokenId },
         correlationId: request.id,
       })

@@ -1,0 +1,80 @@
+/**
+ * The owner console at `/app` (issue 10): server-rendered pages, no build step, nothing from a CDN.
+ * This plugin holds what every page shares: cookies, form bodies, CSRF protection, the sign-in rate
+ * limiter, security headers, and error pages. Each page is its own route module beside it.
+ */
+import type { FastifyError, FastifyPluginAsync } from 'fastify'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import rateLimit from '@fastify/rate-limit'
+import { DomainError } from '../../domain/shared/decider.ts'
+import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
+import { isStoreFault } from '../../eventstore/sqlite/sqlite-schema.ts'
+import { aiAccessRoutes } from './ai-access.route.ts'
+import { assetsRoute } from './assets.route.ts'
+import { html } from './html.ts'
+import { CONSOLE_PREFIX } from './layout.ts'
+import { leadWebhookRoutes } from './lead-webhook.route.ts'
+import { leadsRoutes } from './leads.route.ts'
+import { cookieOptions, CSRF_COOKIE, securityHeaders, sendPage } from './session.ts'
+import { settingsRoutes } from './settings.route.ts'
+import { signInRoutes } from './sign-in.route.ts'
+
+/** Console forms are small; anything bigger is not one of ours. */
+export const CONSOLE_BODY_LIMIT = 16 * 1024
+
+function errorPage(title: string, message: string) {
+  return html`<div class="narrow"><h1>${title}</h1><p>${message}</p><p><a href="${CONSOLE_PREFIX}/leads">Back to the console</a></p></div>`
+}
+
+/** Registered with the prefix `/app`. */
+export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
+  await fastify.register(cookie)
+  await fastify.register(formbody, { bodyLimit: CONSOLE_BODY_LIMIT })
+  await fastify.register(csrf, {
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { ...cookieOptions(fastify.publicUrl), sameSite: 'strict' },
+    // Forms carry the token in a hidden field; nothing else sends one.
+    getToken: (request) => {
+      const token = (request.body as Record<string, unknown> | undefined)?._csrf
+      return typeof token === 'string' ? token : undefined
+    },
+  })
+  await fastify.register(rateLimit, { global: false })
+
+  fastify.addHook('onRequest', async (_request, reply) => {
+    securityHeaders(reply)
+  })
+
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+      request.log.info({ code: 'csrf_rejected' }, 'console form refused: missing or wrong CSRF token')
+      return sendPage(reply, { title: 'Form expired', frame: null, body: errorPage('This form has expired', 'Nothing was changed. Go back, reload the page and try again.') }, 403)
+    }
+    if (error instanceof DomainError) {
+      const notFound = error.code.endsWith('_not_found')
+      return sendPage(reply, { title: notFound ? 'Not found' : 'Not done', frame: null, body: errorPage(notFound ? 'Not found' : 'That could not be done', `${error.message}.`) }, notFound ? 404 : 400)
+    }
+    if (error instanceof StoreUnavailableError || isStoreFault(error)) {
+      request.log.error({ err: error }, 'store unavailable')
+      return sendPage(reply.header('retry-after', '5'), { title: 'Unavailable', frame: null, body: errorPage('Leadline cannot save right now', 'Nothing was changed. Try again in a few seconds.') }, 503)
+    }
+    if (error.statusCode === 413) return sendPage(reply, { title: 'Too large', frame: null, body: errorPage('That form is too large', 'Nothing was changed.') }, 413)
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendPage(reply, { title: 'Bad request', frame: null, body: errorPage('Bad request', 'Nothing was changed.') }, error.statusCode)
+    }
+    request.log.error({ err: error }, 'console: unhandled error')
+    return sendPage(reply, { title: 'Error', frame: null, body: errorPage('Something went wrong', 'Nothing was shown or changed that should not have been. Try again.') }, 500)
+  })
+
+  fastify.setNotFoundHandler((_request, reply) =>
+    sendPage(securityHeaders(reply), { title: 'Not found', frame: null, body: errorPage('Not found', 'There is no console page at this address.') }, 404))
+
+  await fastify.register(assetsRoute)
+  await fastify.register(signInRoutes)
+  await fastify.register(leadsRoutes)
+  await fastify.register(leadWebhookRoutes)
+  await fastify.register(aiAccessRoutes)
+  await fastify.register(settingsRoutes)
+}

@@ -1,0 +1,88 @@
+/**
+ * The frame around every console page: a header with the account and the sign-out button, the
+ * navigation (the spec's names: Leads, Connections → Lead webhook, Setup → AI access, Settings),
+ * and the page. One same-origin style sheet and one same-origin script, nothing inline, nothing
+ * from elsewhere, so the Content-Security-Policy can forbid everything else.
+ */
+import { DateTime } from 'luxon'
+import { html, type Html } from './html.ts'
+
+export const CONSOLE_PREFIX = '/app'
+export const ASSET_VERSION = '1'
+
+export type NavKey = 'leads' | 'lead-webhook' | 'ai-access' | 'settings'
+
+const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; label: string }> = [
+  { key: 'leads', href: `${CONSOLE_PREFIX}/leads`, section: null, label: 'Leads' },
+  { key: 'lead-webhook', href: `${CONSOLE_PREFIX}/connections/lead-webhook`, section: 'Connections', label: 'Lead webhook' },
+  { key: 'ai-access', href: `${CONSOLE_PREFIX}/setup/ai-access`, section: 'Setup', label: 'AI access' },
+  { key: 'settings', href: `${CONSOLE_PREFIX}/settings`, section: null, label: 'Settings' },
+]
+
+export interface SignedInFrame {
+  readonly email: string
+  readonly accountName: string
+  readonly csrfToken: string
+  readonly current: NavKey | null
+}
+
+export interface PageInput {
+  readonly title: string
+  readonly body: Html
+  /** Null on the pages seen before signing in. */
+  readonly frame: SignedInFrame | null
+  /** A one-line confirmation shown above the page (role=status). */
+  readonly notice?: string | null
+}
+
+/** A complete HTML document. */
+export function renderPage(input: PageInput): string {
+  const frame = input.frame
+  const header = frame
+    ? html`<header class="top">
+  <a class="brand" href="${CONSOLE_PREFIX}/leads">Leadline</a>
+  <span class="account" title="Signed in as ${frame.email}">${frame.accountName}</span>
+  <form method="post" action="${CONSOLE_PREFIX}/sign-out" class="sign-out">
+    <input type="hidden" name="_csrf" value="${frame.csrfToken}">
+    <button type="submit" class="link-button">Sign out</button>
+  </form>
+</header>
+<nav class="nav" aria-label="Console">
+  <ul>${NAV.map((item) => html`<li><a href="${item.href}"${item.key === frame.current ? html` aria-current="page"` : ''}>${item.section ? html`<span class="section">${item.section} → </span>` : ''}${item.label}</a></li>`)}</ul>
+</nav>`
+    : html`<header class="top"><span class="brand">Leadline</span></header>`
+  const notice = input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${input.title} · Leadline</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${CONSOLE_PREFIX}/assets/console.css?v=${ASSET_VERSION}">
+<script src="${CONSOLE_PREFIX}/assets/console.js?v=${ASSET_VERSION}" defer></script>
+</head>
+<body>
+<a class="skip" href="#content">Skip to content</a>
+${header}
+<main id="content" tabindex="-1">
+${notice}${input.body}
+</main>
+</body>
+</html>
+`.text
+}
+
+/** A time as the account's owner reads it: in the account's zone, to the minute. */
+export function formatTime(iso: string | null | undefined, zone: string): string {
+  if (!iso) return ''
+  const time = DateTime.fromISO(iso, { zone })
+  return time.isValid ? time.toFormat('yyyy-LL-dd HH:mm ZZZZ') : iso
+}
+
+/** A `<time>` element: the ISO instant for machines, the account's wall clock for people. */
+export function timeElement(iso: string | null | undefined, zone: string): Html | string {
+  if (!iso) return '—'
+  return html`<time datetime="${iso}">${formatTime(iso, zone)}</time>`
+}

@@ -1,0 +1,121 @@
+/**
+ * Connections → Lead webhook (spec §2.3): the webhook URL, its token, rotation, a curl example, a
+ * test lead, and the last deliveries. Leadline keeps only a hash of the token, so the token itself
+ * can be shown only on the page that answers a rotation, behind a "Reveal" control; before that the
+ * page shows its first characters.
+ */
+import { randomInt } from 'node:crypto'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { DELIVERIES_SHOWN } from '../../read-models/webhook-deliveries.ts'
+import { html, type Html } from './html.ts'
+import { CONSOLE_PREFIX, timeElement } from './layout.ts'
+import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+
+const PATH = '/connections/lead-webhook'
+/** How the console's test leads are marked: never dialed (do-not-call), and easy to find. */
+export const TEST_LEAD_SOURCE = 'Leadline test'
+
+/** A fictional number (555-0100 to 555-0199 are reserved for fiction in every NANP area code). */
+function testPhone(): string {
+  const areas = ['212', '312', '415', '512', '617', '702', '808', '907']
+  return `(${areas[randomInt(areas.length)]}) 555-01${String(randomInt(100)).padStart(2, '0')}`
+}
+
+function curlExample(url: string, token: string): string {
+  return [
+    `curl -X POST "${url}" \\`,
+    `  -H "x-service-token: ${token}" \\`,
+    `  -H "content-type: application/json" \\`,
+    `  -d '{"name": "Jane Doe", "phone": "(312) 555-0142", "email": "jane@example.com", "source": "Spring promo"}'`,
+  ].join('\n')
+}
+
+export const leadWebhookRoutes: FastifyPluginAsync = async (fastify) => {
+  const leadline = fastify.leadline
+  const webhookUrl = `${fastify.publicUrl}/api/ingest/lead`
+
+  const show = (request: FastifyRequest, reply: FastifyReply, extra: { newToken?: string; notice?: string | null; sentLeadId?: string | null; status?: number }) => {
+    const frame = frameOf(request, reply, 'lead-webhook')
+    const { account } = signedIn(request)
+    const zone = account.settings.timeZone
+    const hint = account.webhookToken?.hint ?? '(none)'
+    const token = extra.newToken
+    const tokenBlock: Html = token
+      ? html`<section class="secret-box" aria-labelledby="token-title">
+<h2 id="token-title">New webhook token</h2>
+<p><strong>Store it now: it is shown only on this page.</strong> The old token already fails with <code>401 invalid token</code>; update your lead sources.</p>
+<details class="reveal"><summary>Reveal the token</summary>
+<p><input type="text" id="webhook-token" value="${token}" readonly aria-label="Webhook token" class="mono"></p>
+<p>Full URL with the token: <code id="webhook-url-with-token">${webhookUrl}?token=${token}</code></p>
+</details>
+<div class="actions"><button type="button" class="secondary" data-copy="webhook-token" aria-describedby="token-copy-status">Copy token</button><span id="token-copy-status" class="muted" role="status"></span></div>
+</section>`
+      : html`<p>Token: <code>${hint}</code> <span class="muted">(only its first characters: Leadline keeps a hash of the token, never the token. If you no longer have it, rotate it.)</span></p>`
+    const deliveries = leadline.webhookDeliveries.last(account.accountId)
+    const body = html`<h1>Connections → Lead webhook</h1>
+<p>Point web forms, lead-ads tools and automations at this URL. The token is the only credential: anyone holding it can add leads to ${account.name}, so treat it like a password.</p>
+${extra.sentLeadId ? html`<p class="notice" role="status">Test lead sent. <a href="${CONSOLE_PREFIX}/leads/${extra.sentLeadId}">See it and its timeline</a>.</p>` : ''}
+<h2>Webhook URL</h2>
+<p><input type="text" id="webhook-url" value="${webhookUrl}" readonly aria-label="Webhook URL" class="mono"></p>
+<div class="actions"><button type="button" class="secondary" data-copy="webhook-url" aria-describedby="url-copy-status">Copy URL</button><span id="url-copy-status" class="muted" role="status"></span></div>
+${tokenBlock}
+<p class="muted">Send the token in the <code>x-service-token</code> header (kept out of server logs), or as <code>?token=</code> when a tool only takes a URL.</p>
+<form method="post" action="${CONSOLE_PREFIX}${PATH}/rotate" class="actions" data-confirm="Rotate the webhook token? The current token stops working at once.">
+<input type="hidden" name="_csrf" value="${frame.csrfToken}">
+<button type="submit" class="danger">Rotate token</button>
+<span class="muted">Issues a new token; the current one fails from the next request on.</span>
+</form>
+<h2>Try it</h2>
+<pre><code id="curl-example">${curlExample(webhookUrl, token ?? '<WEBHOOK_TOKEN>')}</code></pre>
+<div class="actions">
+<button type="button" class="secondary" data-copy="curl-example" aria-describedby="curl-copy-status">Copy example</button><span id="curl-copy-status" class="muted" role="status"></span>
+</div>
+<form method="post" action="${CONSOLE_PREFIX}${PATH}/test" class="actions">
+<input type="hidden" name="_csrf" value="${frame.csrfToken}">
+<button type="submit">Send a test lead</button>
+<span class="muted">A made-up person with a fictional 555-01xx number, source "${TEST_LEAD_SOURCE}", marked do-not-call so it is never dialed.</span>
+</form>
+<h2>Last ${DELIVERIES_SHOWN} deliveries</h2>
+${deliveries.length === 0
+    ? html`<p class="muted">No deliveries yet.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">When</th><th scope="col">Status</th><th scope="col">Result</th><th scope="col">Sent by</th></tr></thead>
+<tbody>${deliveries.map((d) => html`<tr>
+<td>${timeElement(d.at, zone)}</td>
+<td><span class="${d.status < 300 ? 'ok' : 'bad'}">${d.status}</span></td>
+<td>${d.leadId ? html`${d.status === 201 ? 'new lead' : 'updated'} <a href="${CONSOLE_PREFIX}/leads/${d.leadId}">${d.leadId}</a>` : (d.error ?? '')}</td>
+<td>${d.via === 'console' ? 'test button' : html`token in ${d.via}${d.userAgent ? html` <span class="muted">(${d.userAgent})</span>` : ''}`}</td>
+</tr>`)}</tbody></table></div>`}
+<p class="muted">Requests with a wrong token are not listed: they cannot be told apart from anyone's.</p>`
+    return sendPage(reply, { title: 'Lead webhook', frame, body, notice: extra.notice ?? null }, extra.status ?? 200)
+  }
+
+  fastify.register(async (routes) => {
+    routes.addHook('onRequest', requireSession(fastify))
+
+    routes.get<{ Querystring: { sent?: string } }>(PATH, async (request, reply) => {
+      const sent = request.query.sent
+      return show(request, reply, { sentLeadId: typeof sent === 'string' && /^ld_[0-9a-z]{1,40}$/.test(sent) ? sent : null })
+    })
+
+    routes.post(`${PATH}/rotate`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+      const accountId = signedIn(request).account.accountId
+      const token = await leadline.accounts.rotateWebhookToken(accountId, actingUser(request))
+      request.consoleContext = { ...signedIn(request), account: await leadline.accounts.require(accountId) }
+      return show(request, reply, { newToken: token.secret, notice: 'Webhook token rotated.' })
+    })
+
+    routes.post(`${PATH}/test`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+      const { account } = signedIn(request)
+      const result = await leadline.intake.receive(
+        account,
+        { name: 'Test Lead', phone: testPhone(), email: 'test.lead@example.com', source: TEST_LEAD_SOURCE, dnc: 'yes' },
+        actingUser(request),
+      )
+      leadline.webhookDeliveries.record(account.accountId, leadline.clock(), result.created ? 201 : 200, result.leadId, null, 'console', undefined)
+      // The owner goes to look for it next: have Inbound Leads show it first.
+      if (result.position !== null) await leadline.runner.waitFor(result.position)
+      return reply.redirect(`${CONSOLE_PREFIX}${PATH}?sent=${encodeURIComponent(result.leadId)}`, 303)
+    })
+  })
+}

@@ -1,0 +1,169 @@
+/**
+ * Leads: the Inbound Leads list (search, filters, pages) and one lead's page: its fields, its calls,
+ * follow-ups and payments, and its timeline replayed from the log (the same history auditors read
+ * with `leadline history`). Recordings and transcripts are never shown: the timeline says only that
+ * one was stored, and every field passes the tool endpoint's filter first.
+ */
+import type { FastifyPluginAsync } from 'fastify'
+import { DateTime } from 'luxon'
+import { readLeadHistory } from '../../audit/lead-history.ts'
+import { money } from '../../audit/event-summary.ts'
+import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
+import { DomainError } from '../../domain/shared/decider.ts'
+import { withoutRecordings } from '../mcp/recordings-filter.ts'
+import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
+import { html, type Html, type HtmlValue } from './html.ts'
+import { CONSOLE_PREFIX, timeElement } from './layout.ts'
+import { frameOf, requireSession, sendPage, signedIn } from './session.ts'
+
+export const LEADS_PAGE_SIZE = 25
+const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
+
+interface ListQuery {
+  q?: string
+  source?: string
+  vendor?: string
+  dnc?: string
+  since?: string
+  cursor?: string
+}
+
+/** The person's name as the lead carries it, or null. */
+function nameOf(lead: { fullName: string | null; firstName: string | null; lastName: string | null }): string | null {
+  const name = lead.fullName ?? [lead.firstName, lead.lastName].filter((p) => p !== null && p !== '').join(' ')
+  return name === '' ? null : name
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value.trim().slice(0, 200) : ''
+}
+
+function fieldRows(rows: ReadonlyArray<readonly [string, unknown]>): Html {
+  return html`<dl class="fields">${rows
+    .filter(([, value]) => value !== null && value !== undefined && value !== '')
+    .map(([label, value]) => html`<dt>${label}</dt><dd>${value as HtmlValue}</dd>`)}</dl>`
+}
+
+export const leadsRoutes: FastifyPluginAsync = async (fastify) => {
+  const leadline = fastify.leadline
+
+  fastify.register(async (routes) => {
+    routes.addHook('onRequest', requireSession(fastify))
+
+    routes.get<{ Querystring: ListQuery }>('/leads', async (request, reply) => {
+      const frame = frameOf(request, reply, 'leads')
+      const { account } = signedIn(request)
+      const zone = account.settings.timeZone
+      const q = { q: str(request.query.q), source: str(request.query.source), vendor: str(request.query.vendor), dnc: str(request.query.dnc), since: str(request.query.since), cursor: str(request.query.cursor) }
+      const filter: { -readonly [K in keyof InboundLeadsFilter]: InboundLeadsFilter[K] } = { limit: LEADS_PAGE_SIZE }
+      if (q.q) filter.search = q.q
+      if (q.source) filter.source = q.source
+      if (q.vendor) filter.vendor = q.vendor
+      if (q.dnc === 'yes' || q.dnc === 'no') filter.doNotCall = q.dnc === 'yes'
+      let problem: string | null = null
+      if (q.since) {
+        const since = DateTime.fromISO(q.since, { zone })
+        if (since.isValid) filter.since = since.startOf('day').toUTC().toISO() as string
+        else problem = `"${q.since}" is not a date.`
+      }
+      if (q.cursor) filter.cursor = q.cursor
+      let page: ReturnType<typeof leadline.inboundLeads.list> = { leads: [], nextCursor: null }
+      try {
+        if (problem === null) page = leadline.inboundLeads.list(account.accountId, filter)
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error
+        problem = error.code === 'invalid_cursor' ? 'That page link no longer works: start from the first page.' : `${error.message}.`
+      }
+      const keep = new URLSearchParams(Object.entries(q).filter(([k, v]) => k !== 'cursor' && v !== ''))
+      const nextHref = page.nextCursor ? `${CONSOLE_PREFIX}/leads?${new URLSearchParams([...keep, ['cursor', page.nextCursor]])}` : null
+      const filtered = keep.size > 0
+      const body = html`<h1>Inbound Leads</h1>
+<p class="muted">${leadline.inboundLeads.count(account.accountId)} leads in all, newest first. Times are in ${zone}.</p>
+<form method="get" action="${CONSOLE_PREFIX}/leads" role="search" aria-label="Search and filter leads">
+<div class="filters">
+<div><label for="q">Search <span class="hint">Name, email or phone digits</span></label><input type="search" id="q" name="q" value="${q.q}"></div>
+<div><label for="source">Source</label><input type="text" id="source" name="source" value="${q.source}"></div>
+<div><label for="vendor">Vendor</label><input type="text" id="vendor" name="vendor" value="${q.vendor}"></div>
+<div><label for="dnc">Do not call</label><select id="dnc" name="dnc">
+${[['', 'Any'], ['no', 'Callable only'], ['yes', 'Do-not-call only']].map(([value, label]) => html`<option value="${value}"${q.dnc === value ? html` selected` : ''}>${label}</option>`)}
+</select></div>
+<div><label for="since">Received since</label><input type="date" id="since" name="since" value="${q.since}"></div>
+</div>
+<div class="actions"><button type="submit">Search</button>${filtered ? html`<a class="button secondary" href="${CONSOLE_PREFIX}/leads">Clear</a>` : ''}</div>
+</form>
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+${page.leads.length === 0
+    ? html`<p>${filtered ? 'No lead matches.' : html`No leads yet. <a href="${CONSOLE_PREFIX}/connections/lead-webhook">Connect a lead source or send a test lead</a>.`}</p>`
+    : html`<div class="table-wrap"><table>
+<caption class="muted">${filtered ? 'Matching leads' : 'Leads'}${q.cursor ? ', a later page' : ''}</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Phone</th><th scope="col">Source</th><th scope="col">Received</th><th scope="col">Status</th></tr></thead>
+<tbody>${page.leads.map((lead) => html`<tr>
+<td><a href="${CONSOLE_PREFIX}/leads/${lead.leadId}">${nameOf(lead) ?? lead.email ?? '(no name)'}</a></td>
+<td>${lead.phone}</td>
+<td>${lead.source ?? ''}</td>
+<td>${timeElement(lead.receivedAt, zone)}</td>
+<td>${lead.doNotCall ? html`<span class="badge bad">do not call</span>` : ''}${lead.submissions > 1 ? html`<span class="badge">${lead.submissions} submissions</span>` : ''}</td>
+</tr>`)}</tbody></table></div>`}
+<nav class="actions" aria-label="Pages">${q.cursor ? html`<a href="${CONSOLE_PREFIX}/leads${keep.size > 0 ? `?${keep}` : ''}">First page</a>` : ''}${nextHref ? html`<a href="${nextHref}" rel="next">Next page</a>` : ''}</nav>`
+      return sendPage(reply, { title: 'Inbound Leads', frame, body })
+    })
+
+    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', async (request, reply) => {
+      const frame = frameOf(request, reply, 'leads')
+      const { account } = signedIn(request)
+      const zone = account.settings.timeZone
+      // Within this account only: another account's lead id reads exactly like one that does not exist.
+      let lead = leadline.inboundLeads.get(account.accountId, { leadId: request.params.leadId })
+      if (!lead) {
+        // Perhaps it arrived a moment ago: bring Inbound Leads up to date once.
+        await leadline.runner.catchUp()
+        lead = leadline.inboundLeads.get(account.accountId, { leadId: request.params.leadId })
+      }
+      const last10 = lead ? phoneIdentity(lead.phone) : undefined
+      const found = lead && last10 ? await readLeadHistory(leadline.store, account.accountId, last10, null) : null
+      if (!lead || !found) {
+        return sendPage(reply, { title: 'Lead not found', frame, body: html`<h1>Lead not found</h1><p>There is no such lead in ${account.name}. <a href="${CONSOLE_PREFIX}/leads">Back to Inbound Leads</a></p>` }, 404)
+      }
+      const state = found.history.state
+      const d = state.dialing
+      const industry = withoutRecordings(lead.industryFields) as Record<string, string> | undefined
+      const extra = (withoutRecordings(lead.extraFields) ?? []) as Array<{ name: string; value: unknown }>
+      const calls = d.order.flatMap((id) => (d.calls[id] ? [d.calls[id]] : []))
+      const payments = state.payments.order.flatMap((id) => (state.payments.requests[id] ? [state.payments.requests[id]] : []))
+      const name = nameOf(lead) ?? lead.phone
+      const body = html`<p><a href="${CONSOLE_PREFIX}/leads">← Inbound Leads</a></p>
+<h1>${name}</h1>
+${lead.doNotCall ? html`<p><span class="badge bad">do not call</span></p>` : ''}
+<section aria-labelledby="details"><h2 id="details">Details</h2>
+${fieldRows([
+  ['Lead id', html`<code>${lead.leadId}</code>`], ['Phone', lead.phone], ['Name', nameOf(lead)], ['Email', lead.email], ['State', lead.state], ['Age', lead.age],
+  ['Date of birth', lead.dob], ['Source', lead.source], ['Vendor', lead.vendor], ['Lead date', lead.leadDate], ['City', lead.city], ['ZIP', lead.zip], ['Address', lead.address],
+  ['Lists', state.lists.join(', ')], ['Submissions', lead.submissions], ['Received', timeElement(lead.receivedAt, zone)], ['Updated', timeElement(lead.updatedAt, zone)],
+  ...Object.entries(industry ?? {}).map(([k, v]) => [k.replace(/_/g, ' '), v] as const),
+  ...extra.map((f) => [f.name, typeof f.value === 'string' ? f.value : JSON.stringify(f.value)] as const),
+])}
+</section>
+<section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
+<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : 'did not call (see the timeline for why)'}.
+${d.pendingFollowUp ? html` Next follow-up: attempt ${d.pendingFollowUp.attempt}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}.` : ''}
+${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
+${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
+<tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${PURPOSE[c.purpose] ?? c.purpose}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
+<td>${c.answered ? html`<span class="ok">answered</span>` : ''} ${c.failure ? html`<span class="bad">failed: ${c.failure}</span>` : (c.status ?? c.stage)}</td></tr>`)}</tbody></table></div>`}
+</section>
+<section aria-labelledby="payments"><h2 id="payments">Payments</h2>
+${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Requested</th><th scope="col">Amount</th><th scope="col">For</th><th scope="col">Pay-link</th><th scope="col">Status</th></tr></thead>
+<tbody>${payments.map((p) => html`<tr><td>${timeElement(p.requestedAt, zone)}</td><td class="num">${money(p.amountCents, p.currency)}</td><td>${p.description}</td><td>${p.stage.replace(/_/g, ' ')}</td>
+<td class="${p.status === 'settled' ? 'ok' : p.status === 'open' ? '' : 'bad'}">${p.status}${p.settledAt ? html` ${timeElement(p.settledAt, zone)}` : ''}</td></tr>`)}</tbody></table></div>`}
+</section>
+<section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
+<p class="muted">Everything that happened to this lead, oldest first, replayed from the log${found.chain ? '' : '; its hash chain is intact'}.</p>
+${found.chain ? html`<p class="error" role="alert">This lead's history fails verification at revision ${found.chain.revision} (${found.chain.problem}): tell the operator (<code>leadline audit verify</code>).</p>` : ''}
+<ol class="timeline">${found.history.entries.map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${entry.actorText}</span>${entry.summary}</li>`)}</ol>
+</section>`
+      return sendPage(reply, { title: name, frame, body })
+    })
+  })
+}

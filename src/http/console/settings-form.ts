@@ -1,0 +1,169 @@
+/**
+ * The settings form's values, both ways: read from the account's settings to fill the form, and
+ * read from a submitted form into a settings change for the account decider (which validates it
+ * again, as it does for the CLI). Calling hours are edited day by day, not as text.
+ */
+import type { AccountSettings, SettingsChange } from '../../domain/account/account-settings.ts'
+import { DAY_NAMES, formatCallingHours, parseCallingHours, type CallingWindow } from '../../domain/account/calling-hours.ts'
+import { parseFollowUpPolicy } from '../../domain/dialing/follow-up-policy.ts'
+import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
+import { DomainError } from '../../domain/shared/decider.ts'
+
+export type Day = (typeof DAY_NAMES)[number]
+export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml'
+export type StaleUnit = 'minutes' | 'hours' | 'days'
+
+export interface DayHours {
+  readonly on: boolean
+  readonly from: string
+  readonly to: string
+}
+
+export interface SettingsFormValues {
+  readonly speedToLead: boolean
+  readonly timeZone: string
+  readonly days: Readonly<Record<Day, DayHours>>
+  /** The current spec when it has more than one window on a day (the editor shows one per day). */
+  readonly unrepresentableHours: string | null
+  readonly callerId: string
+  readonly onAnswerMode: OnAnswerMode
+  readonly onAnswerNumber: string
+  readonly onAnswerUrl: string
+  readonly followUpOn: boolean
+  readonly followUpSteps: string
+  readonly followUpMax: string
+  readonly staleValue: string
+  readonly staleUnit: StaleUnit
+  readonly stripeAccount: string
+}
+
+const UNIT_MINUTES: Readonly<Record<StaleUnit, number>> = { minutes: 1, hours: 60, days: 24 * 60 }
+
+function clock(minutes: number): string {
+  const m = minutes % 1440
+  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`
+}
+
+export function valuesFromSettings(settings: AccountSettings): SettingsFormValues {
+  const windows = parseCallingHours(settings.callingHours)
+  const days = {} as Record<Day, DayHours>
+  let unrepresentable = false
+  for (const [index, day] of DAY_NAMES.entries()) {
+    const mine = windows.filter((w) => w.days.includes(index + 1))
+    if (mine.length > 1) unrepresentable = true
+    const w = mine[0]
+    days[day] = w ? { on: true, from: clock(w.start), to: clock(w.end) } : { on: false, from: '09:00', to: '18:00' }
+  }
+  const onAnswer = parseOnAnswer(settings.onAnswer)
+  const policy = parseFollowUpPolicy(settings.followUp)
+  const stale = settings.staleAfterMinutes
+  const staleUnit: StaleUnit = stale % UNIT_MINUTES.days === 0 ? 'days' : stale % UNIT_MINUTES.hours === 0 ? 'hours' : 'minutes'
+  const followUpText = settings.followUp === 'off' ? '' : (settings.followUp.split(';')[0] ?? '').trim()
+  return {
+    speedToLead: settings.speedToLead,
+    timeZone: settings.timeZone,
+    days,
+    unrepresentableHours: unrepresentable ? settings.callingHours : null,
+    callerId: settings.callerId ?? '',
+    onAnswerMode: onAnswer.kind === 'twiml' ? 'twiml' : onAnswer.kind === 'bridge' ? 'bridge' : onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting',
+    onAnswerNumber: onAnswer.kind === 'twiml' ? '' : (onAnswer.ownerNumber ?? ''),
+    onAnswerUrl: onAnswer.kind === 'twiml' ? onAnswer.url : '',
+    followUpOn: policy.steps.length > 0,
+    followUpSteps: followUpText || '10m, 1h, next-day 10:00',
+    followUpMax: String(policy.maxPer24h),
+    staleValue: String(stale / UNIT_MINUTES[staleUnit]),
+    staleUnit,
+    stripeAccount: settings.stripeAccount ?? '',
+  }
+}
+
+type Body = Readonly<Record<string, unknown>>
+
+function text(body: Body, name: string): string {
+  const value = body[name]
+  return typeof value === 'string' ? value.trim() : ''
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], fallback: T): T {
+  return (allowed as readonly string[]).includes(value) ? (value as T) : fallback
+}
+
+export function valuesFromForm(body: Body): SettingsFormValues {
+  const days = {} as Record<Day, DayHours>
+  for (const day of DAY_NAMES) days[day] = { on: body[`day-${day}`] !== undefined, from: text(body, `from-${day}`), to: text(body, `to-${day}`) }
+  return {
+    speedToLead: body.speedToLead !== undefined,
+    timeZone: text(body, 'timeZone'),
+    days,
+    unrepresentableHours: null,
+    callerId: text(body, 'callerId'),
+    onAnswerMode: oneOf(text(body, 'onAnswerMode'), ['greeting', 'greeting-bridge', 'bridge', 'twiml'], 'greeting'),
+    onAnswerNumber: text(body, 'onAnswerNumber'),
+    onAnswerUrl: text(body, 'onAnswerUrl'),
+    followUpOn: body.followUpOn !== undefined,
+    followUpSteps: text(body, 'followUpSteps'),
+    followUpMax: text(body, 'followUpMax'),
+    staleValue: text(body, 'staleValue'),
+    staleUnit: oneOf(text(body, 'staleUnit'), ['minutes', 'hours', 'days'], 'hours'),
+    stripeAccount: text(body, 'stripeAccount'),
+  }
+}
+
+function invalid(field: string, message: string): DomainError {
+  return new DomainError('invalid_setting', message, { field })
+}
+
+function minutesOf(value: string, day: Day, which: 'from' | 'to'): number {
+  const match = /^(\d{2}):(\d{2})$/.exec(value)
+  if (!match || Number(match[1]) > 23 || Number(match[2]) > 59) throw invalid(`${which}-${day}`, `${day}: "${value}" is not a time (HH:MM)`)
+  return Number(match[1]) * 60 + Number(match[2])
+}
+
+/** The calling-hours spec the day editor describes: days with the same hours share one window. */
+export function callingHoursOf(days: Readonly<Record<Day, DayHours>>): string {
+  const byHours = new Map<string, CallingWindow & { days: number[] }>()
+  for (const [index, day] of DAY_NAMES.entries()) {
+    const hours = days[day]
+    if (!hours.on) continue
+    const start = minutesOf(hours.from, day, 'from')
+    let end = minutesOf(hours.to, day, 'to')
+    // 00:00 as the end is midnight at the end of the day (00:00-00:00 is the whole day).
+    if (end === 0) end = 1440
+    if (start === end) throw invalid(`to-${day}`, `${day}: the window from ${hours.from} to ${hours.to} is empty`)
+    const key = `${start}-${end}`
+    const window = byHours.get(key) ?? { days: [], start, end }
+    window.days.push(index + 1)
+    byHours.set(key, window)
+  }
+  return formatCallingHours([...byHours.values()])
+}
+
+/** The settings change a submitted form asks for (every editable setting, validated by the decider). */
+export function changeOf(values: SettingsFormValues): SettingsChange {
+  const onAnswer = (() => {
+    switch (values.onAnswerMode) {
+      case 'greeting':
+        return 'greeting'
+      case 'greeting-bridge':
+        return `greeting+bridge:${values.onAnswerNumber}`
+      case 'bridge':
+        return `bridge:${values.onAnswerNumber}`
+      case 'twiml':
+        return `twiml:${values.onAnswerUrl}`
+    }
+  })()
+  const max = Number(values.followUpMax)
+  if (values.followUpOn && (!Number.isInteger(max) || max < 1 || max > 99)) throw invalid('followUpMax', 'follow-up: the most calls in 24 hours must be a whole number from 1 to 99')
+  const stale = Number(values.staleValue)
+  if (values.staleValue === '' || !Number.isFinite(stale) || stale <= 0) throw invalid('staleValue', 'the stale threshold must be a positive number')
+  return {
+    speedToLead: values.speedToLead,
+    timeZone: values.timeZone,
+    callingHours: callingHoursOf(values.days),
+    callerId: values.callerId === '' ? null : values.callerId,
+    onAnswer,
+    followUp: values.followUpOn ? `${values.followUpSteps}; max ${max} per 24h` : 'off',
+    staleAfterMinutes: Math.round(stale * UNIT_MINUTES[values.staleUnit]),
+    stripeAccount: values.stripeAccount === '' ? null : values.stripeAccount,
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Settings: speed to lead, calling hours (a day-by-day editor), time zone, caller id, what happens
+ * on answer, the follow-up policy, the stale threshold and the connected Stripe account. A save is
+ * one settings change: the account decider validates all of it, and a refused form changes nothing.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { DAY_NAMES } from '../../domain/account/calling-hours.ts'
+import { DomainError } from '../../domain/shared/decider.ts'
+import { html, type Html } from './html.ts'
+import { CONSOLE_PREFIX } from './layout.ts'
+import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { changeOf, valuesFromForm, valuesFromSettings, type SettingsFormValues } from './settings-form.ts'
+
+const PATH = '/settings'
+const DAY_LABELS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const
+
+let zones: readonly string[] | undefined
+function timeZones(): readonly string[] {
+  zones ??= Intl.supportedValuesOf('timeZone')
+  return zones
+}
+
+const checked = (on: boolean) => (on ? html` checked` : '')
+
+function describedBy(field: string, errorField: string | null): Html | string {
+  return errorField === field ? html` aria-invalid="true" aria-describedby="settings-error"` : ''
+}
+
+function form(values: SettingsFormValues, csrfToken: string, error: { message: string; field: string | null } | null): Html {
+  const bad = error?.field ?? null
+  const mode = values.onAnswerMode
+  const zoneList = timeZones().includes(values.timeZone) ? timeZones() : [values.timeZone, ...timeZones()]
+  return html`<form method="post" action="${CONSOLE_PREFIX}${PATH}" novalidate>
+<input type="hidden" name="_csrf" value="${csrfToken}">
+${error ? html`<p class="error" role="alert" id="settings-error">${error.message}</p>` : ''}
+<fieldset><legend>Speed to lead</legend>
+<label class="check"><input type="checkbox" name="speedToLead" value="on"${checked(values.speedToLead)}> Call a new lead at once when it arrives inside calling hours</label>
+</fieldset>
+
+<fieldset><legend>Calling hours</legend>
+<p class="hint">Wall-clock times in the account's time zone. A "to" time before the "from" time runs past midnight; 00:00 as "to" is midnight.</p>
+${values.unrepresentableHours ? html`<p class="notice">Today's hours have more than one window on a day (<code>${values.unrepresentableHours}</code>); saving here keeps one window a day. The CLI (<code>leadline account set --calling-hours</code>) takes any number.</p>` : ''}
+<div class="table-wrap"><table class="days">
+<thead><tr><th scope="col">Day</th><th scope="col">Call</th><th scope="col">From</th><th scope="col">To</th></tr></thead>
+<tbody>${DAY_NAMES.map((day, i) => {
+    const hours = values.days[day]
+    return html`<tr><th scope="row" id="day-label-${day}">${DAY_LABELS[i]}</th>
+<td><input type="checkbox" name="day-${day}" id="day-${day}" value="on" aria-labelledby="day-label-${day}"${checked(hours.on)}></td>
+<td><input type="time" name="from-${day}" value="${hours.from}" aria-label="${DAY_LABELS[i]} from"${describedBy(`from-${day}`, bad)}></td>
+<td><input type="time" name="to-${day}" value="${hours.to}" aria-label="${DAY_LABELS[i]} to"${describedBy(`to-${day}`, bad)}></td></tr>`
+  })}</tbody></table></div>
+<label for="timeZone">Time zone</label>
+<select id="timeZone" name="timeZone"${describedBy('timeZone', bad)}>${zoneList.map((zone) => html`<option${zone === values.timeZone ? html` selected` : ''}>${zone}</option>`)}</select>
+</fieldset>
+
+<fieldset><legend>Calls</legend>
+<label for="callerId">Caller id <span class="hint">Your own number, E.164 (+15551234567): calls and texts go out from it.</span></label>
+<input type="text" id="callerId" name="callerId" inputmode="tel" autocomplete="off" value="${values.callerId}"${describedBy('callerId', bad)}>
+<fieldset><legend>When a lead answers</legend>
+<label class="check"><input type="radio" name="onAnswerMode" value="greeting"${checked(mode === 'greeting')}> A short spoken greeting</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="greeting-bridge"${checked(mode === 'greeting-bridge')}> A greeting, then connect to my number</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="bridge"${checked(mode === 'bridge')}> Whisper the lead's name to me, then connect</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="twiml"${checked(mode === 'twiml')}> Hand the call to my voice assistant (TwiML URL)</label>
+<label for="onAnswerNumber">My number, for connecting <span class="hint">E.164</span></label>
+<input type="text" id="onAnswerNumber" name="onAnswerNumber" inputmode="tel" value="${values.onAnswerNumber}"${describedBy('onAnswer', bad)}>
+<label for="onAnswerUrl">TwiML URL</label>
+<input type="text" id="onAnswerUrl" name="onAnswerUrl" inputmode="url" value="${values.onAnswerUrl}"${describedBy('onAnswer', bad)}>
+</fieldset>
+</fieldset>
+
+<fieldset><legend>Follow-up</legend>
+<label class="check"><input type="checkbox" name="followUpOn" value="on"${checked(values.followUpOn)}> Call again when a lead does not answer</label>
+<label for="followUpSteps">Retry after <span class="hint">Comma-separated: a delay after the previous attempt (90s, 10m, 2h, 1d) or next-day HH:MM.</span></label>
+<input type="text" id="followUpSteps" name="followUpSteps" value="${values.followUpSteps}"${describedBy('followUp', bad)}>
+<label for="followUpMax">At most this many calls in any 24 hours</label>
+<input type="number" id="followUpMax" name="followUpMax" min="1" max="99" step="1" value="${values.followUpMax}"${describedBy('followUpMax', bad)}>
+</fieldset>
+
+<fieldset><legend>Stale leads</legend>
+<label for="staleValue">A contacted lead with no answer, reply or update becomes stale after</label>
+<input type="number" id="staleValue" name="staleValue" min="1" step="any" value="${values.staleValue}"${describedBy('staleValue', bad) || describedBy('staleAfterMinutes', bad)}>
+<select name="staleUnit" aria-label="Stale threshold unit">${(['minutes', 'hours', 'days'] as const).map((unit) => html`<option${unit === values.staleUnit ? html` selected` : ''}>${unit}</option>`)}</select>
+</fieldset>
+
+<fieldset><legend>Payments</legend>
+<label for="stripeAccount">Connected Stripe account <span class="hint">acct_…; pay-links charge on it and money settles into it. Empty: not connected.</span></label>
+<input type="text" id="stripeAccount" name="stripeAccount" autocomplete="off" value="${values.stripeAccount}"${describedBy('stripeAccount', bad)}>
+</fieldset>
+<div class="actions"><button type="submit">Save settings</button></div>
+</form>`
+}
+
+/** The form field a refusal names, from the decider's error (its `details.field`) or its code. */
+function fieldOf(error: DomainError): string | null {
+  const field = error.details?.field
+  if (typeof field === 'string') return field
+  return { invalid_calling_hours: 'callingHours', invalid_follow_up: 'followUp', invalid_on_answer: 'onAnswer' }[error.code] ?? null
+}
+
+export const settingsRoutes: FastifyPluginAsync = async (fastify) => {
+  const show = (request: FastifyRequest, reply: FastifyReply, values: SettingsFormValues, extra: { status?: number; notice?: string | null; error?: { message: string; field: string | null } | null }) => {
+    const frame = frameOf(request, reply, 'settings')
+    const body = html`<h1>Settings</h1>${form(values, frame.csrfToken, extra.error ?? null)}`
+    return sendPage(reply, { title: 'Settings', frame, body, notice: extra.notice ?? null }, extra.status ?? 200)
+  }
+
+  fastify.register(async (routes) => {
+    routes.addHook('onRequest', requireSession(fastify))
+
+    routes.get<{ Querystring: { saved?: string } }>(PATH, async (request, reply) =>
+      show(request, reply, valuesFromSettings(signedIn(request).account.settings), { notice: request.query.saved !== undefined ? 'Settings saved.' : null }))
+
+    routes.post(PATH, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+      const values = valuesFromForm((request.body ?? {}) as Record<string, unknown>)
+      try {
+        await fastify.leadline.accounts.changeSettings(signedIn(request).account.accountId, changeOf(values), actingUser(request))
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code === 'account_not_found') throw error
+        return show(request, reply, values, { status: 400, error: { message: `Nothing was saved: ${error.message}.`, field: fieldOf(error) } })
+      }
+      return reply.redirect(`${CONSOLE_PREFIX}${PATH}?saved`, 303)
+    })
+  })
+}

@@ -1,0 +1,146 @@
+/**
+ * Signing in and out, and setting a password through a one-time link. Sign-in attempts are limited
+ * per email and address (SIGN_IN_LIMIT failures in SIGN_IN_WINDOW) and per address across emails;
+ * a limited attempt is refused before its password is even checked.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { DomainError } from '../../domain/shared/decider.ts'
+import { normaliseEmail, SESSION_ABSOLUTE_MS } from '../../domain/user/user.decider.ts'
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../services/password-hasher.ts'
+import { html, type Html } from './html.ts'
+import { CONSOLE_PREFIX } from './layout.ts'
+import { cookieOptions, requireSession, safeNext, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
+
+/** Failed sign-ins allowed per email and address in SIGN_IN_WINDOW_MS. */
+export const SIGN_IN_LIMIT = 5
+/** Failed sign-ins allowed per address, whatever the email, in SIGN_IN_WINDOW_MS. */
+export const SIGN_IN_ADDRESS_LIMIT = 50
+export const SIGN_IN_WINDOW_MS = 15 * 60_000
+
+type Form = Record<string, unknown>
+
+function field(body: unknown, name: string): string {
+  const value = (body as Form | undefined)?.[name]
+  return typeof value === 'string' ? value : ''
+}
+
+function signInForm(csrfToken: string, options: { email?: string; next?: string; error?: Html | string | null }): Html {
+  return html`<div class="narrow">
+<h1>Sign in</h1>
+${options.error ? html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>` : ''}
+<form method="post" action="${CONSOLE_PREFIX}/sign-in" class="panel">
+  <input type="hidden" name="_csrf" value="${csrfToken}">
+  ${options.next ? html`<input type="hidden" name="next" value="${options.next}">` : ''}
+  <label for="email">Email</label>
+  <input type="email" id="email" name="email" autocomplete="username" required maxlength="254" value="${options.email ?? ''}"${options.error ? html` aria-describedby="sign-in-error"` : ''}>
+  <label for="password">Password</label>
+  <input type="password" id="password" name="password" autocomplete="current-password" required maxlength="${MAX_PASSWORD_LENGTH}">
+  <div class="actions"><button type="submit">Sign in</button></div>
+</form>
+<p class="muted">No password yet? The operator creates your user with <code>leadline user create</code> and gives you a one-time link to set it.</p>
+</div>`
+}
+
+function setPasswordForm(csrfToken: string, token: string, email: string, error: string | null): Html {
+  return html`<div class="narrow">
+<h1>Set your password</h1>
+<p>For <strong>${email}</strong>. At least ${MIN_PASSWORD_LENGTH} characters; a passphrase of a few words is best.</p>
+${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` : ''}
+<form method="post" action="${CONSOLE_PREFIX}/set-password" class="panel">
+  <input type="hidden" name="_csrf" value="${csrfToken}">
+  <input type="hidden" name="token" value="${token}">
+  <input type="text" name="username" value="${email}" autocomplete="username" readonly hidden>
+  <label for="password">New password</label>
+  <input type="password" id="password" name="password" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="${MAX_PASSWORD_LENGTH}"${error ? html` aria-describedby="password-error"` : ''}>
+  <label for="confirm">Repeat it</label>
+  <input type="password" id="confirm" name="confirm" autocomplete="new-password" required minlength="${MIN_PASSWORD_LENGTH}" maxlength="${MAX_PASSWORD_LENGTH}">
+  <div class="actions"><button type="submit">Set password</button></div>
+</form>
+</div>`
+}
+
+const LINK_INVALID = html`<div class="narrow"><h1>This link no longer works</h1>
+<p>A set-password link works once, for 24 hours. Ask the operator for a new one (<code>leadline user link</code>).</p>
+<p><a href="${CONSOLE_PREFIX}/sign-in">Go to sign in</a></p></div>`
+
+function minutes(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 60_000))
+}
+
+export const signInRoutes: FastifyPluginAsync = async (fastify) => {
+  const users = fastify.leadline.users
+  const limiterOptions = { timeWindow: SIGN_IN_WINDOW_MS }
+  // Counted on failures only: `{increment: false}` looks, a failed attempt adds one.
+  const byEmail = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_LIMIT, keyGenerator: (request) => `${request.ip}|${normaliseEmail(field(request.body, 'email'))}` })
+  const byAddress = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_ADDRESS_LIMIT, keyGenerator: (request) => request.ip })
+
+  const showSignIn = (reply: FastifyReply, status: number, options: Parameters<typeof signInForm>[1]) =>
+    sendPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status)
+
+  fastify.get('/', async (request, reply) => {
+    const principal = await users.authenticate(request.cookies[SESSION_COOKIE])
+    return reply.redirect(`${CONSOLE_PREFIX}/${principal ? 'leads' : 'sign-in'}`, 303)
+  })
+
+  fastify.get<{ Querystring: { next?: string; 'signed-out'?: string; 'password-set'?: string } }>('/sign-in', async (request, reply) => {
+    if (await users.authenticate(request.cookies[SESSION_COOKIE])) return reply.redirect(safeNext(request.query.next), 303)
+    const notice = request.query['signed-out'] !== undefined ? 'You are signed out.' : request.query['password-set'] !== undefined ? 'Your password is set: sign in with it.' : null
+    const next = typeof request.query.next === 'string' ? safeNext(request.query.next) : undefined
+    return sendPage(reply, { title: 'Sign in', frame: null, notice, body: signInForm(reply.generateCsrf(), next ? { next } : {}) })
+  })
+
+  fastify.post('/sign-in', { preHandler: fastify.csrfProtection }, async (request: FastifyRequest, reply) => {
+    const email = field(request.body, 'email').trim()
+    const password = field(request.body, 'password')
+    const next = safeNext(field(request.body, 'next') || undefined)
+    const [emailLimit, addressLimit] = await Promise.all([byEmail(request, { increment: false }), byAddress(request, { increment: false })])
+    const limited = [emailLimit, addressLimit].find((limit) => !limit.isAllowed && limit.remaining === 0)
+    if (limited !== undefined && !limited.isAllowed) {
+      request.log.warn({ code: 'sign_in_rate_limited' }, 'sign-in refused: too many failed attempts')
+      reply.header('retry-after', String(Math.ceil(limited.ttl / 1000)))
+      return showSignIn(reply, 429, {
+        email,
+        error: `Too many failed sign-ins. Wait ${minutes(limited.ttl)} minute${minutes(limited.ttl) === 1 ? '' : 's'} and try again.`,
+      })
+    }
+    const signed = email === '' || password === '' ? null : await users.signIn(email, password, request.id)
+    if (!signed) {
+      await Promise.all([byEmail(request), byAddress(request)])
+      request.log.info({ code: 'invalid_credentials' }, 'sign-in failed')
+      return showSignIn(reply, 401, { email, next, error: 'Wrong email or password.' })
+    }
+    reply.setCookie(SESSION_COOKIE, signed.token, cookieOptions(fastify.publicUrl, SESSION_ABSOLUTE_MS / 1000))
+    return reply.redirect(next, 303)
+  })
+
+  fastify.post('/sign-out', { onRequest: requireSession(fastify), preHandler: fastify.csrfProtection }, async (request, reply) => {
+    await users.signOut(signedIn(request).principal, request.id)
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(fastify.publicUrl))
+    return reply.redirect(`${CONSOLE_PREFIX}/sign-in?signed-out`, 303)
+  })
+
+  fastify.get<{ Querystring: { token?: string } }>('/set-password', async (request, reply) => {
+    const token = typeof request.query.token === 'string' ? request.query.token : ''
+    const user = await users.userOfSetupToken(token)
+    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410)
+    return sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, null) })
+  })
+
+  fastify.post('/set-password', { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    const token = field(request.body, 'token')
+    const password = field(request.body, 'password')
+    const user = await users.userOfSetupToken(token)
+    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410)
+    const again = (error: string) => sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, error) }, 400)
+    if (password !== field(request.body, 'confirm')) return again('The two passwords differ.')
+    try {
+      await users.setPassword(token, password, request.id)
+    } catch (error) {
+      if (error instanceof DomainError && error.code !== 'setup_link_invalid') return again(`${error.message}.`)
+      throw error
+    }
+    // Any session in this browser belonged to the old password, which no longer signs anyone in.
+    reply.clearCookie(SESSION_COOKIE, cookieOptions(fastify.publicUrl))
+    return reply.redirect(`${CONSOLE_PREFIX}/sign-in?password-set`, 303)
+  })
+}

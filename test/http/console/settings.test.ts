@@ -1,0 +1,79 @@
+/** Settings: every editable setting saved as one change; a refused form changes nothing; calling hours edited by day. */
+import t from 'tap'
+import { callingHoursOf, valuesFromSettings } from '../../../src/http/console/settings-form.ts'
+import { DEFAULT_SETTINGS } from '../../../src/domain/account/account-settings.ts'
+import { signedInConsole } from './console-helpers.ts'
+
+const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
+
+function form(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const fields: Record<string, string | undefined> = {
+    speedToLead: 'on', timeZone: 'America/Chicago', callerId: '+15125550100', onAnswerMode: 'greeting-bridge', onAnswerNumber: '+15125550199', onAnswerUrl: '',
+    followUpOn: 'on', followUpSteps: '15m, 2h', followUpMax: '4', staleValue: '2', staleUnit: 'days', stripeAccount: 'acct_1Nv0FGQ9RKHgCVdK',
+    ...Object.fromEntries(DAYS.flatMap((d, i) => (i < 5 ? [[`day-${d}`, 'on'], [`from-${d}`, '08:30'], [`to-${d}`, '19:00']] : [[`from-${d}`, '10:00'], [`to-${d}`, '14:00']]))),
+    'day-sat': 'on',
+    ...overrides,
+  }
+  return Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined))
+}
+
+t.test('save: speed to lead, calling hours, zone, caller id, on answer, follow-up, stale threshold, Stripe account', async (t) => {
+  const f = await signedInConsole(t)
+  const page = await f.browser.get('/app/settings')
+  t.equal(page.statusCode, 200)
+  t.match(page.body, /<input type="time" name="from-mon" value="09:00"/, 'the day editor shows today\'s hours')
+  t.match(page.body, /<option selected>America\/New_York<\/option>/)
+  const saved = await f.browser.post('/app/settings', form())
+  t.equal(saved.statusCode, 303)
+  t.equal(saved.headers.location, '/app/settings?saved')
+  const settings = (await f.app.leadline.accounts.require(f.accountId)).settings
+  t.match(settings, {
+    speedToLead: true, timeZone: 'America/Chicago', callingHours: 'mon-fri 08:30-19:00, sat 10:00-14:00', callerId: '+15125550100',
+    onAnswer: 'greeting+bridge:+15125550199', followUp: '15m, 2h; max 4 per 24h', staleAfterMinutes: 2 * 24 * 60, stripeAccount: 'acct_1Nv0FGQ9RKHgCVdK',
+  })
+  const after = await f.browser.get('/app/settings?saved')
+  t.match(after.body, 'Settings saved.')
+  t.match(after.body, /<input type="checkbox" name="day-sat" id="day-sat" value="on" aria-labelledby="day-label-sat" checked>/)
+  t.match(after.body, /<input type="checkbox" name="day-sun" id="day-sun" value="on" aria-labelledby="day-label-sun">/)
+  const event = (await f.app.leadline.store.readAll()).filter((e) => e.type === 'AccountSettingsChanged')
+  t.equal(event.length, 1, 'one event for the whole form')
+  t.match(event[0]?.metadata.actor, { kind: 'user' })
+
+  t.equal((await f.browser.post('/app/settings', form({ followUpOn: undefined, 'day-mon': undefined, 'day-tue': undefined, 'day-wed': undefined, 'day-thu': undefined, 'day-fri': undefined, 'day-sat': undefined, stripeAccount: '', callerId: '' }))).statusCode, 303)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { followUp: 'off', callingHours: 'none', stripeAccount: null, callerId: null })
+})
+
+t.test('a refused form: 400, the reason next to the values as typed, and nothing changed', async (t) => {
+  const f = await signedInConsole(t)
+  await f.browser.get('/app/settings')
+  const cases: Array<[Record<string, string | undefined>, RegExp]> = [
+    [{ callerId: '555-0100' }, /invalid callerId: must be an E.164 number/],
+    [{ timeZone: 'Mars/Olympus' }, /unknown IANA time zone/],
+    [{ 'from-mon': '25:00' }, /mon: &#34;25:00&#34; is not a time/],
+    [{ 'to-tue': '08:30' }, /tue: the window from 08:30 to 08:30 is empty/],
+    [{ followUpSteps: 'soon' }, /invalid follow-up policy/],
+    [{ followUpMax: '0' }, /the most calls in 24 hours/],
+    [{ onAnswerMode: 'bridge', onAnswerNumber: 'me' }, /invalid on-answer/],
+    [{ staleValue: '1', staleUnit: 'minutes' }, /invalid staleAfterMinutes: must be at least 5 minutes/],
+    [{ stripeAccount: 'sk_live_123' }, /must be a Stripe connected account id/],
+  ]
+  const before = await f.app.leadline.store.headPosition()
+  for (const [overrides, message] of cases) {
+    const response = await f.browser.post('/app/settings', form(overrides))
+    t.equal(response.statusCode, 400, JSON.stringify(overrides))
+    t.match(response.body, /Nothing was saved/)
+    t.match(response.body, message)
+  }
+  const typed = await f.browser.post('/app/settings', form({ callerId: '555-0100' }))
+  t.match(typed.body, /id="callerId" name="callerId" inputmode="tel" autocomplete="off" value="555-0100" aria-invalid="true" aria-describedby="settings-error"/, 'the bad field is marked and keeps its value')
+  t.equal(await f.app.leadline.store.headPosition(), before, 'nothing was appended')
+  t.same((await f.app.leadline.accounts.require(f.accountId)).settings, DEFAULT_SETTINGS)
+})
+
+t.test('calling hours: days with the same hours share a window; past midnight; 00:00 as the end is midnight', async (t) => {
+  const day = (on: boolean, from = '09:00', to = '17:00') => ({ on, from, to })
+  t.equal(callingHoursOf({ mon: day(true), tue: day(true), wed: day(false), thu: day(true), fri: day(true, '22:00', '02:00'), sat: day(true, '00:00', '00:00'), sun: day(false) }), 'mon-tue+thu 09:00-17:00, fri 22:00-02:00, sat 00:00-24:00')
+  t.equal(callingHoursOf({ mon: day(false), tue: day(false), wed: day(false), thu: day(false), fri: day(false), sat: day(false), sun: day(false) }), 'none')
+  const several = valuesFromSettings({ ...DEFAULT_SETTINGS, callingHours: 'mon 09:00-12:00, mon 13:00-17:00' })
+  t.equal(several.unrepresentableHours, 'mon 09:00-12:00, mon 13:00-17:00', 'hours the editor cannot show are named, not silently dropped')
+})
