@@ -30,7 +30,7 @@ await setup.close()
 
 fs.mkdirSync(values.out, { recursive: true })
 const flags = values['no-prof'] ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.out}`]
-const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store }, Number(values.port))
+const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, Number(values.port))
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 let counter = 0
 const body = values.repeats

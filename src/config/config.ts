@@ -3,6 +3,15 @@ import { z } from 'zod'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
+/** A token bucket's shape: `burst` requests at once, `ratePerSecond` on average. */
+export interface RateLimit {
+  readonly ratePerSecond: number
+  readonly burst: number
+}
+
+/** The webhook's limit per token: a lead form's real peak is far below it; a runaway loop is not. */
+export const DEFAULT_WEBHOOK_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst: 200 }
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -22,6 +31,11 @@ const schema = z.object({
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  // Per webhook token: sustained leads per second, or `off` where a gateway in front already limits.
+  LEADLINE_WEBHOOK_RATE: z
+    .union([z.literal('off'), z.coerce.number().positive().max(1_000_000)], { message: 'must be a number of requests per second above 0, or off' })
+    .default(DEFAULT_WEBHOOK_RATE_LIMIT.ratePerSecond),
+  LEADLINE_WEBHOOK_BURST: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
 })
 
 export interface Config {
@@ -33,6 +47,8 @@ export interface Config {
   /** Base URL used in links and carrier callbacks. */
   readonly publicUrl: string
   readonly logLevel: (typeof LOG_LEVELS)[number]
+  /** Per webhook token (LEADLINE_WEBHOOK_RATE, LEADLINE_WEBHOOK_BURST); null when switched off. */
+  readonly webhookRateLimit: RateLimit | null
 }
 
 export class ConfigError extends Error {
@@ -65,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     viewsPath: c.LEADLINE_VIEWS ?? defaultViewsPath(c.LEADLINE_STORE),
     publicUrl: c.LEADLINE_PUBLIC_URL ?? `http://${shownHost}:${c.PORT}`,
     logLevel: c.LOG_LEVEL,
+    webhookRateLimit: c.LEADLINE_WEBHOOK_RATE === 'off' ? null : { ratePerSecond: c.LEADLINE_WEBHOOK_RATE, burst: c.LEADLINE_WEBHOOK_BURST },
   }
 }

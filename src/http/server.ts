@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { pino, type LoggerOptions } from 'pino'
-import type { Config } from '../config/config.ts'
+import type { Config, RateLimit } from '../config/config.ts'
 import { preferWriterThread, type SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { app } from './app.ts'
@@ -15,7 +15,14 @@ export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['
   return {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-service-token"]', 'req.headers.cookie', '*.token', '*.secret', '*.apiKey'],
+      // Credentials in headers wherever a plugin logs them: @fastify/multipart logs `busboyOptions.headers`
+      // at trace level (found by the secrets scan, test/security/secrets-in-logs.test.ts).
+      paths: [
+        ...['req.headers', 'headers', '*.headers'].flatMap((at) => [`${at}.authorization`, `${at}["x-service-token"]`, `${at}.cookie`, `${at}["stripe-signature"]`, `${at}["x-twilio-signature"]`]),
+        '*.token',
+        '*.secret',
+        '*.apiKey',
+      ],
       censor: '[REDACTED]',
     },
     serializers: {
@@ -33,7 +40,7 @@ function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
 /** A fastify instance with the Leadline app registered, not yet listening. */
 export async function createHttpServer(
   leadline: Leadline,
-  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string },
+  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null },
 ): Promise<FastifyInstance> {
   const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
@@ -47,7 +54,11 @@ export async function createHttpServer(
     requestTimeout: 30_000,
     return503OnClosing: true,
   })
-  await fastify.register(app, { leadline, publicUrl: options.publicUrl })
+  await fastify.register(app, {
+    leadline,
+    publicUrl: options.publicUrl,
+    ...(options.webhookRateLimit === undefined ? {} : { webhookRateLimit: options.webhookRateLimit }),
+  })
   return fastify
 }
 
@@ -57,7 +68,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   // A server keeps its event loop for requests: the embedded store hashes, inserts and fsyncs on a thread.
   preferWriterThread()
   const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger })
-  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl })
+  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit })
   if (leadline.store.kind === 'sqlite') await (leadline.store as SqliteEventStore).ready()
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.

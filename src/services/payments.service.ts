@@ -326,7 +326,8 @@ export class PaymentsService implements PaymentsApi {
     const account = parsed ? await accounts.get(parsed.accountId) : null
     if (!account) return { kind: 'ignored', reason: 'unknown_account' }
     const { state } = await commands.load(stream, leadDecider)
-    const request = state.payments.requests[requestId]
+    // Own keys only: a request id of `__proto__` or `constructor` names no request.
+    const request = Object.hasOwn(state.payments.requests, requestId) ? state.payments.requests[requestId] : undefined
     if (!request) return { kind: 'ignored', reason: 'unknown_request' }
     if (request.provider !== notice.provider) return { kind: 'ignored', reason: 'provider_mismatch' }
     // Money settles into the connected account the request was made on; anything else is not ours.

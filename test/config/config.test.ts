@@ -9,7 +9,17 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     viewsPath: './data/leadline.views.db',
     publicUrl: 'http://127.0.0.1:3000',
     logLevel: 'info',
+    webhookRateLimit: { ratePerSecond: 50, burst: 200 },
   })
+})
+
+t.test('the webhook rate limit per token: a rate and a burst, or off', async (t) => {
+  t.same(loadConfig({ LEADLINE_WEBHOOK_RATE: '5', LEADLINE_WEBHOOK_BURST: '10' }).webhookRateLimit, { ratePerSecond: 5, burst: 10 })
+  t.same(loadConfig({ LEADLINE_WEBHOOK_RATE: '0.5' }).webhookRateLimit, { ratePerSecond: 0.5, burst: 200 })
+  t.equal(loadConfig({ LEADLINE_WEBHOOK_RATE: 'off' }).webhookRateLimit, null)
+  for (const env of [{ LEADLINE_WEBHOOK_RATE: '0' }, { LEADLINE_WEBHOOK_RATE: '-1' }, { LEADLINE_WEBHOOK_RATE: 'fast' }, { LEADLINE_WEBHOOK_BURST: '0' }, { LEADLINE_WEBHOOK_BURST: '1.5' }]) {
+    t.throws(() => loadConfig(env), /LEADLINE_WEBHOOK_(RATE|BURST)/, JSON.stringify(env))
+  }
 })
 
 t.test('values are read, normalised and derived', async (t) => {

@@ -8,6 +8,7 @@ import type { Test } from 'tap'
 import { openLeadline, type Leadline, type LeadlineOptions } from '../../src/leadline.ts'
 import { createHttpServer } from '../../src/http/server.ts'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
+import type { RateLimit } from '../../src/config/config.ts'
 
 export type TestTap = Pick<Test, 'testdir' | 'teardown'>
 
@@ -36,6 +37,8 @@ export async function buildApp(
     env?: NodeJS.ProcessEnv
     attemptTimeoutMs?: number
     followUpIntervalMs?: number
+    /** The webhook's per-token rate limit (null: off); the documented default otherwise. */
+    webhookRateLimit?: RateLimit | null
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -56,6 +59,7 @@ export async function buildApp(
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,
     publicUrl,
+    ...(options.webhookRateLimit !== undefined ? { webhookRateLimit: options.webhookRateLimit } : {}),
   })
   if (options.start !== false) await leadline.start()
   t.teardown(async () => {

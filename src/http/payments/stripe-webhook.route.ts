@@ -10,10 +10,20 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { settlementFromStripeEvent, verifyStripeWebhook } from '../../integrations/payments/stripe/stripe-payments.adapter.ts'
 import { sendError } from '../errors.ts'
+import { wellFormedInput } from '../well-formed-input.ts'
 
 export const STRIPE_WEBHOOK_PATH = '/api/payments/stripe/webhook'
 /** Checkout Session events are a few KiB; Stripe's own limit for event payloads is far below this. */
 export const STRIPE_WEBHOOK_BODY_LIMIT = 512 * 1024
+/** Stripe's objects nest a handful of levels; deeper is not an event. */
+const STRIPE_EVENT_MAX_DEPTH = 64
+
+function isStripeEvent(value: unknown): value is ReturnType<typeof verifyStripeWebhook> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const event = value as Record<string, unknown>
+  const data = event.data as Record<string, unknown> | null | undefined
+  return typeof event.id === 'string' && typeof event.type === 'string' && typeof event.created === 'number' && typeof data === 'object' && data !== null && 'object' in data
+}
 
 export const stripeWebhookRoute: FastifyPluginAsync = async (fastify) => {
   // This plugin's scope only: every body stays the exact bytes Stripe signed.
@@ -33,6 +43,14 @@ export const stripeWebhookRoute: FastifyPluginAsync = async (fastify) => {
       request.log.warn({ err: { message: (error as Error).message } }, 'rejected a Stripe webhook with a bad signature')
       return sendError(reply, 'invalid_stripe_signature', 'the Stripe-Signature header does not match the body for STRIPE_WEBHOOK_SECRET')
     }
+    // Signed is not the same as well formed: only an event object we can read goes on (a signed `null`
+    // or a lone surrogate in an id was a 500, and Stripe retries those for days; found by the fuzzer).
+    const readable = wellFormedInput(event, STRIPE_EVENT_MAX_DEPTH)
+    if (!readable.ok || !isStripeEvent(readable.value)) {
+      request.log.warn('rejected a signed Stripe webhook that is not a readable event')
+      return sendError(reply, 'invalid_request', 'the body is not a Stripe event (an object with id, type, created and data.object)')
+    }
+    event = readable.value
     const notice = settlementFromStripeEvent(event)
     if (notice === null) {
       request.log.info({ eventId: event.id, type: event.type }, 'Stripe event not used by Leadline')

@@ -135,9 +135,27 @@ export function toPaymentsError(error: unknown): PaymentsError {
   return new PaymentsError('rejected', `stripe refused the request: ${said}`, details(error), cause)
 }
 
-/** Verifies `Stripe-Signature` over the raw body with the SDK; throws Stripe's signature error when it does not match. */
-export function verifyStripeWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string): Stripe.Event {
-  return Stripe.webhooks.constructEvent(rawBody, signature ?? '', secret)
+/** How far a signature's timestamp may be from now, either way (the SDK's default, 5 minutes). */
+export const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300
+
+/**
+ * Verifies `Stripe-Signature` over the raw body with the SDK (a constant-time comparison of the
+ * HMAC, and a timestamp at most 5 minutes old, so a captured delivery cannot be replayed later);
+ * throws Stripe's signature error when it does not match. The SDK only bounds the age: a timestamp
+ * more than 5 minutes in the future is refused here too (found by the fuzzer).
+ */
+export function verifyStripeWebhook(rawBody: Buffer | string, signature: string | undefined, secret: string, now: number = Date.now()): Stripe.Event {
+  const event = Stripe.webhooks.constructEvent(rawBody, signature ?? '', secret, STRIPE_SIGNATURE_TOLERANCE_SECONDS, undefined, now)
+  // Read the timestamp as the SDK does (the last `t=`, parseInt), so both checks judge the same value.
+  let stamped = Number.NaN
+  for (const item of (signature ?? '').split(',')) {
+    const [name, value] = item.split('=')
+    if (name === 't') stamped = Number.parseInt(value ?? '', 10)
+  }
+  if (!(stamped - now / 1000 <= STRIPE_SIGNATURE_TOLERANCE_SECONDS)) {
+    throw new Stripe.errors.StripeSignatureVerificationError(signature ?? '', rawBody, { message: 'Timestamp is in the future, outside the tolerance zone' })
+  }
+  return event
 }
 
 /** The Checkout Session events Leadline settles on. */
@@ -185,6 +203,7 @@ export function settlementFromStripeEvent(event: { id: string; type: string; cre
     amountCents: typeof session.amount_total === 'number' ? session.amount_total : null,
     currency: text(session.currency),
     paymentIntentId: typeof intent === 'string' ? intent : text((intent as { id?: unknown } | null | undefined)?.id),
-    at: new Date((Number.isFinite(event.created) ? event.created : 0) * 1000).toISOString(),
+    // Past the range of a Date (±8.64e12 s) toISOString throws: such a time is no time at all.
+    at: new Date((Number.isFinite(event.created) && Math.abs(event.created) < 8.64e12 ? event.created : 0) * 1000).toISOString(),
   }
 }
