@@ -10,6 +10,8 @@
 interface Lane {
   /** Monotonic ms before which the lane's next call may not start. */
   nextAt: number
+  /** The spacing asked for by the last call: no wait is ever longer (a clock that went back). */
+  spacingMs: number
   /** Resolves when the last queued task has started its call or settled. */
   tail: Promise<void>
   /** Tasks queued or running. */
@@ -26,7 +28,7 @@ export class Pacer {
 
   /** Runs `task` in the account's lane when its turn comes; resolves with the task's result. */
   schedule<T>(accountId: string, task: (started: Started) => Promise<T>): Promise<T> {
-    const lane = this.lanes.get(accountId) ?? { nextAt: Number.NEGATIVE_INFINITY, tail: Promise.resolve(), pending: 0 }
+    const lane = this.lanes.get(accountId) ?? { nextAt: Number.NEGATIVE_INFINITY, spacingMs: 0, tail: Promise.resolve(), pending: 0 }
     this.lanes.set(accountId, lane)
     lane.pending++
     let release!: () => void
@@ -37,6 +39,8 @@ export class Pacer {
     lane.tail = turnDone
     const result = previous.then(async () => {
       // Timers run on the event loop's cached time and can fire a little early: wait until it is really time.
+      // An injected clock that jumps back would otherwise hold the lane for the size of the jump.
+      if (lane.nextAt - this.clock() > lane.spacingMs) lane.nextAt = this.clock() + lane.spacingMs
       for (let wait = lane.nextAt - this.clock(); wait > 0; wait = lane.nextAt - this.clock()) {
         await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.ceil(wait))))
       }
@@ -44,6 +48,7 @@ export class Pacer {
       const started: Started = (spacingMs) => {
         if (released) return
         released = true
+        lane.spacingMs = spacingMs
         lane.nextAt = this.clock() + spacingMs
         release()
       }

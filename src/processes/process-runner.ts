@@ -4,9 +4,10 @@
  * takes is an append with an expected revision. A runner that has never run starts at the head of
  * the log: history is never acted on again (no one is rung for a lead received long ago).
  */
+import { Backoff } from '../read-models/backoff.ts'
 import type { Logger } from 'pino'
 import type { RecordedEvent } from '../eventstore/event.ts'
-import type { EventStore, Subscription } from '../eventstore/event-store.port.ts'
+import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { ViewsDatabase } from '../read-models/views-database.ts'
 import { statement } from '../read-models/statement-cache.ts'
@@ -14,13 +15,19 @@ import { statement } from '../read-models/statement-cache.ts'
 export interface Reactor {
   readonly name: string
   readonly handles: readonly string[]
-  /** Must not throw for a single bad event (the runner logs and moves on); must be idempotent. */
+  /**
+   * Must not throw for a single bad event (the runner logs and moves on); must be idempotent: a
+   * batch whose reaction met an unavailable store (StoreUnavailableError) is delivered again.
+   */
   react(event: RecordedEvent): Promise<void>
 }
 
 export class ProcessRunner {
   private subscription: Subscription | null = null
   private loop: Promise<void> | null = null
+  private stopping = false
+  /** After a batch the log could not take (disk full, read-only), it is delivered again after this pause. */
+  private readonly backoff = new Backoff()
 
   constructor(
     private readonly store: EventStore,
@@ -54,19 +61,33 @@ export class ProcessRunner {
     return head
   }
 
+  /**
+   * Delivers from the checkpoint until stopped. A batch whose reaction met an unavailable store is
+   * not checkpointed: the loop waits and subscribes again from the last checkpoint, so a lead that
+   * arrived just before the disk filled still gets its speed-to-lead decision once space returns
+   * (reactors are idempotent: a decision already made is not made again).
+   */
   async start(): Promise<void> {
     if (this.loop) return
-    const from = await this.prepare()
-    const subscription = this.store.subscribe({ fromCheckpoint: from, maxBatchSize: 500 })
-    this.subscription = subscription
+    this.stopping = false
+    let from = await this.prepare()
     this.loop = (async () => {
-      try {
-        for await (const batch of subscription) {
-          await this.deliver(batch.map(upcast))
-          this.save((batch[batch.length - 1] as RecordedEvent).position)
+      while (!this.stopping) {
+        try {
+          const subscription = this.store.subscribe({ fromCheckpoint: from, maxBatchSize: 500 })
+          this.subscription = subscription
+          for await (const batch of subscription) {
+            await this.deliver(batch.map(upcast))
+            from = (batch[batch.length - 1] as RecordedEvent).position
+            this.save(from)
+            this.backoff.reset()
+          }
+          return // closed: the runner or the store is stopping
+        } catch (error) {
+          if (this.stopping) return
+          this.logger?.error({ err: error, processes: this.name, retryInMs: this.backoff.delayMs }, 'process runner failed: retrying from its checkpoint')
+          await this.backoff.pause()
         }
-      } catch (error) {
-        this.logger?.error({ err: error, processes: this.name }, 'process runner stopped')
       }
     })()
   }
@@ -74,20 +95,25 @@ export class ProcessRunner {
   private async deliver(batch: readonly RecordedEvent[]): Promise<void> {
     // Reactions to one batch run together (their appends share a group commit); a reactor enqueues
     // synchronously on entry, so per-account order is kept.
+    let unavailable: StoreUnavailableError | null = null
     await Promise.all(
       this.reactors.flatMap((reactor) =>
         batch
           .filter((event) => reactor.handles.includes(event.type))
           .map((event) =>
             reactor.react(event).catch((error: unknown) => {
+              if (error instanceof StoreUnavailableError) unavailable = error
               this.logger?.error({ err: error, reactor: reactor.name, eventId: event.id, stream: event.stream }, 'reaction failed')
             }),
           ),
       ),
     )
+    if (unavailable) throw unavailable
   }
 
   async stop(): Promise<void> {
+    this.stopping = true
+    this.backoff.interrupt()
     await this.subscription?.close()
     await this.loop
     this.subscription = null

@@ -3,15 +3,18 @@
  * runners may share a views database (the server and the CLI): each batch is applied in an
  * IMMEDIATE transaction that re-reads every checkpoint first, so no event is applied twice.
  */
+import { Backoff } from './backoff.ts'
 import type { Logger } from 'pino'
 import type { RecordedEvent } from '../eventstore/event.ts'
-import type { EventStore, Subscription } from '../eventstore/event-store.port.ts'
+import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
+import { isSqliteError } from '../eventstore/sqlite/sqlite-schema.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Projection } from './projection.ts'
 import type { ViewsDatabase } from './views-database.ts'
 import { statement } from './statement-cache.ts'
 
 const BATCH = 1000
+/** After a failed batch (a full or read-only disk, the log unreachable), the live loop tries again after this, doubling. */
 
 export interface ProjectionStatus {
   readonly name: string
@@ -25,6 +28,8 @@ export class ProjectionRunner {
   private position = 0
   private waiters: Array<{ position: number; resolve: () => void }> = []
   private failure: Error | null = null
+  private stopping = false
+  private readonly backoff = new Backoff()
   private readonly handled: ReadonlyMap<Projection, ReadonlySet<string>>
 
   constructor(
@@ -81,8 +86,7 @@ export class ProjectionRunner {
     const write = statement(this.db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
     const last = (events[events.length - 1] as RecordedEvent).position
     const upcasted = events.map(upcast)
-    this.db
-      .transaction(() => {
+    const apply = this.db.transaction(() => {
         for (const projection of this.projections) {
           const checkpoint = (read.get(projection.name) as { position: number }).position
           if (checkpoint >= last) continue
@@ -93,7 +97,14 @@ export class ProjectionRunner {
           write.run(last, projection.name)
         }
       })
-      .immediate()
+    try {
+      apply.immediate()
+    } catch (error) {
+      // The views file is on the same disk as the log: full, read-only or failing, it is the store
+      // being unavailable (503), and the transaction left nothing behind, checkpoints included.
+      if (!isSqliteError(error)) throw error
+      throw new StoreUnavailableError(`read models cannot be written: ${error.message}`, { cause: error })
+    }
     this.advance(last)
   }
 
@@ -118,17 +129,34 @@ export class ProjectionRunner {
     }
   }
 
-  /** Subscribes from the lowest checkpoint and applies live events until stopped. */
+  /**
+   * Subscribes from the lowest checkpoint and applies live events until stopped. A batch that fails
+   * (disk full, read-only, the log unreachable) is not skipped: the loop waits, catches up from the
+   * checkpoints (which the failed transaction did not move) and subscribes again, so the read models
+   * resume on their own once the disk does. Meanwhile waitFor() rejects and /readyz says not ready.
+   */
   start(): void {
     if (this.loop) return
-    const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH })
-    this.subscription = subscription
+    this.stopping = false
     this.loop = (async () => {
-      try {
-        for await (const batch of subscription) this.applyBatch(batch)
-      } catch (error) {
-        this.failure = error as Error
-        this.logger?.error({ err: error }, 'projection runner stopped')
+      while (!this.stopping) {
+        try {
+          if (this.failure) {
+            await this.catchUp()
+            this.failure = null
+            this.backoff.reset()
+            this.logger?.info({ position: this.position }, 'projection runner resumed')
+          }
+          const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH })
+          this.subscription = subscription
+          for await (const batch of subscription) this.applyBatch(batch)
+          return // closed: the runner or the store is stopping
+        } catch (error) {
+          if (this.stopping) return
+          this.failure = error as Error
+          this.logger?.error({ err: error, retryInMs: this.backoff.delayMs }, 'projection runner failed: retrying')
+          await this.backoff.pause()
+        }
       }
     })()
   }
@@ -154,6 +182,8 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true
+    this.backoff.interrupt()
     await this.subscription?.close()
     await this.loop
     this.subscription = null

@@ -14,6 +14,7 @@ import { normalizePhone } from '../domain/lead/intake/phone.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
+import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
 import { CarrierError, isRetryableCarrierFailure, type CallStatusUpdate, type Carrier } from '../integrations/carrier/carrier.port.ts'
 import { Pacer, type Started } from '../processes/pacer.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
@@ -29,6 +30,8 @@ const DIALER: CommandContext['actor'] = { kind: 'process', id: 'dialer' }
 const CARRIER_RETRIES = [250, 1000]
 /** Failures that are the call check's refusals (the carrier was never asked), not the carrier's. */
 const NOT_DIALED = new Set(['do_not_call', 'no_caller_id', 'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours'])
+/** Waits before dialing a decision again after the log refused a write: about 15 minutes in all, then the next start. */
+const STORE_RETRIES_MS = [250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000, 480_000]
 /** How long a status callback for a call id not on the log yet waits for an in-flight attempt to record it. */
 const CALLBACK_WAIT_MS = 5000
 
@@ -80,9 +83,20 @@ export class DialingService implements DialingApi {
       .finally(() => this.inFlight.delete(decisionId))
   }
 
-  /** `dial` for the background (the dialer process, recovery): a failure is logged, never thrown. */
-  queue(stream: string, decisionId: string): void {
+  /**
+   * `dial` for the background (the dialer process, recovery): a failure is logged, never thrown.
+   * When the log could not take a write (disk full, read-only), the decision is tried again with
+   * backoff: unclaimed it is dialed once the disk is back; claimed already, the retry finds the
+   * claim and rings no one (the sweep marks it outcome unknown).
+   */
+  queue(stream: string, decisionId: string, retry = 0): void {
     this.dial(stream, decisionId).catch((error: unknown) => {
+      const retryIn = STORE_RETRIES_MS[retry]
+      if (error instanceof StoreUnavailableError && retryIn !== undefined) {
+        this.options.logger?.warn({ err: error, decisionId, stream, retryInMs: retryIn }, 'dialing deferred: the log cannot take writes')
+        setTimeout(() => this.queue(stream, decisionId, retry + 1), retryIn).unref()
+        return
+      }
       // Unclaimed, the decision is dialed at the next start; claimed, the sweep marks it outcome unknown.
       this.options.logger?.error({ err: error, decisionId, stream }, 'dialing failed')
     })

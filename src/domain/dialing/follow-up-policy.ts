@@ -86,13 +86,15 @@ export function followUpDueAt(step: FollowUpStep, after: Date, timeZone: string)
 
 /**
  * The earliest time at or after `from` when one more attempt keeps within `maxPer24h` attempts in
- * any rolling 24 hours, given the times of earlier attempts.
+ * any rolling 24 hours, given the times of earlier attempts. An attempt stamped later than the
+ * candidate counts too: it can only be there because the clock was moved back since, and it did
+ * happen, so a clock set back never frees a slot early.
  */
 export function withinDailyLimit(from: Date, attemptTimes: readonly string[], maxPer24h: number): Date {
   const times = attemptTimes.map((t) => new Date(t).getTime()).sort((a, b) => a - b)
   let candidate = from.getTime()
   for (;;) {
-    const window = times.filter((t) => t > candidate - DAY * 1000 && t <= candidate)
+    const window = times.filter((t) => t > candidate - DAY * 1000)
     if (window.length < maxPer24h) return new Date(candidate)
     // The oldest attempt in the window must fall out of it first.
     candidate = (window[window.length - maxPer24h] as number) + DAY * 1000 + 1000

@@ -63,3 +63,12 @@ export function isSqliteError(error: unknown): error is Error & { code: string }
   const code: unknown = (error as Error & { code?: unknown }).code
   return typeof code === 'string' && code.startsWith('SQLITE_')
 }
+
+/**
+ * SQLite's answers for a file that cannot take writes right now: disk full, read-only, an I/O error,
+ * a file that cannot be opened, a lock held too long. For any database of ours (the log or the views
+ * next to it) they mean the same to a caller: 503, try again later.
+ */
+export function isStoreFault(error: unknown): boolean {
+  return isSqliteError(error) && /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(error.code)
+}
