@@ -24,6 +24,7 @@ interface Sample {
   readonly at: number
   readonly rssMb: number
   readonly heapMb: number
+  readonly externalMb: number
   readonly requests: number
   readonly errors: number
   readonly p50: number
@@ -121,13 +122,14 @@ async function main(): Promise<number> {
   const samples: Sample[] = []
   const started = Date.now()
   async function sample(): Promise<void> {
-    const metrics = (await (await fetch(`${server.url}/metrics`)).json()) as { heapUsedBytes: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }
+    const metrics = (await (await fetch(`${server.url}/metrics`)).json()) as { heapUsedBytes: number; externalBytes: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }
     const sorted = [...latencies].sort((a, b) => a - b)
     latencies = []
     const s: Sample = {
       at: Math.round((Date.now() - started) / 1000),
       rssMb: rssMb(pid),
       heapMb: Math.round(metrics.heapUsedBytes / 1024 / 1024),
+      externalMb: Math.round(metrics.externalBytes / 1024 / 1024),
       requests,
       errors: errors.length,
       p50: metrics.eventLoopDelayMs.p50,
@@ -138,7 +140,7 @@ async function main(): Promise<number> {
     }
     samples.push(s)
     console.log(
-      `${String(s.at).padStart(5)} s  rss ${String(s.rssMb).padStart(4)} MB  heap ${String(s.heapMb).padStart(4)} MB  ` +
+      `${String(s.at).padStart(5)} s  rss ${String(s.rssMb).padStart(4)} MB  heap ${String(s.heapMb).padStart(4)} MB  external ${String(s.externalMb).padStart(4)} MB  ` +
         `loop delay p50 ${s.p50.toFixed(1).padStart(5)} p99 ${s.p99.toFixed(1).padStart(6)} max ${s.max.toFixed(1).padStart(6)} ms  ` +
         `requests ${String(s.requests).padStart(6)}  latency p99 ${String(s.latencyP99).padStart(5)} ms  in flight ${inFlight}  errors ${s.errors}  load ${s.load}`,
     )

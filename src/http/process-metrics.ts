@@ -16,6 +16,9 @@ export interface ProcessMetrics {
   readonly uptimeSeconds: number
   readonly rssBytes: number
   readonly heapUsedBytes: number
+  /** Memory held outside the JavaScript heap by objects it owns (Buffers, native handles). */
+  readonly externalBytes: number
+  readonly arrayBuffersBytes: number
   /** Event-loop delay in ms over the last complete window (the current one before the first completes). */
   readonly eventLoopDelayMs: DelayStats & { readonly windowSeconds: number }
   /** The largest delay seen since the process started, in ms. */
@@ -56,6 +59,8 @@ export class EventLoopMonitor {
       uptimeSeconds: Math.round(process.uptime()),
       rssBytes: memory.rss,
       heapUsedBytes: memory.heapUsed,
+      externalBytes: memory.external,
+      arrayBuffersBytes: memory.arrayBuffers,
       eventLoopDelayMs: { ...current, windowSeconds: this.windowMs / 1000 },
       eventLoopDelayMaxMs: Math.max(this.lifetimeMax, current.max),
     }
