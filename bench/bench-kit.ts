@@ -8,6 +8,11 @@ import autocannon from 'autocannon'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+/** The node flags `npm start` runs the server with (its heap bounds), so a benchmark measures the server as deployed. */
+const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'))
+
 export interface Served {
   readonly url: string
   readonly child: ChildProcess
@@ -18,7 +23,7 @@ export interface Served {
 export async function serveChild(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Served> {
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of each served process there (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...profile, ...(args[0] === 'bin/leadline.js' ? START_FLAGS : []), '--import', 'tsx', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
