@@ -13,6 +13,20 @@ import type { NewEvent, RecordedEvent } from './event.ts'
  */
 export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number
 
+/** Whether `expected` holds for a stream whose last revision is `actual` (-1: no stream); every adapter asks this. */
+export function expectationHolds(expected: ExpectedRevision, actual: number): boolean {
+  switch (expected) {
+    case 'any':
+      return true
+    case 'no_stream':
+      return actual === -1
+    case 'stream_exists':
+      return actual >= 0
+    default:
+      return actual === expected
+  }
+}
+
 export interface AppendResult {
   /** Revision of the last event written; pass it as `expected` for the next append. */
   readonly nextExpectedRevision: number

@@ -46,6 +46,7 @@ import type { NewEvent, RecordedEvent } from '../event.ts'
 import {
   StoreUnavailableError,
   WrongExpectedRevisionError,
+  expectationHolds,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -146,19 +147,6 @@ function errorType(error: unknown): string | undefined {
 function isTransient(error: unknown): boolean {
   const type = errorType(error)
   return type === 'unavailable' || type === 'not-leader' || type === 'deadline-exceeded' || type === 'cancelled' || type === 'timeout'
-}
-
-function expectationHolds(expected: ExpectedRevision, actual: number): boolean {
-  switch (expected) {
-    case 'any':
-      return true
-    case 'no_stream':
-      return actual === -1
-    case 'stream_exists':
-      return actual >= 0
-    default:
-      return actual === expected
-  }
 }
 
 function sleep(ms: number): Promise<void> {

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { EventMetadata } from '../event.ts'
-import { WrongExpectedRevisionError, type ExpectedRevision } from '../event-store.port.ts'
+import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
 import { hashEvent } from '../hash-chain.ts'
 import { isSqliteError } from './sqlite-schema.ts'
 
@@ -247,18 +247,5 @@ export class SqliteWriter {
     const ids = request.events.flatMap((event) => (event.id === undefined ? [] : [event.id]))
     const duplicate = ids.find((id) => this.stmt.placeOfId.get(id) !== undefined) ?? ids.find((id, i) => ids.indexOf(id) !== i)
     return { kind: 'duplicate_event_id', eventId: duplicate ?? '', stream: request.stream }
-  }
-}
-
-function expectationHolds(expected: ExpectedRevision, actual: number): boolean {
-  switch (expected) {
-    case 'any':
-      return true
-    case 'no_stream':
-      return actual === -1
-    case 'stream_exists':
-      return actual >= 0
-    default:
-      return actual === expected
   }
 }
