@@ -15,8 +15,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { freePort, startServer } from '../test/helpers/cli.ts'
-import { FAKE_CONNECTED_ACCOUNT, FAKE_STRIPE_WEBHOOK_SECRET, startFakeStripe } from '../test/doubles/fake-stripe.ts'
-import { startFakeTwilio, statusCallbackParams } from '../test/doubles/fake-twilio.ts'
+import { FAKE_CONNECTED_ACCOUNT, startFakeStripe, stripeEnv } from '../test/doubles/fake-stripe.ts'
+import { startFakeTwilio, statusCallbackParams, twilioEnv } from '../test/doubles/fake-twilio.ts'
 import { DIALING_SETTINGS, callTool, filesIn, postLead, serverEnv, setUpAccount } from '../test/faults/fault-kit.ts'
 import { load1, rssMb } from './bench-kit.ts'
 
@@ -57,12 +57,8 @@ async function main(): Promise<number> {
   const server = await startServer(
     serverEnv(files, {
       LEADLINE_PUBLIC_URL: publicUrl,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_API_URL: twilio.url,
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_WEBHOOK_SECRET: FAKE_STRIPE_WEBHOOK_SECRET,
-      STRIPE_API_URL: stripe.url,
+      ...twilioEnv(twilio),
+      ...stripeEnv(stripe),
     }),
     { port },
   )

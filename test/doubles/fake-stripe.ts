@@ -333,3 +333,8 @@ export function signedEvent(event: unknown, secret = FAKE_STRIPE_WEBHOOK_SECRET,
   const body = JSON.stringify(event)
   return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp !== undefined ? { timestamp } : {}) }) }
 }
+
+/** The environment that makes openPayments pick the Stripe adapter, aimed at this fake. */
+export function stripeEnv(fake: Pick<FakeStripe, 'secretKey' | 'url'>): NodeJS.ProcessEnv {
+  return { STRIPE_SECRET_KEY: fake.secretKey, STRIPE_WEBHOOK_SECRET: FAKE_STRIPE_WEBHOOK_SECRET, STRIPE_API_URL: fake.url }
+}

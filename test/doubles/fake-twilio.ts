@@ -431,3 +431,8 @@ function send(res: http.ServerResponse, status: number, body: Record<string, unk
 export function rfc2822(date: Date): string {
   return date.toUTCString().replace('GMT', '+0000')
 }
+
+/** The environment that makes openCarrier pick the Twilio adapter, aimed at this fake. */
+export function twilioEnv(fake: Pick<FakeTwilio, 'accountSid' | 'authToken' | 'url'>): NodeJS.ProcessEnv {
+  return { TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url }
+}

@@ -17,8 +17,8 @@ import { isDeepStrictEqual } from 'node:util'
 import { openLeadline } from '../../src/leadline.ts'
 import { idempotencyStream } from '../../src/services/idempotency.events.ts'
 import { freePort, startServer, type RunningServer } from '../helpers/cli.ts'
-import { FAKE_CONNECTED_ACCOUNT, FAKE_STRIPE_WEBHOOK_SECRET, startFakeStripe } from '../doubles/fake-stripe.ts'
-import { startFakeTwilio, statusCallbackParams } from '../doubles/fake-twilio.ts'
+import { FAKE_CONNECTED_ACCOUNT, startFakeStripe, stripeEnv } from '../doubles/fake-stripe.ts'
+import { startFakeTwilio, statusCallbackParams, twilioEnv } from '../doubles/fake-twilio.ts'
 import { DIALING_SETTINGS, callTool, eventually, filesIn, postLead, serverEnv, setUpAccount, sleep, verifyLog } from './fault-kit.ts'
 
 export interface CrashRunOptions {
@@ -85,12 +85,8 @@ export async function runCrashCycles(options: CrashRunOptions): Promise<CrashRep
     const publicUrl = `http://127.0.0.1:${port}`
     const env = serverEnv(files, {
       LEADLINE_PUBLIC_URL: publicUrl,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_API_URL: twilio.url,
-      STRIPE_SECRET_KEY: stripe.secretKey,
-      STRIPE_WEBHOOK_SECRET: FAKE_STRIPE_WEBHOOK_SECRET,
-      STRIPE_API_URL: stripe.url,
+      ...twilioEnv(twilio),
+      ...stripeEnv(stripe),
     })
 
     /** phone (ten digits) → submission ids the webhook acknowledged. */

@@ -8,7 +8,7 @@
  */
 import t, { type Test } from 'tap'
 import { createTwilioCarrier } from '../../src/integrations/carrier/twilio/twilio-carrier.adapter.ts'
-import { DIALING, fakeTwilio, PUBLIC_URL } from '../helpers/dialing-app.ts'
+import { DIALING, fakeTwilio, PUBLIC_URL, twilioEnv } from '../helpers/dialing-app.ts'
 import { mcpApp } from '../http/mcp/mcp-helpers.ts'
 import { PAYMENT, paymentsApp } from '../http/payments/payments-helpers.ts'
 import type { FakeTwilio } from '../doubles/fake-twilio.ts'
@@ -16,7 +16,7 @@ import type { FakeTwilio } from '../doubles/fake-twilio.ts'
 async function dialingTools(t: Test, fake: FakeTwilio, timeoutMs?: number) {
   const app = await mcpApp(t, {
     publicUrl: PUBLIC_URL,
-    env: { TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url },
+    env: twilioEnv(fake),
     ...(timeoutMs !== undefined
       ? {
           carrier: () => createTwilioCarrier({ accountSid: fake.accountSid, authToken: fake.authToken, apiUrl: fake.url, timeoutMs }),

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import type { RecordedEvent } from '../../src/eventstore/event.ts'
 import { leadStream } from '../../src/domain/lead/lead.events.ts'
 import { buildApp, type TestApp } from './build-app.ts'
-import { startFakeTwilio, statusCallbackParams, type FakeTwilio, type RecordedRequest } from '../doubles/fake-twilio.ts'
+import { startFakeTwilio, statusCallbackParams, twilioEnv, type FakeTwilio, type RecordedRequest } from '../doubles/fake-twilio.ts'
 
 export const CALLER_ID = '+13125550100'
 export const ALWAYS = 'mon-sun 00:00-24:00'
@@ -23,10 +23,7 @@ export async function fakeTwilio(t: Pick<Test, 'teardown'>): Promise<FakeTwilio>
   return fake
 }
 
-/** The environment that makes openCarrier pick the Twilio adapter, aimed at the fake. */
-export function twilioEnv(fake: FakeTwilio): NodeJS.ProcessEnv {
-  return { TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url }
-}
+export { twilioEnv }
 
 /** A clock the test sets; starts at `start` and stays there until moved. */
 export interface ManualClock {

@@ -4,8 +4,8 @@
  * `simulated`, the embedded defaults), an account set up for pay-links, and a lead.
  */
 import type { Test } from 'tap'
-import { FAKE_CONNECTED_ACCOUNT, FAKE_STRIPE_WEBHOOK_SECRET, startFakeStripe, type FakeStripe } from '../../doubles/fake-stripe.ts'
-import { startFakeTwilio, type FakeTwilio } from '../../doubles/fake-twilio.ts'
+import { FAKE_CONNECTED_ACCOUNT, startFakeStripe, stripeEnv, type FakeStripe } from '../../doubles/fake-stripe.ts'
+import { startFakeTwilio, twilioEnv, type FakeTwilio } from '../../doubles/fake-twilio.ts'
 import { mcpApp, type McpTestAccount, type McpTestApp } from '../mcp/mcp-helpers.ts'
 
 export const CALLER_ID = '+13125550100'
@@ -34,14 +34,7 @@ export async function paymentsApp(
   })
   const env: NodeJS.ProcessEnv =
     stripe && twilio
-      ? {
-          STRIPE_SECRET_KEY: stripe.secretKey,
-          STRIPE_WEBHOOK_SECRET: FAKE_STRIPE_WEBHOOK_SECRET,
-          STRIPE_API_URL: stripe.url,
-          TWILIO_ACCOUNT_SID: twilio.accountSid,
-          TWILIO_AUTH_TOKEN: twilio.authToken,
-          TWILIO_API_URL: twilio.url,
-        }
+      ? { ...stripeEnv(stripe), ...twilioEnv(twilio) }
       : { LEADLINE_SIMULATED_DELAY_MS: '20' }
   // Not started unless asked: no process manager appends on its own, so the log moves only when a test acts.
   const app = await mcpApp(t, { env, start: options.start ?? false })
