@@ -8,6 +8,11 @@
  * every one of them is stale for get_next_actions), before the server starts. The calls go round
  * 1,000 read keys of the account, so the per-key rate limit (20/s) stays on and is never the limit.
  *
+ * Read answers are shared while the log, the read models, the account and the clock's second stay
+ * the same (src/http/mcp/read-cache.ts). The "while leads arrive" scenarios measure the same calls
+ * while new leads are pushed to the webhook 20 times a second, so a shared answer rarely lives longer
+ * than 50 ms: every one of those changes means computing the answer again.
+ *
  *   npm run bench:mcp [-- --runs 3 --duration 10 --leads 100000]
  */
 import fs from 'node:fs'
@@ -40,7 +45,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-mcp-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
 const twoDaysAgo = () => new Date(Date.now() - 2 * 24 * 3600 * 1000)
 const setup = await openLeadline({ store, viewsPath: loadConfig({ LEADLINE_STORE: store }).viewsPath, clock: twoDaysAgo })
-const { account } = await setup.accounts.create('Bench', { callerId: '+15125550100' }, operator)
+const { account, webhookToken } = await setup.accounts.create('Bench', { callerId: '+15125550100' }, operator)
 const keys: string[] = []
 for (let i = 0; i < KEYS; i++) keys.push((await setup.accounts.createApiKey(account.accountId, ['read'], null, operator)).key.secret)
 const seedStarted = Date.now()
@@ -64,10 +69,36 @@ const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE
 
 const callBody = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } })
 
+/** Pushes a new lead to the webhook every 50 ms until stopped; answers how many were accepted. */
+function leadsArriving(): () => Promise<number> {
+  let n = 0
+  let accepted = 0
+  const pending: Array<Promise<void>> = []
+  const timer = setInterval(() => {
+    const i = LEADS + n++
+    const phone = `${AREA_CODES[i % AREA_CODES.length]}${String(2_000_000 + i).padStart(7, '0')}`
+    pending.push(
+      fetch(`${leadline.url}/api/ingest/lead`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-token': webhookToken.secret },
+        body: JSON.stringify({ name: `Arriving ${i}`, phone }),
+      }).then((response) => {
+        if (response.status < 300) accepted++
+      }),
+    )
+  }, 50)
+  return async () => {
+    clearInterval(timer)
+    await Promise.all(pending)
+    return accepted
+  }
+}
+
 /** autocannon with one key per request, round-robin, counting JSON-RPC errors in 200 answers. */
-async function load(url: string, body: string, seconds: number): Promise<LoadResult & { rpcErrors: number }> {
+async function load(url: string, body: string, seconds: number, withArrivals = false): Promise<LoadResult & { rpcErrors: number }> {
   let key = 0
   let rpcErrors = 0
+  const stopArrivals = withArrivals ? leadsArriving() : null
   const result = await autocannon({
     url,
     method: 'POST',
@@ -87,6 +118,8 @@ async function load(url: string, body: string, seconds: number): Promise<LoadRes
       },
     ],
   })
+  const arrived = (await stopArrivals?.()) ?? 0
+  if (withArrivals && arrived < seconds * 15) throw new Error(`only ${arrived} leads arrived in ${seconds} s`)
   return {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
@@ -99,9 +132,11 @@ async function load(url: string, body: string, seconds: number): Promise<LoadRes
 }
 
 const scenarios = {
-  bare: { url: `${bare.url}/api/ingest/lead`, body: callBody('get_next_actions') },
-  getNextActions: { url: `${leadline.url}/api/mcp`, body: callBody('get_next_actions') },
-  listLeads: { url: `${leadline.url}/api/mcp`, body: callBody('list_leads') },
+  bare: { url: `${bare.url}/api/ingest/lead`, body: callBody('get_next_actions'), arrivals: false },
+  getNextActions: { url: `${leadline.url}/api/mcp`, body: callBody('get_next_actions'), arrivals: false },
+  listLeads: { url: `${leadline.url}/api/mcp`, body: callBody('list_leads'), arrivals: false },
+  getNextActionsArriving: { url: `${leadline.url}/api/mcp`, body: callBody('get_next_actions'), arrivals: true },
+  listLeadsArriving: { url: `${leadline.url}/api/mcp`, body: callBody('list_leads'), arrivals: true },
 } as const
 type Scenario = keyof typeof scenarios
 
@@ -110,11 +145,11 @@ const sample = await fetch(scenarios.getNextActions.url, { method: 'POST', heade
 const sampleBody = (await sample.json()) as { result?: { structuredContent: { summary: string; stale_leads: unknown[] } }; error?: unknown }
 if (!sampleBody.result) throw new Error(`get_next_actions failed: ${JSON.stringify(sampleBody)}`)
 process.stderr.write(`get_next_actions: ${sampleBody.result.structuredContent.summary} (${sampleBody.result.structuredContent.stale_leads.length} stale leads listed)\n`)
-for (const name of Object.keys(scenarios) as Scenario[]) await load(scenarios[name].url, scenarios[name].body, 2)
+for (const name of Object.keys(scenarios) as Scenario[]) await load(scenarios[name].url, scenarios[name].body, 2, scenarios[name].arrivals)
 
-const results: Record<Scenario, Array<LoadResult & { rpcErrors: number }>> = { bare: [], getNextActions: [], listLeads: [] }
+const results: Record<Scenario, Array<LoadResult & { rpcErrors: number }>> = { bare: [], getNextActions: [], listLeads: [], getNextActionsArriving: [], listLeadsArriving: [] }
 for (let run = 1; run <= runs; run++) {
-  for (const name of Object.keys(scenarios) as Scenario[]) results[name].push(await load(scenarios[name].url, scenarios[name].body, duration))
+  for (const name of Object.keys(scenarios) as Scenario[]) results[name].push(await load(scenarios[name].url, scenarios[name].body, duration, scenarios[name].arrivals))
   process.stderr.write(`run ${run}/${runs} done\n`)
 }
 
@@ -129,6 +164,8 @@ const summary = {
   bare: medianResult(results.bare),
   getNextActions: { ...medianResult(results.getNextActions), rpcErrors: results.getNextActions.reduce((n, r) => n + r.rpcErrors, 0) },
   listLeads: { ...medianResult(results.listLeads), rpcErrors: results.listLeads.reduce((n, r) => n + r.rpcErrors, 0) },
+  getNextActionsArriving: { ...medianResult(results.getNextActionsArriving), rpcErrors: results.getNextActionsArriving.reduce((n, r) => n + r.rpcErrors, 0) },
+  listLeadsArriving: { ...medianResult(results.listLeadsArriving), rpcErrors: results.listLeadsArriving.reduce((n, r) => n + r.rpcErrors, 0) },
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
 }
 await bare.stop()
@@ -137,15 +174,20 @@ fs.rmSync(dir, { recursive: true, force: true })
 
 const TARGET = { callsPerSecond: 5000, p99: 10 }
 const row = (name: string, r: LoadResult, target: boolean) =>
-  `${name.padEnd(28)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} calls/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}` +
+  `${name.padEnd(34)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} calls/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}` +
   (target ? `   ${r.requestsPerSecond >= TARGET.callsPerSecond && r.p99 <= TARGET.p99 ? 'meets' : 'MISSES'} the target` : '')
 console.log(`\nbench:mcp — ${LEADS.toLocaleString('en-US')} leads, ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}`)
 console.log(row('bare fastify JSON route', summary.bare, false))
 console.log(row('tools/call get_next_actions', summary.getNextActions, true))
 console.log(row('tools/call list_leads', summary.listLeads, true))
+console.log(row('get_next_actions, leads arriving', summary.getNextActionsArriving, true))
+console.log(row('list_leads, leads arriving', summary.listLeadsArriving, true))
+const ratio = (r: LoadResult) => (r.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)
 console.log(
-  `ratio to bare: get_next_actions ${(summary.getNextActions.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, list_leads ${(summary.listLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`,
+  `ratio to bare: get_next_actions ${ratio(summary.getNextActions)}, list_leads ${ratio(summary.listLeads)}; while leads arrive (20/s): ${ratio(summary.getNextActionsArriving)}, ${ratio(summary.listLeadsArriving)}`,
 )
-console.log(`JSON-RPC errors: get_next_actions ${summary.getNextActions.rpcErrors}, list_leads ${summary.listLeads.rpcErrors}; server RSS ${summary.rssAfterRunsMb} MB`)
+console.log(
+  `JSON-RPC errors: get_next_actions ${summary.getNextActions.rpcErrors}, list_leads ${summary.listLeads.rpcErrors}, while leads arrive ${summary.getNextActionsArriving.rpcErrors}, ${summary.listLeadsArriving.rpcErrors}; server RSS ${summary.rssAfterRunsMb} MB`,
+)
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `mcp-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

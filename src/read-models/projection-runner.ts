@@ -66,6 +66,11 @@ export class ProjectionRunner {
     this.position = this.lowestCheckpoint()
   }
 
+  /** The position this runner has seen every projection reach (no query: for answers keyed on it). */
+  get appliedPosition(): number {
+    return this.position
+  }
+
   statuses(): ProjectionStatus[] {
     const read = statement(this.db, 'SELECT version, position FROM projection_checkpoints WHERE name = ?')
     return this.projections.map((p) => {

@@ -89,11 +89,19 @@ export const INTERNAL_ERROR = new RpcError(RPC_CODES.toolFailed, 'internal_error
  * same object as `structuredContent`. The output is serialized once; both places use that JSON.
  */
 export class ToolCallResult {
+  private quotedText: string | undefined
+
   constructor(
     /** The tool's output, as JSON. */
     readonly text: string,
     readonly replayed: boolean,
   ) {}
+
+  /** `text` as a JSON string literal (made once: a shared read answer is sent many times). */
+  get quoted(): string {
+    this.quotedText ??= JSON.stringify(this.text)
+    return this.quotedText
+  }
 
   toJSON(): unknown {
     return JSON.parse(serializeResponse(success(null, this))).result
@@ -103,9 +111,9 @@ export class ToolCallResult {
 /** The response as JSON text; a tool result's output is embedded as it was serialized. */
 export function serializeResponse(response: RpcResponse): string {
   if (!('result' in response) || !(response.result instanceof ToolCallResult)) return JSON.stringify(response)
-  const { text, replayed } = response.result
+  const { text, quoted, replayed } = response.result
   const meta = replayed ? ',"_meta":{"leadline/replayed":true}' : ''
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${meta}}}`
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{"content":[{"type":"text","text":${quoted}}],"structuredContent":${text}${meta}}}`
 }
 
 export function success(id: JsonRpcId, result: unknown): RpcResponse {

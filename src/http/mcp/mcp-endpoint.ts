@@ -14,6 +14,7 @@ import {
   failure, INTERNAL_ERROR, RPC_CODES, RpcError, serializeResponse, success, toRpcError, ToolCallResult,
   type JsonRpcId, type RpcErrorObject, type RpcResponse,
 } from './json-rpc.ts'
+import type { ReadCache } from './read-cache.ts'
 import { holdsRecordingUrl, withoutRecordings } from './recordings-filter.ts'
 import { TokenBuckets } from './rate-limiter.ts'
 import type { McpServices, Tool, ToolContext } from './tool.ts'
@@ -70,6 +71,8 @@ export interface McpEndpointOptions {
   readonly services: McpServices
   readonly authenticate: (apiKey: string | undefined) => Promise<ApiKeyPrincipal | null>
   readonly limits: McpLimits
+  /** Read tools' answers shared while the data and the clock's second stay the same (none: every call computes). */
+  readonly readCache?: ReadCache
 }
 
 type Incoming =
@@ -273,7 +276,12 @@ export class McpEndpoint {
       services,
       command: { actor: { kind: 'api_key', id: principal.keyId }, correlationId: call.requestId },
     }
-    const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)
-    return new ToolCallResult(JSON.stringify(withoutRecordings(outcome.output) ?? {}), outcome.replayed)
+    const run = async () => {
+      const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)
+      return new ToolCallResult(JSON.stringify(withoutRecordings(outcome.output) ?? {}), outcome.replayed)
+    }
+    const { readCache } = this.options
+    const shared = readCache !== undefined && !tool.writes && tool.annotations.readOnlyHint
+    return shared ? readCache.answer(principal.account, tool.name, parsed.data, run) : run()
   }
 }

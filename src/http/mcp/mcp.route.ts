@@ -11,6 +11,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { sendError } from '../errors.ts'
 import { failure, RPC_CODES, type RpcErrorObject } from './json-rpc.ts'
 import { DEFAULT_MCP_LIMITS, McpEndpoint, PROTOCOL_VERSIONS, type McpLimits } from './mcp-endpoint.ts'
+import { ReadCache } from './read-cache.ts'
 import { loadTools, ToolRegistry } from './tool-registry.ts'
 
 export const MCP_PATH = '/api/mcp'
@@ -48,6 +49,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
       return principal
     },
     limits,
+    readCache: new ReadCache(async () => ({
+      head: await leadline.store.headPosition(),
+      views: leadline.runner.appliedPosition,
+      second: Math.floor(leadline.clock().getTime() / 1000),
+    })),
   })
   const allowedOrigins = new Set([new URL(fastify.publicUrl).origin, ...(options.allowedOrigins ?? [])])
 
