@@ -148,6 +148,7 @@ class SqliteStore implements SqliteEventStore {
   private lastDataVersion = 0
   /** The last head position read, and the data_version it was read at. */
   private head: { position: number; dataVersion: number } | undefined
+  private headSeenThisTurn = false
 
   private readonly stmt: {
     readForwards: Database.Statement<[string, number, number], EventRow>
@@ -240,14 +241,17 @@ class SqliteStore implements SqliteEventStore {
   }
 
   async headPosition(): Promise<number> {
+    // Asked on every request (authentication, shared read answers). Requests handled in the same
+    // turn of the event loop arrived together, so one look at the other connections' commits serves
+    // them all; this connection's own commits reset it in settle().
+    if (this.head !== undefined && this.headSeenThisTurn) return this.head.position
     return this.read(() => {
-      // Asked on every request (authentication); while no other connection has committed, the
-      // head is where it was. This connection's own commits reset it in settle().
+      // While no other connection has committed, the head is where it was.
       const dataVersion = this.stmt.dataVersion.get() ?? 0
-      if (this.head !== undefined && this.head.dataVersion === dataVersion) return this.head.position
-      const position = this.stmt.headPosition.get() ?? 0
-      this.head = { position, dataVersion }
-      return position
+      if (this.head === undefined || this.head.dataVersion !== dataVersion) this.head = { position: this.stmt.headPosition.get() ?? 0, dataVersion }
+      this.headSeenThisTurn = true
+      setImmediate(() => (this.headSeenThisTurn = false))
+      return this.head.position
     })
   }
 
