@@ -348,8 +348,8 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       t.notOk(idle.ended, 'waiting for live events')
       const started = Date.now()
       await idle.subscription.close()
-      t.ok(await waitUntil(() => idle.ended, 1000), 'for await finished')
-      t.ok(Date.now() - started < 1000, 'within a second')
+      t.ok(await waitUntil(() => idle.ended, 3000), 'for await finished')
+      t.ok(Date.now() - started < 3000, 'promptly (well before any idle timeout), even on a loaded machine')
       t.equal(idle.error, undefined)
 
       const closedFirst = store.subscribe()

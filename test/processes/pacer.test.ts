@@ -13,12 +13,12 @@ t.test('calls in one lane start in order, spaced; other lanes are not held up', 
       started(50)
       return name
     })
-  const t0 = performance.now()
   const busy = ['a1', 'a2', 'a3', 'a4'].map((name) => call('acc_a', name))
   const quiet = call('acc_b', 'b1')
   t.equal(await quiet, 'b1')
-  t.ok(performance.now() - t0 < 40, 'the other account went at once')
   t.same(await Promise.all(busy), ['a1', 'a2', 'a3', 'a4'])
+  // Order, not wall time (a loaded machine may stall anything): b1 started before a2's spacing was over.
+  t.same(starts.slice(0, 2).map(([name]) => name).sort(), ['a1', 'b1'], 'the other account went at once, before a2')
   const a = starts.filter(([name]) => name.startsWith('a'))
   t.same(a.map(([name]) => name), ['a1', 'a2', 'a3', 'a4'], 'in order')
   for (let i = 1; i < a.length; i++) {
@@ -32,14 +32,14 @@ t.test('a slow call holds the lane only until it has started', async (t) => {
   const t0 = performance.now()
   const slow = pacer.schedule('acc', async (started) => {
     started(20)
-    await sleep(300)
+    await sleep(1500)
   })
   let nextAt = 0
   await pacer.schedule('acc', async (started) => {
     nextAt = performance.now() - t0
     started(20)
   })
-  t.ok(nextAt < 150, `the next call started after ${Math.round(nextAt)} ms, not after the slow one finished`)
+  t.ok(nextAt < 1000, `the next call started after ${Math.round(nextAt)} ms, not after the slow one finished (1,500 ms)`)
   await slow
 })
 
@@ -51,7 +51,7 @@ t.test('a task that starts no call costs no slot; a failing task frees the lane'
     throw new Error('store down')
   }))
   await pacer.schedule('acc', async (started) => started(1000))
-  t.ok(performance.now() - t0 < 100, 'no spacing was spent before the first real call')
+  t.ok(performance.now() - t0 < 600, 'no spacing (1 s) was spent before the first real call')
   t.equal(pacer.activeLanes, 1, 'the lane is kept while its spacing runs')
   const waited = performance.now()
   await pacer.schedule('acc', async (started) => started(10))
