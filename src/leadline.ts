@@ -132,7 +132,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const usersQueries = new UsersQueries(views)
   const users = new UsersService(commands, runner, usersQueries, { clock, scryptLogN })
-  const webhookDeliveries = new WebhookDeliveries(views)
+  const webhookDeliveries = new WebhookDeliveries(views, options.logger)
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
@@ -167,6 +167,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await carrier.close?.()
       await opened.provider.close?.()
       await store.close()
+      webhookDeliveries.flush()
       views.close()
     },
   }

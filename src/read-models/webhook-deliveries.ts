@@ -2,16 +2,24 @@
  * The last webhook deliveries of each account, for the console's Lead webhook page: when, the HTTP
  * status, the lead or the error, and how the token came. Not a projection: a rejected request
  * appends nothing to the log (nothing happened to any lead), yet the owner needs to see it. So the
- * webhook route writes one row per authenticated request straight into the views database (one
- * prepared INSERT on the hot path), and older rows are pruned to the last KEEP per account. Like
- * every read model it is disposable: rebuilding the views database forgets past deliveries.
+ * webhook route notes one row per authenticated request, and the rows are written into the views
+ * database together, one transaction every FLUSH_MS (or every FLUSH_ROWS rows), not one commit per
+ * request on the hot path; reading the list writes what is pending first. Older rows are pruned to
+ * the last KEEP per account. Like every read model it is disposable: rebuilding the views database
+ * forgets past deliveries, and a crash forgets the last FLUSH_MS of them.
  */
 import type { Statement } from 'better-sqlite3'
+import type { Logger } from 'pino'
 import type { ViewsDatabase } from './views-database.ts'
 
 export const DELIVERIES_SHOWN = 20
 /** Rows written between two prunes of the whole table. */
 const PRUNE_EVERY = 1000
+/** How long a noted delivery may wait to be written, and how many may wait. */
+export const FLUSH_MS = 100
+const FLUSH_ROWS = 500
+
+type Row = [accountId: string, at: string, status: number, leadId: string | null, error: string | null, via: DeliveryVia, userAgent: string | null]
 
 export type DeliveryVia = 'header' | 'query' | 'console'
 
@@ -31,8 +39,13 @@ export class WebhookDeliveries {
   private readonly pruneAccount: Statement
   private readonly pruneAll: Statement
   private written = 0
+  private pending: Row[] = []
+  private timer: NodeJS.Timeout | null = null
 
-  constructor(private readonly db: ViewsDatabase) {
+  constructor(
+    private readonly db: ViewsDatabase,
+    private readonly logger?: Pick<Logger, 'warn'>,
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS webhook_deliveries (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
       account_id TEXT NOT NULL,
@@ -57,13 +70,41 @@ export class WebhookDeliveries {
     )
   }
 
+  /** Notes a delivery; it is written with the others within FLUSH_MS. */
   record(accountId: string, at: Date, status: number, leadId: string | null, error: string | null, via: DeliveryVia, userAgent: string | undefined): void {
-    this.insert.run(accountId, at.toISOString(), status, leadId, error, via, userAgent === undefined ? null : userAgent.slice(0, 120))
-    if (++this.written % PRUNE_EVERY === 0) this.pruneAll.run(DELIVERIES_SHOWN)
+    this.pending.push([accountId, at.toISOString(), status, leadId, error, via, userAgent === undefined ? null : userAgent.slice(0, 120)])
+    if (this.pending.length >= FLUSH_ROWS) this.flush()
+    else if (this.timer === null) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_MS)
+      this.timer.unref()
+    }
   }
 
-  /** The account's last deliveries, newest first. */
+  /**
+   * Writes the pending deliveries in one transaction. A failure (a full or read-only disk) drops
+   * them with a warning: the list is a convenience, and a lead is never refused for it.
+   */
+  flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    const rows = this.pending
+    if (rows.length === 0) return
+    this.pending = []
+    try {
+      this.db.transaction(() => {
+        for (const row of rows) this.insert.run(...row)
+        const before = this.written
+        this.written += rows.length
+        if (Math.floor(this.written / PRUNE_EVERY) > Math.floor(before / PRUNE_EVERY)) this.pruneAll.run(DELIVERIES_SHOWN)
+      })()
+    } catch (error) {
+      this.logger?.warn({ err: error, deliveries: rows.length }, 'webhook deliveries not recorded')
+    }
+  }
+
+  /** The account's last deliveries, newest first (what is pending included). */
   last(accountId: string, limit = DELIVERIES_SHOWN): WebhookDelivery[] {
+    this.flush()
     this.pruneAccount.run(accountId, accountId, DELIVERIES_SHOWN - 1)
     return this.latest.all(accountId, limit) as WebhookDelivery[]
   }

@@ -61,23 +61,19 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
     method: 'POST',
     url: PATH,
     bodyLimit: WEBHOOK_BODY_LIMIT,
-    // The console's "last deliveries" (src/read-models/webhook-deliveries.ts): one INSERT into the
-    // views database per authenticated request, accepted or refused; never an event on the log.
+    // The console's "last deliveries" (src/read-models/webhook-deliveries.ts): noted for every
+    // authenticated request, accepted or refused, and written to the views database in batches;
+    // never an event on the log.
     onSend(request, reply, payload, done) {
       const principal = request.webhookPrincipal
       if (principal && typeof payload === 'string') {
         const ok = reply.statusCode < 300
-        try {
-          fastify.leadline.webhookDeliveries.record(
-            principal.account.accountId, fastify.leadline.clock(), reply.statusCode,
-            ok ? (/"leadId":"([^"]{1,64})"/.exec(payload)?.[1] ?? null) : null,
-            ok ? null : (/"error":"([^"]{1,100})"/.exec(payload)?.[1] ?? null),
-            request.headers['x-service-token'] === undefined ? 'query' : 'header', request.headers['user-agent'],
-          )
-        } catch (error) {
-          // The delivery list is a convenience: its write failing (a full disk) must not fail the lead.
-          request.log.warn({ err: error }, 'webhook delivery not recorded')
-        }
+        fastify.leadline.webhookDeliveries.record(
+          principal.account.accountId, fastify.leadline.clock(), reply.statusCode,
+          ok ? (/"leadId":"([^"]{1,64})"/.exec(payload)?.[1] ?? null) : null,
+          ok ? null : (/"error":"([^"]{1,100})"/.exec(payload)?.[1] ?? null),
+          request.headers['x-service-token'] === undefined ? 'query' : 'header', request.headers['user-agent'],
+        )
       }
       done(null, payload)
     },

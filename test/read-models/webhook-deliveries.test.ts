@@ -1,0 +1,66 @@
+/**
+ * The console's "last deliveries": noted per request, written in batches (one transaction every
+ * FLUSH_MS), read with what is pending, pruned to the last 20 per account, and never a reason to fail
+ * a lead when the views database refuses writes.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { DELIVERIES_SHOWN, FLUSH_MS, WebhookDeliveries } from '../../src/read-models/webhook-deliveries.ts'
+import { openViewsDatabase } from '../../src/read-models/views-database.ts'
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+function views(t: Test) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-deliveries-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const db = openViewsDatabase(path.join(dir, 'views.db'))
+  t.teardown(() => db.close())
+  return db
+}
+
+t.test('deliveries are written together within FLUSH_MS, and a read sees the pending ones', async (t) => {
+  const db = views(t)
+  const warnings: unknown[] = []
+  const deliveries = new WebhookDeliveries(db, { warn: (...args: unknown[]) => warnings.push(args) })
+  const count = () => (db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n
+  const at = new Date('2026-05-01T12:00:00Z')
+
+  deliveries.record('acc_1', at, 201, 'ld_1', null, 'header', 'Zapier')
+  deliveries.record('acc_1', at, 400, null, 'phone required', 'query', undefined)
+  t.equal(count(), 0, 'noted, not yet written: no commit on the request path')
+  await sleep(FLUSH_MS * 3)
+  t.equal(count(), 2, 'written by the timer')
+
+  deliveries.record('acc_1', at, 200, 'ld_1', null, 'console', undefined)
+  t.same(deliveries.last('acc_1').map((d) => d.status), [200, 400, 201], 'a read writes what is pending first, newest first')
+  t.same(deliveries.last('acc_2'), [], 'per account')
+
+  for (let i = 0; i < 30; i++) deliveries.record('acc_1', at, 201, `ld_${i}`, null, 'header', undefined)
+  t.equal(deliveries.last('acc_1').length, DELIVERIES_SHOWN)
+  t.ok(count() <= DELIVERIES_SHOWN, 'older rows pruned')
+
+  db.pragma('query_only = ON') // as a read-only or full disk would refuse the write
+  t.doesNotThrow(() => deliveries.record('acc_1', at, 201, 'ld_x', null, 'header', undefined), 'noting never fails the request')
+  deliveries.flush()
+  t.equal(warnings.length, 1, 'the refused batch is dropped with one warning')
+  db.pragma('query_only = OFF')
+  deliveries.record('acc_1', at, 202, 'ld_y', null, 'header', undefined)
+  t.equal(deliveries.last('acc_1')[0]?.status, 202, 'the next batch is written')
+  t.equal(deliveries.last('acc_1').filter((d) => d.leadId === 'ld_x').length, 0, 'the dropped one is gone')
+})
+
+t.test('a burst is written in batches of at most 500 rows without waiting for the timer', async (t) => {
+  const db = views(t)
+  const deliveries = new WebhookDeliveries(db)
+  for (let i = 0; i < 499; i++) deliveries.record(`acc_${i % 3}`, new Date(), 201, `ld_${i}`, null, 'header', undefined)
+  const written = () => (db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n
+  t.equal(written(), 0, '499 pending')
+  deliveries.record('acc_0', new Date(), 201, 'ld_499', null, 'header', undefined)
+  t.equal(written(), 500, 'the 500th writes the batch at once')
+  for (let i = 500; i < 1200; i++) deliveries.record(`acc_${i % 3}`, new Date(), 201, `ld_${i}`, null, 'header', undefined)
+  t.ok(written() <= 3 * DELIVERIES_SHOWN + 500, `pruned on the way (${written()} rows)`)
+  deliveries.flush()
+  t.equal(deliveries.last('acc_0').length, DELIVERIES_SHOWN)
+})
