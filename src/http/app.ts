@@ -6,8 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Leadline } from '../leadline.ts'
 import type { RateLimit } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
-import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
-import { isStoreFault } from '../eventstore/sqlite/sqlite-schema.ts'
+import { isStoreUnavailable } from '../eventstore/sqlite/sqlite-schema.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
 import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
@@ -66,7 +65,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError && isHttpErrorCode(error.code)) return sendError(reply, error.code, error.message)
     // A raw SQLite fault (disk full, read-only) from a views write on the request path is the same 503.
-    if (error instanceof StoreUnavailableError || isStoreFault(error)) {
+    if (isStoreUnavailable(error)) {
       request.log.error({ err: error }, 'store unavailable')
       return sendError(reply.header('retry-after', '5'), 'store_unavailable', 'the log cannot take writes right now; nothing was recorded')
     }

@@ -7,14 +7,13 @@ import { Backoff } from './backoff.ts'
 import type { Logger } from 'pino'
 import type { RecordedEvent } from '../eventstore/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
-import { isSqliteError } from '../eventstore/sqlite/sqlite-schema.ts'
+import { isStoreFault } from '../eventstore/sqlite/sqlite-schema.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Projection } from './projection.ts'
 import type { ViewsDatabase } from './views-database.ts'
 import { statement } from './statement-cache.ts'
 
 const BATCH = 1000
-/** After a failed batch (a full or read-only disk, the log unreachable), the live loop tries again after this, doubling. */
 
 export interface ProjectionStatus {
   readonly name: string
@@ -107,8 +106,8 @@ export class ProjectionRunner {
     } catch (error) {
       // The views file is on the same disk as the log: full, read-only or failing, it is the store
       // being unavailable (503), and the transaction left nothing behind, checkpoints included.
-      if (!isSqliteError(error)) throw error
-      throw new StoreUnavailableError(`read models cannot be written: ${error.message}`, { cause: error })
+      if (!isStoreFault(error)) throw error
+      throw new StoreUnavailableError(`read models cannot be written: ${(error as Error).message}`, { cause: error })
     }
     this.advance(last)
   }

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
+import { StoreUnavailableError } from '../event-store.port.ts'
 
 /** Bumped by every schema migration; stored in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1
@@ -71,4 +72,13 @@ export function isSqliteError(error: unknown): error is Error & { code: string }
  */
 export function isStoreFault(error: unknown): boolean {
   return isSqliteError(error) && /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(error.code)
+}
+
+/**
+ * The store refusing for now, whether an adapter said so (StoreUnavailableError) or a views-database
+ * read or write on the request path met a raw SQLite fault: every surface answers it the same way
+ * (503 or its JSON-RPC and console equivalents, retry in a few seconds).
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  return error instanceof StoreUnavailableError || isStoreFault(error)
 }

@@ -9,8 +9,7 @@ import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
 import rateLimit from '@fastify/rate-limit'
 import { DomainError } from '../../domain/shared/decider.ts'
-import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
-import { isStoreFault } from '../../eventstore/sqlite/sqlite-schema.ts'
+import { isStoreUnavailable } from '../../eventstore/sqlite/sqlite-schema.ts'
 import { aiAccessRoutes } from './ai-access.route.ts'
 import { assetsRoute } from './assets.route.ts'
 import { html } from './html.ts'
@@ -56,7 +55,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
       const notFound = error.code.endsWith('_not_found')
       return sendPage(reply, { title: notFound ? 'Not found' : 'Not done', frame: null, body: errorPage(notFound ? 'Not found' : 'That could not be done', `${error.message}.`) }, notFound ? 404 : 400)
     }
-    if (error instanceof StoreUnavailableError || isStoreFault(error)) {
+    if (isStoreUnavailable(error)) {
       request.log.error({ err: error }, 'store unavailable')
       return sendPage(reply.header('retry-after', '5'), { title: 'Unavailable', frame: null, body: errorPage('Leadline cannot save right now', 'Nothing was changed. Try again in a few seconds.') }, 503)
     }

@@ -4,8 +4,7 @@
  * (`insufficient_scope`, `outside_calling_hours`, …) that callers, logs and docs share.
  */
 import { DomainError } from '../../domain/shared/decider.ts'
-import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
-import { isStoreFault } from '../../eventstore/sqlite/sqlite-schema.ts'
+import { isStoreUnavailable } from '../../eventstore/sqlite/sqlite-schema.ts'
 
 export const RPC_CODES = {
   parseError: -32700,
@@ -76,7 +75,7 @@ export function toRpcError(error: unknown): RpcError | null {
   if (error instanceof RpcError) return error
   if (error instanceof DomainError) return fromDomainError(error)
   // A raw SQLite fault from a views write on the request path (disk full, read-only) is the same refusal.
-  if (error instanceof StoreUnavailableError || isStoreFault(error)) {
+  if (isStoreUnavailable(error)) {
     return new RpcError(RPC_CODES.toolFailed, 'store_unavailable', 'the log cannot take writes right now; nothing was recorded', { retry_after_seconds: 5 })
   }
   return null
