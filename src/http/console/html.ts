@@ -3,6 +3,7 @@
  * markup wrapped in `Html` (what `html` returns, or `raw`) goes in as it is. Lead data comes from
  * outside (web forms, lead-ads tools), so nothing it holds may become markup.
  */
+import { escapeHtml } from '../escape-html.ts'
 
 export class Html {
   constructor(readonly text: string) {}
@@ -12,10 +13,6 @@ export class Html {
 }
 
 export type HtmlValue = Html | string | number | boolean | null | undefined | readonly HtmlValue[]
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
 
 function render(value: HtmlValue): string {
   if (value === null || value === undefined || value === false) return ''

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto'
 import { INDEX_PAGE, type DocsPage, type DocsSource } from './docs-source.ts'
 import { renderLayout, type LayoutInput, type NavSection } from './layout.ts'
-import { escapeHtml, renderMarkdown, type Heading } from './render-markdown.ts'
+import { escapeHtml } from '../escape-html.ts'
+import { renderMarkdown, type Heading } from './render-markdown.ts'
 
 export interface Representation {
   readonly body: string

@@ -5,7 +5,8 @@
  * exactly this style sheet by its hash and nothing more.
  */
 import { createHash } from 'node:crypto'
-import { escapeHtml, type Heading } from './render-markdown.ts'
+import { escapeHtml } from '../escape-html.ts'
+import type { Heading } from './render-markdown.ts'
 
 export const STYLE = `
 :root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--border:#d1d9e0;--accent:#0b57d0;--code-bg:#f6f8fa;--code-fg:#1f2328;--side-bg:#f6f8fa;--badge:#1a7f37;color-scheme:light dark}

@@ -5,6 +5,7 @@
  * filled into them (the public URL) are not, so nothing in a page can become markup.
  */
 import { getDefaults, Lexer, Parser, Renderer, type MarkedOptions, type Token, type Tokens } from 'marked'
+import { escapeHtml } from '../escape-html.ts'
 import { codeLanguage, isCliExample, isCurlExample } from './doc-examples.ts'
 import { createSlugger } from './slug.ts'
 
@@ -43,9 +44,6 @@ const CODE_LABELS: Readonly<Record<string, string>> = {
   text: 'Output',
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
 
 /** The plain text of inline tokens (for heading ids and the table of contents). */
 export function plainText(tokens: readonly Token[]): string {
