@@ -1,6 +1,7 @@
 /**
- * Per-key rate limit: an in-memory token bucket per API key (per server process). A key may make
- * `burst` requests at once and `ratePerSecond` on average.
+ * Rate limits as in-memory token buckets, one per credential (per server process): the tool
+ * endpoint's per API key, the webhook's per token. A credential may make `burst` requests at once
+ * and `ratePerSecond` on average.
  */
 const MAX_BUCKETS = 100_000
 

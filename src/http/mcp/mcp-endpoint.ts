@@ -16,7 +16,7 @@ import {
 } from './json-rpc.ts'
 import type { ReadCache } from './read-cache.ts'
 import { holdsRecordingUrl, withoutRecordings } from './recordings-filter.ts'
-import { TokenBuckets } from './rate-limiter.ts'
+import { TokenBuckets } from '../token-buckets.ts'
 import type { McpServices, Tool, ToolContext } from './tool.ts'
 import type { ToolRegistry } from './tool-registry.ts'
 

@@ -8,7 +8,7 @@ import multipart from '@fastify/multipart'
 import { DEFAULT_WEBHOOK_RATE_LIMIT, type RateLimit } from '../../config/config.ts'
 import type { WebhookPrincipal } from '../../services/accounts.service.ts'
 import { sendError } from '../errors.ts'
-import { TokenBuckets } from '../mcp/rate-limiter.ts'
+import { TokenBuckets } from '../token-buckets.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
