@@ -46,6 +46,8 @@ export const usersProjection: Projection = {
   apply(db: Database, recorded: RecordedEvent) {
     const event = recorded as unknown as UserEvent
     const { accountId, userId } = idsOf(recorded)
+    const secret = (hash: string, kind: 'password_setup' | 'session', secretId: string) =>
+      statement(db, 'INSERT OR REPLACE INTO user_secrets (secret_hash, kind, account_id, user_id, secret_id) VALUES (?, ?, ?, ?, ?)').run(hash, kind, accountId, userId, secretId)
     switch (event.type) {
       case 'UserCreated':
         statement(db, 'INSERT OR REPLACE INTO users (user_id, account_id, email, created_at, created_position) VALUES (?, ?, ?, ?, ?)').run(
@@ -53,14 +55,10 @@ export const usersProjection: Projection = {
         )
         return
       case 'PasswordSetupIssued':
-        statement(db, 'INSERT OR REPLACE INTO user_secrets (secret_hash, kind, account_id, user_id, secret_id) VALUES (?, ?, ?, ?, ?)').run(
-          event.data.tokenHash, 'password_setup', accountId, userId, event.data.setupId,
-        )
+        secret(event.data.tokenHash, 'password_setup', event.data.setupId)
         return
       case 'SignedIn':
-        statement(db, 'INSERT OR REPLACE INTO user_secrets (secret_hash, kind, account_id, user_id, secret_id) VALUES (?, ?, ?, ?, ?)').run(
-          event.data.tokenHash, 'session', accountId, userId, event.data.sessionId,
-        )
+        secret(event.data.tokenHash, 'session', event.data.sessionId)
         return
       default:
         return

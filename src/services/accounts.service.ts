@@ -11,7 +11,7 @@ import { accountDecider, type AccountState, type ApiKeyState } from '../domain/a
 import { accountStream, type Scope } from '../domain/account/account.events.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import {
-  API_KEY_PREFIX, WEBHOOK_TOKEN_PREFIX, hashSecret, newId, newSecret, sameHash, secretHint,
+  API_KEY_PREFIX, WEBHOOK_TOKEN_PREFIX, hashSecret, issueSecret, newId, sameHash,
 } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
@@ -56,7 +56,7 @@ export class AccountsService {
 
   async create(name: string, settings: unknown, context: CommandContext): Promise<{ account: AccountState; webhookToken: IssuedCredential }> {
     const accountId = newId('acc')
-    const token = issue(WEBHOOK_TOKEN_PREFIX, 'wht')
+    const token = issueSecret(WEBHOOK_TOKEN_PREFIX, 'wht')
     const result = await this.commands.handle(
       accountStream(accountId),
       accountDecider,
@@ -71,7 +71,7 @@ export class AccountsService {
   }
 
   async rotateWebhookToken(accountId: string, context: CommandContext): Promise<IssuedCredential> {
-    const token = issue(WEBHOOK_TOKEN_PREFIX, 'wht')
+    const token = issueSecret(WEBHOOK_TOKEN_PREFIX, 'wht')
     await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RotateWebhookToken', newToken: token.stored }, context)
     return token.shown
   }
@@ -82,7 +82,7 @@ export class AccountsService {
     label: string | null,
     context: CommandContext,
   ): Promise<{ key: IssuedCredential; scopes: readonly Scope[] }> {
-    const key = issue(API_KEY_PREFIX, 'key')
+    const key = issueSecret(API_KEY_PREFIX, 'key')
     const result = await this.commands.handle(
       accountStream(accountId),
       accountDecider,
@@ -185,10 +185,4 @@ export class AccountsService {
     const account = await this.get(credential.accountId)
     return account ? { account, hash, credentialId: credential.credentialId } : null
   }
-}
-
-function issue(prefix: string, idPrefix: string) {
-  const secret = newSecret(prefix)
-  const id = newId(idPrefix)
-  return { shown: { id, secret }, stored: { id, hash: hashSecret(secret), hint: secretHint(secret) } }
 }

@@ -7,9 +7,9 @@
  */
 import { createHash } from 'node:crypto'
 import { DomainError } from '../domain/shared/decider.ts'
-import { hashSecret, newId, newSecret, sameHash } from '../domain/shared/ids.ts'
+import { hashSecret, issueSecret, sameHash } from '../domain/shared/ids.ts'
 import {
-  normaliseEmail, SESSION_RENEW_AFTER_MS, sessionLive, userDecider, validEmail, type UserState,
+  MAX_EMAIL, normaliseEmail, SESSION_RENEW_AFTER_MS, sessionLive, userDecider, validEmail, type UserState,
 } from '../domain/user/user.decider.ts'
 import { userStream } from '../domain/user/user.events.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
@@ -72,16 +72,16 @@ export class UsersService {
     const elsewhere = this.queries.withEmail(normalised).find((u) => u.accountId !== accountId)
     if (elsewhere) throw new DomainError('user_exists', `${normalised} is already a user of account ${elsewhere.accountId}`)
     const userId = userIdOf(normalised)
-    const setup = issue(PASSWORD_SETUP_PREFIX, 'pws')
+    const setup = issueSecret(PASSWORD_SETUP_PREFIX, 'pws')
     const result = await this.commands.handle(userStream(accountId, userId), userDecider, { type: 'CreateUser', userId, accountId, email: normalised, setup: setup.stored }, context)
-    return this.link(result.state, setup.secret)
+    return this.link(result.state, setup.shown.secret)
   }
 
   /** `leadline user link`: a new one-time link for an existing user (the previous one stops working). */
   async issueLink(accountId: string, email: string, context: CommandContext): Promise<PasswordLink> {
-    const setup = issue(PASSWORD_SETUP_PREFIX, 'pws')
+    const setup = issueSecret(PASSWORD_SETUP_PREFIX, 'pws')
     const result = await this.commands.handle(userStream(accountId, userIdOf(email)), userDecider, { type: 'IssuePasswordSetup', setup: setup.stored }, context)
-    return this.link(result.state, setup.secret)
+    return this.link(result.state, setup.shown.secret)
   }
 
   private link(state: UserState, secret: string): PasswordLink {
@@ -113,7 +113,7 @@ export class UsersService {
   /** Checks email and password; on success a new session and its token (for the cookie). Null for any mismatch. */
   async signIn(email: string, password: string, correlationId?: string): Promise<{ token: string; principal: SessionPrincipal } | null> {
     const normalised = normaliseEmail(email)
-    if (password.length > MAX_PASSWORD_LENGTH || normalised.length > 254) return null
+    if (password.length > MAX_PASSWORD_LENGTH || normalised.length > MAX_EMAIL) return null
     let [row] = this.queries.withEmail(normalised)
     if (!row) {
       await this.runner.catchUp()
@@ -125,9 +125,9 @@ export class UsersService {
       return null
     }
     if (!(await this.hasher.verify(password, user.passwordHash))) return null
-    const session = issue(SESSION_TOKEN_PREFIX, 'ses')
+    const session = issueSecret(SESSION_TOKEN_PREFIX, 'ses')
     const result = await this.commands.handle(userStream(user.accountId, user.userId), userDecider, { type: 'SignIn', session: session.stored }, userContext(user, correlationId))
-    return { token: session.secret, principal: { user: result.state, accountId: user.accountId, sessionId: session.stored.id } }
+    return { token: session.shown.secret, principal: { user: result.state, accountId: user.accountId, sessionId: session.stored.id } }
   }
 
   /** The session a cookie's token names, if it is live now; renews its idle clock when due. */
@@ -174,9 +174,4 @@ export class UsersService {
 export function checkPassword(password: string): void {
   if ([...password].length < MIN_PASSWORD_LENGTH) throw new DomainError('password_too_short', `use at least ${MIN_PASSWORD_LENGTH} characters`)
   if (password.length > MAX_PASSWORD_LENGTH) throw new DomainError('password_too_long', `use at most ${MAX_PASSWORD_LENGTH} characters`)
-}
-
-function issue(prefix: string, idPrefix: string) {
-  const secret = newSecret(prefix)
-  return { secret, stored: { id: newId(idPrefix), hash: hashSecret(secret) } }
 }

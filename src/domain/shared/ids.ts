@@ -72,6 +72,16 @@ export function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
+/**
+ * A new credential: its id, and its secret twice over: `shown` (once, to whoever asked for it) and
+ * `stored` (the hash and a hint, all the log ever holds).
+ */
+export function issueSecret(prefix: string, idPrefix: string) {
+  const secret = newSecret(prefix)
+  const id = newId(idPrefix)
+  return { shown: { id, secret }, stored: { id, hash: hashSecret(secret), hint: secretHint(secret) } }
+}
+
 /** What may be shown of a secret after creation: its prefix and first four characters. */
 export function secretHint(secret: string): string {
   const prefix = secret.startsWith(API_KEY_PREFIX) ? API_KEY_PREFIX : secret.startsWith(WEBHOOK_TOKEN_PREFIX) ? WEBHOOK_TOKEN_PREFIX : ''

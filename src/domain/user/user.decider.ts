@@ -76,6 +76,11 @@ function without<T>(record: Readonly<Record<string, T>>, key: string): Record<st
   return rest
 }
 
+/** A new one-time set-password link, valid for SETUP_LINK_TTL_MS from `now`. */
+function setupIssued(setup: IssuedHash, now: Date): UserEvent {
+  return { type: 'PasswordSetupIssued', data: { setupId: setup.id, tokenHash: setup.hash, issuedAt: now.toISOString(), expiresAt: new Date(now.getTime() + SETUP_LINK_TTL_MS).toISOString() } }
+}
+
 function requireUser(state: UserState): void {
   if (!state.exists) throw new DomainError('user_not_found', 'no such user')
 }
@@ -109,7 +114,6 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
         return { ...state, sessions: { ...state.sessions, [session.sessionId]: { ...session, lastActiveAt: event.data.renewedAt } } }
       }
       case 'SignedOut':
-        return { ...state, sessions: without(state.sessions, event.data.sessionId) }
       case 'SessionRevoked':
         return { ...state, sessions: without(state.sessions, event.data.sessionId) }
     }
@@ -124,12 +128,12 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
         if (!validEmail(email)) throw new DomainError('invalid_email', `"${command.email}" is not an email address`)
         return [
           { type: 'UserCreated', data: { userId: command.userId, accountId: command.accountId, email, role: 'owner', createdAt: at } },
-          { type: 'PasswordSetupIssued', data: { setupId: command.setup.id, tokenHash: command.setup.hash, issuedAt: at, expiresAt: new Date(now.getTime() + SETUP_LINK_TTL_MS).toISOString() } },
+          setupIssued(command.setup, now),
         ]
       }
       case 'IssuePasswordSetup':
         requireUser(state)
-        return [{ type: 'PasswordSetupIssued', data: { setupId: command.setup.id, tokenHash: command.setup.hash, issuedAt: at, expiresAt: new Date(now.getTime() + SETUP_LINK_TTL_MS).toISOString() } }]
+        return [setupIssued(command.setup, now)]
       case 'SetPassword': {
         requireUser(state)
         const setup = state.setup
