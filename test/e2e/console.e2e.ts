@@ -120,7 +120,7 @@ if (!existsSync(CHROMIUM)) {
       const key = await page.locator('#new-key').inputValue()
       t.match(key, /^ll_live_[0-9a-z]{32}$/, 'the new key is shown')
       await page.getByRole('button', { name: 'Copy key' }).click()
-      await page.locator('#copy-status', { hasText: 'Copied' }).waitFor()
+      await page.locator('#new-key-copy-status', { hasText: 'Copied' }).waitFor()
       t.equal(await page.evaluate('navigator.clipboard.readText()'), key, 'the copy button copies it')
       const used = await rpc(baseUrl, key, 'get_next_actions')
       t.notOk(used.error, 'the key works against /api/mcp')

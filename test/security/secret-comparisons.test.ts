@@ -16,14 +16,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Compared with === on purpose: none is a secret. */
 const NOT_SECRETS = [
-  /argsHash/, // a hash of a tool call's arguments, to tell a reused idempotency key from a retry
-  /\.hash !==|\.hash ===|prevHash/, // the log's hash chain: integrity, public
-  /token\.type|tokens?\b(?!Hash)/, // markdown tokens in the docs renderer
   /secretId|setupId/, // the id of a stored secret, shown in lists and events: not the secret
 ]
 /** Whole lines compared with === on purpose. */
 const NOT_SECRET_LINES = [
-  /password !== field\(request\.body, 'confirm'\)/, // the password and its confirmation, both typed in this very request
+  /password !== formField\(request\.body, 'confirm'\)/, // the password and its confirmation, both typed in this very request
 ]
 
 function sources(dir: string): string[] {

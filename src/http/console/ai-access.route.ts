@@ -8,8 +8,8 @@ import { MAX_KEY_LABEL, type AccountState } from '../../domain/account/account.d
 import { SCOPES } from '../../domain/account/account.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { html, type Html } from './html.ts'
-import { CONSOLE_PREFIX, timeElement } from './layout.ts'
-import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
+import { actingUser, frameOf, refreshAccount, requireSession, sendPage, signedIn } from './session.ts'
 
 const PATH = '/setup/ai-access'
 
@@ -35,14 +35,14 @@ function keyList(account: AccountState, lastUsed: ReadonlyMap<string, string>, c
 <td>${key.revokedAt
     ? html`<span class="bad">revoked ${timeElement(key.revokedAt, zone)}</span>`
     : html`<form method="post" action="${CONSOLE_PREFIX}${PATH}/${key.keyId}/revoke" class="inline" data-confirm="Revoke this key? Whatever uses it stops working at once.">
-<input type="hidden" name="_csrf" value="${csrfToken}">
+${csrfField(csrfToken)}
 <button type="submit" class="danger" aria-label="Revoke key ${key.label ?? key.hint}">Revoke</button></form>`}</td>
 </tr>`)}</tbody></table></div>`
 }
 
 function createForm(csrfToken: string, error: string | null, values: { label: string; scopes: readonly string[] }): Html {
   return html`<form method="post" action="${CONSOLE_PREFIX}${PATH}" class="panel">
-<input type="hidden" name="_csrf" value="${csrfToken}">
+${csrfField(csrfToken)}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <label for="label">Label <span class="hint">What will use it, e.g. "Sales agent". Optional.</span></label>
 <input type="text" id="label" name="label" maxlength="${MAX_KEY_LABEL}" value="${values.label}">
@@ -59,7 +59,7 @@ function newKeyBox(secret: string, scopes: readonly string[], publicUrl: string)
 <h2 id="new-key-title">Your new API key</h2>
 <p><strong>Copy it now: it is shown only this once.</strong> Leadline keeps only its hash. Scopes: ${scopes.join(', ')}.</p>
 <p><input type="text" id="new-key" value="${secret}" readonly aria-label="New API key" class="mono"></p>
-<div class="actions"><button type="button" class="secondary" data-copy="new-key" aria-describedby="copy-status">Copy key</button><span id="copy-status" class="muted" role="status"></span></div>
+${copyButton('new-key', 'Copy key')}
 <p>Agents send it as <code>Authorization: Bearer …</code> to <code>${publicUrl}/api/mcp</code>.</p>
 </section>`
 }
@@ -98,7 +98,7 @@ ${keyList(account, leadline.apiKeyUsage.lastUsed(account.accountId), frame.csrfT
       const scopes = scopesOf(request.body)
       try {
         const { key, scopes: granted } = await leadline.accounts.createApiKey(account.accountId, scopes, label === '' ? null : label, actingUser(request))
-        request.consoleContext = { ...signedIn(request), account: await leadline.accounts.require(account.accountId) }
+        await refreshAccount(request, leadline.accounts)
         return show(request, reply, { created: newKeyBox(key.secret, granted, fastify.publicUrl), status: 201 })
       } catch (error) {
         if (error instanceof DomainError && (error.code === 'invalid_scopes' || error.code === 'invalid_label')) {

@@ -35,6 +35,16 @@ export interface PageInput {
   readonly notice?: string | null
 }
 
+/** The hidden field every console form carries its CSRF token in. */
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="_csrf" value="${token}">`
+}
+
+/** A button that copies the value (or text) of element `target`, with a status line that screen readers announce. */
+export function copyButton(target: string, label: string): Html {
+  return html`<div class="actions"><button type="button" class="secondary" data-copy="${target}" aria-describedby="${target}-copy-status">${label}</button><span id="${target}-copy-status" class="muted" role="status"></span></div>`
+}
+
 /** A complete HTML document. */
 export function renderPage(input: PageInput): string {
   const frame = input.frame
@@ -43,7 +53,7 @@ export function renderPage(input: PageInput): string {
   <a class="brand" href="${CONSOLE_PREFIX}/leads">Leadline</a>
   <span class="account" title="Signed in as ${frame.email}">${frame.accountName}</span>
   <form method="post" action="${CONSOLE_PREFIX}/sign-out" class="sign-out">
-    <input type="hidden" name="_csrf" value="${frame.csrfToken}">
+    ${csrfField(frame.csrfToken)}
     <button type="submit" class="link-button">Sign out</button>
   </form>
 </header>

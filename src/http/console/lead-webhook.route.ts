@@ -8,8 +8,8 @@ import { randomInt } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DELIVERIES_SHOWN } from '../../read-models/webhook-deliveries.ts'
 import { html, type Html } from './html.ts'
-import { CONSOLE_PREFIX, timeElement } from './layout.ts'
-import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
+import { actingUser, frameOf, refreshAccount, requireSession, sendPage, signedIn } from './session.ts'
 
 const PATH = '/connections/lead-webhook'
 /** How the console's test leads are marked: never dialed (do-not-call), and easy to find. */
@@ -48,7 +48,7 @@ export const leadWebhookRoutes: FastifyPluginAsync = async (fastify) => {
 <p><input type="text" id="webhook-token" value="${token}" readonly aria-label="Webhook token" class="mono"></p>
 <p>Full URL with the token: <code id="webhook-url-with-token">${webhookUrl}?token=${token}</code></p>
 </details>
-<div class="actions"><button type="button" class="secondary" data-copy="webhook-token" aria-describedby="token-copy-status">Copy token</button><span id="token-copy-status" class="muted" role="status"></span></div>
+${copyButton('webhook-token', 'Copy token')}
 </section>`
       : html`<p>Token: <code>${hint}</code> <span class="muted">(only its first characters: Leadline keeps a hash of the token, never the token. If you no longer have it, rotate it.)</span></p>`
     const deliveries = leadline.webhookDeliveries.last(account.accountId)
@@ -57,21 +57,19 @@ export const leadWebhookRoutes: FastifyPluginAsync = async (fastify) => {
 ${extra.sentLeadId ? html`<p class="notice" role="status">Test lead sent. <a href="${CONSOLE_PREFIX}/leads/${extra.sentLeadId}">See it and its timeline</a>.</p>` : ''}
 <h2>Webhook URL</h2>
 <p><input type="text" id="webhook-url" value="${webhookUrl}" readonly aria-label="Webhook URL" class="mono"></p>
-<div class="actions"><button type="button" class="secondary" data-copy="webhook-url" aria-describedby="url-copy-status">Copy URL</button><span id="url-copy-status" class="muted" role="status"></span></div>
+${copyButton('webhook-url', 'Copy URL')}
 ${tokenBlock}
 <p class="muted">Send the token in the <code>x-service-token</code> header (kept out of server logs), or as <code>?token=</code> when a tool only takes a URL.</p>
 <form method="post" action="${CONSOLE_PREFIX}${PATH}/rotate" class="actions" data-confirm="Rotate the webhook token? The current token stops working at once.">
-<input type="hidden" name="_csrf" value="${frame.csrfToken}">
+${csrfField(frame.csrfToken)}
 <button type="submit" class="danger">Rotate token</button>
 <span class="muted">Issues a new token; the current one fails from the next request on.</span>
 </form>
 <h2>Try it</h2>
 <pre><code id="curl-example">${curlExample(webhookUrl, token ?? '<WEBHOOK_TOKEN>')}</code></pre>
-<div class="actions">
-<button type="button" class="secondary" data-copy="curl-example" aria-describedby="curl-copy-status">Copy example</button><span id="curl-copy-status" class="muted" role="status"></span>
-</div>
+${copyButton('curl-example', 'Copy example')}
 <form method="post" action="${CONSOLE_PREFIX}${PATH}/test" class="actions">
-<input type="hidden" name="_csrf" value="${frame.csrfToken}">
+${csrfField(frame.csrfToken)}
 <button type="submit">Send a test lead</button>
 <span class="muted">A made-up person with a fictional 555-01xx number, source "${TEST_LEAD_SOURCE}", marked do-not-call so it is never dialed.</span>
 </form>
@@ -101,7 +99,7 @@ ${deliveries.length === 0
     routes.post(`${PATH}/rotate`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
       const accountId = signedIn(request).account.accountId
       const token = await leadline.accounts.rotateWebhookToken(accountId, actingUser(request))
-      request.consoleContext = { ...signedIn(request), account: await leadline.accounts.require(accountId) }
+      await refreshAccount(request, leadline.accounts)
       return show(request, reply, { newToken: token.secret, notice: 'Webhook token rotated.' })
     })
 

@@ -86,6 +86,18 @@ export function signedIn(request: FastifyRequest): ConsoleRequestContext {
   return context
 }
 
+/** The account as it is after this request changed it (a new key, a rotated token), for the page that answers. */
+export async function refreshAccount(request: FastifyRequest, accounts: { require(accountId: string): Promise<AccountState> }): Promise<void> {
+  const context = signedIn(request)
+  request.consoleContext = { ...context, account: await accounts.require(context.account.accountId) }
+}
+
+/** A posted form field as text: '' when absent or not a single value. */
+export function formField(body: unknown, name: string): string {
+  const value = (body as Readonly<Record<string, unknown>> | undefined)?.[name]
+  return typeof value === 'string' ? value : ''
+}
+
 /** The header and navigation of a signed-in page, with a CSRF token for its forms. */
 export function frameOf(request: FastifyRequest, reply: FastifyReply, current: NavKey | null): SignedInFrame {
   const { principal, account } = signedIn(request)

@@ -8,6 +8,7 @@ import { DAY_NAMES, formatCallingHours, parseCallingHours, type CallingWindow } 
 import { parseFollowUpPolicy } from '../../domain/dialing/follow-up-policy.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
+import { formField } from './session.ts'
 
 export type Day = (typeof DAY_NAMES)[number]
 export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml'
@@ -80,8 +81,7 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
 type Body = Readonly<Record<string, unknown>>
 
 function text(body: Body, name: string): string {
-  const value = body[name]
-  return typeof value === 'string' ? value.trim() : ''
+  return formField(body, name).trim()
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], fallback: T): T {

@@ -7,7 +7,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DAY_NAMES } from '../../domain/account/calling-hours.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { html, type Html } from './html.ts'
-import { CONSOLE_PREFIX } from './layout.ts'
+import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
 import { changeOf, valuesFromForm, valuesFromSettings, type SettingsFormValues } from './settings-form.ts'
 
@@ -31,7 +31,7 @@ function form(values: SettingsFormValues, csrfToken: string, error: { message: s
   const mode = values.onAnswerMode
   const zoneList = timeZones().includes(values.timeZone) ? timeZones() : [values.timeZone, ...timeZones()]
   return html`<form method="post" action="${CONSOLE_PREFIX}${PATH}" novalidate>
-<input type="hidden" name="_csrf" value="${csrfToken}">
+${csrfField(csrfToken)}
 ${error ? html`<p class="error" role="alert" id="settings-error">${error.message}</p>` : ''}
 <fieldset><legend>Speed to lead</legend>
 <label class="check"><input type="checkbox" name="speedToLead" value="on"${checked(values.speedToLead)}> Call a new lead at once when it arrives inside calling hours</label>

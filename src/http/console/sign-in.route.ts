@@ -8,8 +8,8 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { normaliseEmail, SESSION_ABSOLUTE_MS } from '../../domain/user/user.decider.ts'
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../services/password-hasher.ts'
 import { html, type Html } from './html.ts'
-import { CONSOLE_PREFIX } from './layout.ts'
-import { cookieOptions, requireSession, safeNext, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
+import { CONSOLE_PREFIX, csrfField } from './layout.ts'
+import { cookieOptions, formField, requireSession, safeNext, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
 
 /** Failed sign-ins allowed per email and address in SIGN_IN_WINDOW_MS. */
 export const SIGN_IN_LIMIT = 5
@@ -17,19 +17,12 @@ export const SIGN_IN_LIMIT = 5
 export const SIGN_IN_ADDRESS_LIMIT = 50
 export const SIGN_IN_WINDOW_MS = 15 * 60_000
 
-type Form = Record<string, unknown>
-
-function field(body: unknown, name: string): string {
-  const value = (body as Form | undefined)?.[name]
-  return typeof value === 'string' ? value : ''
-}
-
 function signInForm(csrfToken: string, options: { email?: string; next?: string; error?: Html | string | null }): Html {
   return html`<div class="narrow">
 <h1>Sign in</h1>
 ${options.error ? html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>` : ''}
 <form method="post" action="${CONSOLE_PREFIX}/sign-in" class="panel">
-  <input type="hidden" name="_csrf" value="${csrfToken}">
+  ${csrfField(csrfToken)}
   ${options.next ? html`<input type="hidden" name="next" value="${options.next}">` : ''}
   <label for="email">Email</label>
   <input type="email" id="email" name="email" autocomplete="username" required maxlength="254" value="${options.email ?? ''}"${options.error ? html` aria-describedby="sign-in-error"` : ''}>
@@ -47,7 +40,7 @@ function setPasswordForm(csrfToken: string, token: string, email: string, error:
 <p>For <strong>${email}</strong>. At least ${MIN_PASSWORD_LENGTH} characters; a passphrase of a few words is best.</p>
 ${error ? html`<p class="error" role="alert" id="password-error">${error}</p>` : ''}
 <form method="post" action="${CONSOLE_PREFIX}/set-password" class="panel">
-  <input type="hidden" name="_csrf" value="${csrfToken}">
+  ${csrfField(csrfToken)}
   <input type="hidden" name="token" value="${token}">
   <input type="text" name="username" value="${email}" autocomplete="username" readonly hidden>
   <label for="password">New password</label>
@@ -71,7 +64,7 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   const users = fastify.leadline.users
   const limiterOptions = { timeWindow: SIGN_IN_WINDOW_MS }
   // Counted on failures only: `{increment: false}` looks, a failed attempt adds one.
-  const byEmail = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_LIMIT, keyGenerator: (request) => `${request.ip}|${normaliseEmail(field(request.body, 'email'))}` })
+  const byEmail = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_LIMIT, keyGenerator: (request) => `${request.ip}|${normaliseEmail(formField(request.body, 'email'))}` })
   const byAddress = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_ADDRESS_LIMIT, keyGenerator: (request) => request.ip })
 
   const showSignIn = (reply: FastifyReply, status: number, options: Parameters<typeof signInForm>[1]) =>
@@ -90,9 +83,9 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   })
 
   fastify.post('/sign-in', { preHandler: fastify.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const email = field(request.body, 'email').trim()
-    const password = field(request.body, 'password')
-    const next = safeNext(field(request.body, 'next') || undefined)
+    const email = formField(request.body, 'email').trim()
+    const password = formField(request.body, 'password')
+    const next = safeNext(formField(request.body, 'next') || undefined)
     const [emailLimit, addressLimit] = await Promise.all([byEmail(request, { increment: false }), byAddress(request, { increment: false })])
     const limited = [emailLimit, addressLimit].find((limit) => !limit.isAllowed && limit.remaining === 0)
     if (limited !== undefined && !limited.isAllowed) {
@@ -127,12 +120,12 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   })
 
   fastify.post('/set-password', { preHandler: fastify.csrfProtection }, async (request, reply) => {
-    const token = field(request.body, 'token')
-    const password = field(request.body, 'password')
+    const token = formField(request.body, 'token')
+    const password = formField(request.body, 'password')
     const user = await users.userOfSetupToken(token)
     if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410)
     const again = (error: string) => sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, error) }, 400)
-    if (password !== field(request.body, 'confirm')) return again('The two passwords differ.')
+    if (password !== formField(request.body, 'confirm')) return again('The two passwords differ.')
     try {
       await users.setPassword(token, password, request.id)
     } catch (error) {
