@@ -4,12 +4,12 @@
  * create a key with scopes and use it against /api/mcp, rotate the webhook token and see the old
  * one fail, send a test lead and find it in the list and its timeline. Then every page on a phone.
  * No console errors (a CSP violation is one), nothing wider than the screen; screenshots of each
- * page go to test/e2e/screenshots/ (docs/console.md shows them).
+ * page go to docs/screenshots/ (docs/console.md shows them).
  *
  * Run with `npm run test:e2e`. CHROMIUM_PATH overrides /usr/bin/chromium.
  */
 import { existsSync, mkdirSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import { SCREENSHOTS_DIR } from '../../src/http/docs/docs-source.ts'
 import t, { type Test } from 'tap'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
@@ -20,7 +20,8 @@ declare const document: { documentElement: { scrollWidth: number }; activeElemen
 declare const window: { innerWidth: number }
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url))
+// Saved where the docs serve them from (docs/console.md shows them).
+const SCREENSHOTS = SCREENSHOTS_DIR
 const PASSWORD = 'correct horse battery staple'
 const VIEWS = {
   desktop: { viewport: { width: 1280, height: 860 }, isMobile: false, hasTouch: false },

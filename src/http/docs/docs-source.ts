@@ -11,6 +11,8 @@ import type { Tokens } from 'marked'
 import { lex, plainText } from './render-markdown.ts'
 
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url))
+/** The console screenshots docs/console.md shows (saved by test/e2e/console.e2e.ts). */
+export const SCREENSHOTS_DIR = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 
 /** Page names are URL path segments: lower-case letters, digits and hyphens, nothing else. */
 export const PAGE_NAME = /^[a-z0-9-]+$/

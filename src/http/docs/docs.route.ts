@@ -5,7 +5,8 @@
  * a page name cannot name a file.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { INDEX_PAGE, loadDocsSource, PAGE_NAME, type DocsSource } from './docs-source.ts'
+import path from 'node:path'
+import { INDEX_PAGE, loadDocsSource, PAGE_NAME, SCREENSHOTS_DIR, type DocsSource } from './docs-source.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import { buildDocsSite, SCREENSHOT_NAME, type DocsSite, type Representation } from './docs-site.ts'
 import { STYLE_HASH } from './layout.ts'
@@ -53,7 +54,6 @@ function send(request: FastifyRequest, reply: FastifyReply, rep: Representation,
   return reply.code(200).type(rep.contentType).send(rep.body)
 }
 
-const SCREENSHOTS_DIR = new URL('../../../test/e2e/screenshots/', import.meta.url)
 let screenshots: Map<string, Buffer> | undefined
 
 /** The console screenshots docs/console.md shows, read once, on first request (none when absent). */
@@ -61,7 +61,7 @@ function screenshot(name: string): Buffer | undefined {
   if (!screenshots) {
     screenshots = new Map()
     try {
-      for (const file of readdirSync(SCREENSHOTS_DIR)) if (SCREENSHOT_NAME.test(file)) screenshots.set(file, readFileSync(new URL(file, SCREENSHOTS_DIR)))
+      for (const file of readdirSync(SCREENSHOTS_DIR)) if (SCREENSHOT_NAME.test(file)) screenshots.set(file, readFileSync(path.join(SCREENSHOTS_DIR, file)))
     } catch {
       // no screenshots in this build: their images are 404s
     }
