@@ -345,3 +345,19 @@ t.test('raw HTML and hostile public URLs are shown as text, never markup', async
   const llms = await app.inject({ url: '/docs/llms.txt' })
   t.equal(llms.headers['content-type'], 'text/plain; charset=utf-8', 'llms.txt is text, never HTML')
 })
+
+t.test('the console screenshots docs/console.md shows are served from docs/screenshots/, and nothing else is', async (t) => {
+  const app = await docsApp(t)
+  const page = await app.inject({ method: 'GET', url: '/docs/console' })
+  const images = [...page.body.matchAll(/<img src="([^"]+)"/g)].map((m) => m[1] as string)
+  t.ok(images.length >= 6, `${images.length} screenshots on the console page`)
+  for (const src of images) {
+    const image = await app.inject({ method: 'GET', url: src })
+    t.equal(image.statusCode, 200, src)
+    t.equal(image.headers['content-type'], 'image/png')
+    t.same([...image.rawPayload.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${src}: a PNG`)
+  }
+  for (const url of ['/docs/screenshots/console-missing.png', '/docs/screenshots/..%2Fpages.json', '/docs/screenshots/docs-index-desktop.png', '/docs/screenshots/console-x.svg']) {
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, 404, url)
+  }
+})
