@@ -23,7 +23,7 @@ export interface Served {
 export async function serveChild(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Served> {
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of each served process there (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
-  const child = spawn(process.execPath, [...profile, ...(args[0] === 'bin/leadline.js' ? START_FLAGS : []), '--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...profile, ...(args.includes('bin/leadline.js') ? START_FLAGS : []), '--import', 'tsx', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -84,6 +84,12 @@ export async function load(options: {
     errors: result.errors + result.timeouts,
     total: result.requests.total,
   }
+}
+
+/** The nearest-rank percentile of values sorted ascending (0 for none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
 }
 
 export function median(values: number[]): number {

@@ -17,7 +17,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
 import { startFakeTwilio } from '../test/doubles/fake-twilio.ts'
-import { ROOT, median, serveChild } from './bench-kit.ts'
+import { ROOT, median, percentile, serveChild } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -48,10 +48,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port))
     })
   })
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number
 }
 
 /** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
