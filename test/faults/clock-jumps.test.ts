@@ -4,44 +4,21 @@
  * the daily limit early; the pacer's lanes neither stall nor let calls through faster.
  * (test/processes/follow-up.test.ts and pacing.test.ts hold the everyday cases.)
  */
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { withinDailyLimit } from '../../src/domain/dialing/follow-up-policy.ts'
 import { Pacer } from '../../src/processes/pacer.ts'
-import {
-  DIALING, dialingApp, fakeTwilio, leadEvents, manualClock, placedCalls, postLead, sleep, statusCallback, waitForEvent, type ManualClock,
-} from '../helpers/dialing-app.ts'
+import { followUpSetup, leadEvents, manualClock, nthCall, postLead, ringsOut, sleep, waitForEvent } from '../helpers/dialing-app.ts'
 
 const PHONE = '3125550177'
 const MIN = 60_000
 const TICKS = 250
 
-async function setup(t: Test, clock: ManualClock, settings: Record<string, unknown>) {
-  const fake = await fakeTwilio(t)
-  const built = await dialingApp(t, { fake, clock, followUpIntervalMs: 50 })
-  const baseUrl = await built.listen()
-  const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100, ...settings })
-  return { fake, app: built.app, leadline: built.leadline, baseUrl, accountId: account.accountId, token }
-}
-
-type Setup = Awaited<ReturnType<typeof setup>>
-
-async function nthCall(s: Setup, n: number): Promise<string> {
-  await s.fake.waitForCalls(n, 3000)
-  await waitForEvent(s.leadline, s.accountId, PHONE, 'CallPlaced', n, 3000)
-  return placedCalls(s.fake)[n - 1]?.sid as string
-}
-
-async function ringsOut(s: Setup, sid: string): Promise<void> {
-  if ((await statusCallback(s.fake, s.baseUrl, sid, 'ringing', { sequenceNumber: 1 })) !== 204) throw new Error('ringing refused')
-  if ((await statusCallback(s.fake, s.baseUrl, sid, 'no-answer', { sequenceNumber: 2 })) !== 204) throw new Error('no-answer refused')
-}
-
 t.test('a forward jump past the end of calling hours does not call; a jump back does not fire the timer twice', async (t) => {
   // Tuesday 17:50 in New York; the account calls weekdays 09:00-18:00; follow-up after 5 minutes.
   const clock = manualClock('2026-03-10T21:50:00Z')
-  const s = await setup(t, clock, { callingHours: 'mon-fri 09:00-18:00', followUp: '5m, 5m' })
+  const s = await followUpSetup(t, clock, { callingHours: 'mon-fri 09:00-18:00', followUp: '5m, 5m' })
   await postLead(s.app, s.token, { phone: PHONE })
-  await ringsOut(s, await nthCall(s, 1))
+  await ringsOut(s, await nthCall(s, PHONE, 1))
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')).data, { dueAt: '2026-03-10T21:55:00.000Z' })
 
   // The clock leaps three hours ahead: the timer is due, but it is 20:50 in New York now.
@@ -54,7 +31,7 @@ t.test('a forward jump past the end of calling hours does not call; a jump back 
   t.equal(s.fake.callRequests().length, 1, 'no call at 17:56 either: the timer was claimed once, by the reschedule')
   // Back and forth across the new due time: one call.
   clock.set('2026-03-11T13:00:00Z')
-  await nthCall(s, 2)
+  await nthCall(s, PHONE, 2)
   clock.advance(-2 * 60 * MIN)
   await sleep(TICKS)
   clock.set('2026-03-11T13:00:30Z')
@@ -67,9 +44,9 @@ t.test('a forward jump past the end of calling hours does not call; a jump back 
 t.test('a clock set back after a call does not free a slot of the daily limit', async (t) => {
   // The clock ran two hours fast when the call went out at "12:00"; the no-answer comes after it was corrected to 10:00.
   const clock = manualClock('2026-03-10T16:00:00Z')
-  const s = await setup(t, clock, { followUp: '30s, 30s; max 1 per 24h' })
+  const s = await followUpSetup(t, clock, { followUp: '30s, 30s; max 1 per 24h' })
   await postLead(s.app, s.token, { phone: PHONE })
-  const sid = await nthCall(s, 1)
+  const sid = await nthCall(s, PHONE, 1)
   clock.advance(-2 * 60 * MIN)
   await ringsOut(s, sid)
   const scheduled = await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')

@@ -148,6 +148,33 @@ export async function statusCallback(
   return result.status
 }
 
+/**
+ * Follow-up tests: a dialing app on a clock the test moves, its follow-up timer ticking every 50 ms,
+ * listening (for signed callbacks), and one account paced fast (pacing is tested elsewhere).
+ */
+export async function followUpSetup(t: Test, clock: ManualClock, settings: Record<string, unknown> = {}) {
+  const fake = await fakeTwilio(t)
+  const built = await dialingApp(t, { fake, clock, followUpIntervalMs: 50 })
+  const baseUrl = await built.listen()
+  const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100, ...settings })
+  return { fake, app: built.app, leadline: built.leadline, baseUrl, accountId: account.accountId, token }
+}
+
+export type FollowUpSetup = Awaited<ReturnType<typeof followUpSetup>>
+
+/** The nth call request's sid to `phone`, once the call is recorded as placed. */
+export async function nthCall(s: FollowUpSetup, phone: string, n: number, timeoutMs = 3000): Promise<string> {
+  await s.fake.waitForCalls(n, timeoutMs)
+  await waitForEvent(s.leadline, s.accountId, phone, 'CallPlaced', n, timeoutMs)
+  return placedCalls(s.fake)[n - 1]?.sid as string
+}
+
+/** Twilio reports the call rang out (ringing, then no-answer); throws if Leadline refuses either. */
+export async function ringsOut(s: FollowUpSetup, sid: string): Promise<void> {
+  if ((await statusCallback(s.fake, s.baseUrl, sid, 'ringing', { sequenceNumber: 1 })) !== 204) throw new Error('ringing refused')
+  if ((await statusCallback(s.fake, s.baseUrl, sid, 'no-answer', { sequenceNumber: 2 })) !== 204) throw new Error('no-answer refused')
+}
+
 /** The URL of a local port nothing listens on (connection refused). */
 export async function freePortUrl(): Promise<string> {
   const net = await import('node:net')

@@ -4,40 +4,15 @@
  * when the lead answers or becomes do-not-call; calling hours are checked again when it fires.
  */
 import t from 'tap'
-import type { Test } from 'tap'
 import type { FakeTwilio } from '../doubles/fake-twilio.ts'
 import {
-  DIALING, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, placedCalls, postLead, sleep, statusCallback, waitForEvent, type ManualClock,
+  followUpSetup, leadEventTypes, leadEvents, manualClock, nthCall, placedCalls, postLead, ringsOut, sleep, statusCallback, waitForEvent,
 } from '../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
 const MIN = 60_000
 /** Long enough for several follow-up ticks (every 50 ms) to have looked. */
 const TICKS = 250
-
-async function setup(t: Test, clock: ManualClock, settings: Record<string, unknown> = {}) {
-  const fake = await fakeTwilio(t)
-  const built = await dialingApp(t, { fake, clock, followUpIntervalMs: 50 })
-  const baseUrl = await built.listen()
-  // A high pace: follow-ups come seconds apart in real time here, and pacing is tested elsewhere.
-  const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100, ...settings })
-  return { fake, app: built.app, leadline: built.leadline, baseUrl, accountId: account.accountId, token }
-}
-
-type Setup = Awaited<ReturnType<typeof setup>>
-
-/** The nth call request's sid, once the call is recorded as placed. */
-async function nthCall(s: Setup, n: number, timeoutMs = 3000): Promise<string> {
-  await s.fake.waitForCalls(n, timeoutMs)
-  await waitForEvent(s.leadline, s.accountId, PHONE, 'CallPlaced', n, timeoutMs)
-  return placedCalls(s.fake)[n - 1]?.sid as string
-}
-
-/** Twilio reports the call rang out; returns the callback's HTTP status. */
-async function ringsOut(s: Setup, sid: string): Promise<void> {
-  if ((await statusCallback(s.fake, s.baseUrl, sid, 'ringing', { sequenceNumber: 1 })) !== 204) throw new Error('ringing refused')
-  if ((await statusCallback(s.fake, s.baseUrl, sid, 'no-answer', { sequenceNumber: 2 })) !== 204) throw new Error('no-answer refused')
-}
 
 function callCount(fake: FakeTwilio): number {
   return fake.callRequests().length
@@ -46,9 +21,9 @@ function callCount(fake: FakeTwilio): number {
 t.test('the default policy end to end: 10 minutes, 1 hour, next day 10:00, then stop; each timer fires once', async (t) => {
   // Tuesday 10 March 2026, 10:00 in New York.
   const clock = manualClock('2026-03-10T14:00:00Z')
-  const s = await setup(t, clock)
+  const s = await followUpSetup(t, clock)
   await postLead(s.app, s.token, { phone: PHONE, name: 'Jane Doe' })
-  await ringsOut(s, await nthCall(s, 1))
+  await ringsOut(s, await nthCall(s, PHONE, 1))
   const scheduled = await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
   t.match(scheduled.data, { attempt: 2, dueAt: '2026-03-10T14:10:00.000Z' }, 'scheduled as an event, 10 minutes on')
 
@@ -56,11 +31,11 @@ t.test('the default policy end to end: 10 minutes, 1 hour, next day 10:00, then 
   await sleep(TICKS)
   t.equal(callCount(s.fake), 1, 'not before it is due')
   clock.advance(1000)
-  await ringsOut(s, await nthCall(s, 2))
+  await ringsOut(s, await nthCall(s, PHONE, 2))
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled', 2)).data, { attempt: 3, dueAt: '2026-03-10T15:10:00.000Z' })
   // The clock jumps: forward past the timer, back, and forward again. It fires once.
   clock.advance(2 * 60 * MIN)
-  await nthCall(s, 3)
+  await nthCall(s, PHONE, 3)
   clock.advance(-3 * 60 * MIN)
   await sleep(TICKS)
   clock.advance(3 * 60 * MIN)
@@ -73,7 +48,7 @@ t.test('the default policy end to end: 10 minutes, 1 hour, next day 10:00, then 
   await sleep(TICKS)
   t.equal(callCount(s.fake), 3)
   clock.set('2026-03-11T14:00:00Z')
-  await ringsOut(s, await nthCall(s, 4))
+  await ringsOut(s, await nthCall(s, PHONE, 4))
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpStopped')).data, { reason: 'attempts_exhausted' })
   clock.advance(7 * 24 * 60 * MIN)
   await sleep(TICKS)
@@ -84,12 +59,12 @@ t.test('the default policy end to end: 10 minutes, 1 hour, next day 10:00, then 
 
 t.test('an answer stops the follow-up', async (t) => {
   const clock = manualClock('2026-03-10T14:00:00Z')
-  const s = await setup(t, clock, { followUp: '30s, 30s, 30s' })
+  const s = await followUpSetup(t, clock, { followUp: '30s, 30s, 30s' })
   await postLead(s.app, s.token, { phone: PHONE })
-  await ringsOut(s, await nthCall(s, 1))
+  await ringsOut(s, await nthCall(s, PHONE, 1))
   await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
   clock.advance(30_000)
-  const second = await nthCall(s, 2)
+  const second = await nthCall(s, PHONE, 2)
   t.equal(await statusCallback(s.fake, s.baseUrl, second, 'in-progress', { sequenceNumber: 1, extra: { AnsweredBy: 'human' } }), 204)
   t.equal(await statusCallback(s.fake, s.baseUrl, second, 'completed', { sequenceNumber: 2, extra: { CallDuration: '42', AnsweredBy: 'human' } }), 204)
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'CallAnswered')).data, { callId: second, answeredBy: 'human' })
@@ -104,9 +79,9 @@ t.test('an answer stops the follow-up', async (t) => {
 
 t.test('a pending follow-up stops when the lead becomes do-not-call', async (t) => {
   const clock = manualClock('2026-03-10T14:00:00Z')
-  const s = await setup(t, clock)
+  const s = await followUpSetup(t, clock)
   await postLead(s.app, s.token, { phone: PHONE })
-  await ringsOut(s, await nthCall(s, 1))
+  await ringsOut(s, await nthCall(s, PHONE, 1))
   await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
   // The sender flags the person do-not-call before the timer is due.
   t.equal((await postLead(s.app, s.token, { phone: PHONE, dnc: 'yes' })).status, 200)
@@ -121,9 +96,9 @@ t.test('a pending follow-up stops when the lead becomes do-not-call', async (t) 
 t.test('calling hours are checked again when the timer fires: rescheduled to the next allowed time', async (t) => {
   // Tuesday 17:55 in New York; the account calls weekdays 09:00-18:00.
   const clock = manualClock('2026-03-10T21:55:00Z')
-  const s = await setup(t, clock, { callingHours: 'mon-fri 09:00-18:00' })
+  const s = await followUpSetup(t, clock, { callingHours: 'mon-fri 09:00-18:00' })
   await postLead(s.app, s.token, { phone: PHONE })
-  await ringsOut(s, await nthCall(s, 1))
+  await ringsOut(s, await nthCall(s, PHONE, 1))
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')).data, { dueAt: '2026-03-10T22:05:00.000Z' })
   clock.advance(10 * MIN)
   const moved = await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpRescheduled')
@@ -134,7 +109,7 @@ t.test('calling hours are checked again when the timer fires: rescheduled to the
   await sleep(TICKS)
   t.equal(callCount(s.fake), 1, 'nor at 08:59')
   clock.set('2026-03-11T13:00:00Z')
-  await nthCall(s, 2)
+  await nthCall(s, PHONE, 2)
   t.match((await leadEvents(s.leadline, s.accountId, PHONE)).filter((e) => e.type === 'CallDecided')[1]?.data, { purpose: 'follow_up', decidedAt: '2026-03-11T13:00:00.000Z' })
   await sleep(TICKS)
   t.equal(callCount(s.fake), 2)
@@ -142,9 +117,9 @@ t.test('calling hours are checked again when the timer fires: rescheduled to the
 
 t.test('a store that fails for a moment does not take the timers (or the process) down', async (t) => {
   const clock = manualClock('2026-03-10T14:00:00Z')
-  const s = await setup(t, clock, { followUp: '30s' })
+  const s = await followUpSetup(t, clock, { followUp: '30s' })
   await postLead(s.app, s.token, { phone: PHONE })
-  await ringsOut(s, await nthCall(s, 1))
+  await ringsOut(s, await nthCall(s, PHONE, 1))
   await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
   const runner = s.leadline.runner
   const catchUp = runner.catchUp.bind(runner)
@@ -155,6 +130,6 @@ t.test('a store that fails for a moment does not take the timers (or the process
   await sleep(TICKS)
   runner.catchUp = catchUp
   clock.advance(30_000)
-  await nthCall(s, 2)
+  await nthCall(s, PHONE, 2)
   t.pass('the follow-up fired once the store was back')
 })
