@@ -1,5 +1,5 @@
 /** Shared by the benchmarks: child servers, autocannon runs, medians, and RSS of a child process. */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -8,10 +8,19 @@ import autocannon from 'autocannon'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+const START_SCRIPT = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
 /** The node flags `npm start` runs the server with (its heap bounds), so a benchmark measures the server as deployed. */
-const START_FLAGS = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'))
+const START_FLAGS = START_SCRIPT.split(/\s+/).filter((word) => word.startsWith('--'))
+/** The built entry `npm start` runs (dist/src/cli/bin.js): plain JavaScript, no TypeScript loader. */
+const START_ENTRY = START_SCRIPT.split(/\s+/).find((word) => word.endsWith('.js')) as string
+
+let built = false
+/** `npm run build`, once per benchmark process, so the server measured is the sources as they are now. */
+function buildOnce(): void {
+  if (built) return
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' })
+  built = true
+}
 
 export interface Served {
   readonly url: string
@@ -19,11 +28,17 @@ export interface Served {
   stop(): Promise<void>
 }
 
-/** Starts `node --import tsx <script> …` and resolves when it prints `listening PORT` or /healthz answers. */
+/**
+ * Starts a server and resolves when /healthz answers. Leadline (`bin/leadline.js` in `args`) runs as
+ * `npm start` runs it: built, with its flags; any other script runs through tsx.
+ */
 export async function serveChild(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Served> {
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of each served process there (open in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []
-  const child = spawn(process.execPath, [...profile, ...(args.includes('bin/leadline.js') ? START_FLAGS : []), '--import', 'tsx', ...args], {
+  const leadline = args.indexOf('bin/leadline.js')
+  if (leadline >= 0) buildOnce()
+  const command = leadline >= 0 ? [...START_FLAGS, ...args.slice(0, leadline), START_ENTRY, ...args.slice(leadline + 1)] : ['--import', 'tsx', ...args]
+  const child = spawn(process.execPath, [...profile, ...command], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'leadline.js')
+/** The built command `npm start` runs (after `npm run build`). */
+export const BUILT_BIN = path.join(ROOT, 'dist', 'src', 'cli', 'bin.js')
 
 export interface CliResult {
   readonly code: number
@@ -13,9 +15,9 @@ export interface CliResult {
   readonly stderr: string
 }
 
-export function runLeadline(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+export function runLeadline(args: string[], env: NodeJS.ProcessEnv, bin = BIN): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, cwd: ROOT }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, cwd: ROOT }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
       resolve({ code, stdout, stderr })
     })
@@ -40,10 +42,10 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Starts `leadline serve` and resolves once /healthz answers. */
-export async function startServer(env: NodeJS.ProcessEnv, options: { port?: number; timeoutMs?: number } = {}): Promise<RunningServer> {
+/** Starts `leadline serve` (the sources, or `options.bin`) and resolves once /healthz answers. */
+export async function startServer(env: NodeJS.ProcessEnv, options: { port?: number; timeoutMs?: number; bin?: string } = {}): Promise<RunningServer> {
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

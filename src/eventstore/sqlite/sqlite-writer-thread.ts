@@ -7,6 +7,7 @@
  * acknowledged that was not committed.
  */
 import { Worker } from 'node:worker_threads'
+import { RUNNING_BUILD } from '../../config/project-root.ts'
 import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
 import { outcomesFromWire, requestsToWire, type Wire } from './sqlite-writer-wire.ts'
@@ -34,7 +35,8 @@ interface Waiting {
   reject(error: unknown): void
 }
 
-const ENTRY = new URL('./sqlite-writer.worker.mjs', import.meta.url)
+// The build's compiled worker runs as it is; from the sources, a plain module registers tsx first.
+const ENTRY = new URL(RUNNING_BUILD ? './sqlite-writer.worker.js' : './sqlite-writer.worker.mjs', import.meta.url)
 
 /** The writer's own error, rebuilt on this side with its SQLite code (so the store maps it to 503). */
 function rebuild(description: ErrorDescription): Error {

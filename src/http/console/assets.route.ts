@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { FastifyPluginAsync } from 'fastify'
+import { projectPath } from '../../config/project-root.ts'
 
 const ASSETS: Readonly<Record<string, string>> = {
   'console.css': 'text/css; charset=utf-8',
@@ -13,7 +14,7 @@ const ASSETS: Readonly<Record<string, string>> = {
 let loaded: Map<string, Buffer> | undefined
 
 function assets(): Map<string, Buffer> {
-  loaded ??= new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url))]))
+  loaded ??= new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(projectPath('src', 'http', 'console', 'assets', name))]))
   return loaded
 }
 

@@ -6,13 +6,13 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { projectPath } from '../../config/project-root.ts'
 import type { Tokens } from 'marked'
 import { lex, plainText } from './render-markdown.ts'
 
-export const DEFAULT_DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url))
+export const DEFAULT_DOCS_DIR = projectPath('docs')
 /** The console screenshots docs/console.md shows (saved by test/e2e/console.e2e.ts). */
-export const SCREENSHOTS_DIR = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+export const SCREENSHOTS_DIR = projectPath('docs', 'screenshots')
 
 /** Page names are URL path segments: lower-case letters, digits and hyphens, nothing else. */
 export const PAGE_NAME = /^[a-z0-9-]+$/

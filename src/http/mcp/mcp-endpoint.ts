@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
+import { projectPath } from '../../config/project-root.ts'
 import type { ApiKeyPrincipal } from '../../services/accounts.service.ts'
 import {
   failure, INTERNAL_ERROR, RPC_CODES, RpcError, serializeResponse, success, toRpcError, ToolCallResult,
@@ -44,7 +45,7 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
   maxBatch: 20,
 }
 
-const SERVER_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+const SERVER_VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version
 
 const INSTRUCTIONS = [
   "Leadline holds one account's book of leads: the Inbound Leads list, each lead's history, and outbound calls.",

@@ -10,7 +10,8 @@ import { z } from 'zod'
 import type { Tool } from './tool.ts'
 
 export const TOOLS_DIR = fileURLToPath(new URL('./tools/', import.meta.url))
-const TOOL_FILE = /^([a-z0-9-]+)\.tool\.ts$/
+/** `.tool.ts` in the sources, `.tool.js` in the build (docs/deployment.md). */
+const TOOL_FILE = /^([a-z0-9-]+)\.tool\.[jt]s$/
 
 export interface ToolDescriptor {
   readonly name: string
