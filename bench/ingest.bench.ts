@@ -34,7 +34,12 @@ const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 
 let counter = 0
-const newLead = () => JSON.stringify({ name: 'Bench Lead', phone: `2${String(100_000_000 + counter++).padStart(9, '0')}`, email: 'lead@example.com', source: 'bench' })
+const leadBody = (n: number) => JSON.stringify({ name: 'Bench Lead', phone: `2${String(100_000_000 + n).padStart(9, '0')}`, email: 'lead@example.com', source: 'bench' })
+/** A lead Leadline has not seen: `counter` counts the new leads sent to Leadline, and only those. */
+const newLead = () => leadBody(counter++)
+/** The same body for the bare route, numbered apart so the bare runs do not use up Leadline's count. */
+let bareCounter = 0
+const bareLead = () => leadBody(bareCounter++)
 const POOL = 1000
 let repeat = 0
 const repeatLead = () => JSON.stringify({ name: 'Bench Lead', phone: `3${String(100_000_000 + (repeat++ % POOL)).padStart(9, '0')}`, source: 'bench', vendor: `v${repeat % 3}` })
@@ -42,7 +47,7 @@ const repeatLead = () => JSON.stringify({ name: 'Bench Lead', phone: `3${String(
 // Seed the repeat pool, and warm both servers up.
 await load({ url: `${leadline.url}/api/ingest/lead`, connections: 10, amount: POOL, headers, body: () => JSON.stringify({ phone: `3${String(100_000_000 + repeat++).padStart(9, '0')}` }) })
 repeat = 0
-await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, headers, body: newLead })
+await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, headers, body: bareLead })
 
 const results: Record<'bare' | 'newLeads' | 'repeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [] }
 const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number } }> = []
@@ -55,7 +60,7 @@ async function leadlineRun(body: () => string): Promise<{ result: LoadResult; cp
 }
 for (let run = 1; run <= runs; run++) {
   const loadBefore = load1()
-  const bareRun = await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: newLead })
+  const bareRun = await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: bareLead })
   const newRun = await leadlineRun(newLead)
   const repeatRun = await leadlineRun(repeatLead)
   results.bare.push(bareRun)
