@@ -1,12 +1,18 @@
 /**
  * bench:mcp — `tools/call get_next_actions` and `tools/call list_leads` on an account with 100,000
- * leads, at 50 connections: calls/s, p50 and p99, against a bare fastify JSON POST route measured in
- * the same run (the baseline). Medians of --runs runs (default 3) of --duration seconds (default 10),
- * scenarios interleaved. Targets: at least 5,000 calls/s and p99 at most 10 ms.
+ * leads, at 50 connections: calls/s, p50 and p99. Medians of --runs runs (default 3) of --duration
+ * seconds (default 10), scenarios interleaved. Targets: at least 5,000 calls/s and p99 at most 10 ms.
  *
- * The leads are received through the intake service in a setup process, two days in the past (so
- * every one of them is stale for get_next_actions), before the server starts. The calls go round
- * 1,000 read keys of the account, so the per-key rate limit (20/s) stays on and is never the limit.
+ * Two baselines are measured in the same run, on the same kind of server (fastify, no logger):
+ * - a bare JSON POST route answering a few bytes;
+ * - the floor: a bare route answering, with no work at all, exactly the bytes Leadline answered for
+ *   each tool (captured from a real call first). No implementation of a tool can beat the floor of
+ *   its answer's size on this machine; the ratio to it is what the implementation costs.
+ *
+ * The leads are received through the intake service by a setup process (bench/mcp-seed.ts), two days
+ * in the past (so every one of them is stale for get_next_actions), before the server starts: the
+ * load generator here then shares no heap with them. The calls go round 1,000 read keys of the
+ * account, so the per-key rate limit (20/s) stays on and is never the limit.
  *
  * Read answers are shared while the log, the read models, the account and the clock's second stay
  * the same (src/http/mcp/read-cache.ts). The "while leads arrive" scenarios measure the same calls
@@ -20,8 +26,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import { loadConfig } from '../src/config/config.ts'
-import { openLeadline } from '../src/leadline.ts'
+import { execFileSync } from 'node:child_process'
+import { benchPhone, type Seeded } from './mcp-seed.ts'
 import { ROOT, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
@@ -37,34 +43,22 @@ const duration = Number(values.duration)
 const LEADS = Number(values.leads)
 const KEYS = Number(values.keys)
 const CONNECTIONS = 50
-const operator = { actor: { kind: 'operator', id: 'bench' } } as const
-const AREA_CODES = ['212', '312', '415', '512', '617', '713', '305', '206', '303', '404']
 
-// --- setup: an account, its keys, and its leads, written before the server starts ---------------
+// --- setup: an account, its keys, and its leads, written by a child process before the server starts
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-mcp-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
-const twoDaysAgo = () => new Date(Date.now() - 2 * 24 * 3600 * 1000)
-const setup = await openLeadline({ store, viewsPath: loadConfig({ LEADLINE_STORE: store }).viewsPath, clock: twoDaysAgo })
-const { account, webhookToken } = await setup.accounts.create('Bench', { callerId: '+15125550100' }, operator)
-const keys: string[] = []
-for (let i = 0; i < KEYS; i++) keys.push((await setup.accounts.createApiKey(account.accountId, ['read'], null, operator)).key.secret)
-const seedStarted = Date.now()
-let next = 0
-await Promise.all(
-  Array.from({ length: 200 }, async () => {
-    for (let i = next++; i < LEADS; i = next++) {
-      const phone = `${AREA_CODES[i % AREA_CODES.length]}${String(2_000_000 + i).padStart(7, '0')}`
-      await setup.intake.receive(account, { name: `Lead ${i}`, phone, source: `campaign-${i % 7}`, vendor: `vendor-${i % 3}`, email: `lead${i}@example.com` }, operator)
-    }
-  }),
-)
-await setup.runner.catchUp()
-const seedSeconds = (Date.now() - seedStarted) / 1000
-await setup.close()
+const seeded = JSON.parse(
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'mcp-seed.ts'), store, String(LEADS), String(KEYS)], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).toString('utf8'),
+) as Seeded
+const { keys, seedSeconds } = seeded
+const webhookToken = { secret: seeded.webhookToken }
 process.stderr.write(`seeded ${LEADS} leads in ${seedSeconds.toFixed(0)} s\n`)
 
 // --- load --------------------------------------------------------------------------------------
-const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3911)
 const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store }, 3912)
 
 const callBody = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } })
@@ -76,7 +70,7 @@ function leadsArriving(): () => Promise<number> {
   const pending: Array<Promise<void>> = []
   const timer = setInterval(() => {
     const i = LEADS + n++
-    const phone = `${AREA_CODES[i % AREA_CODES.length]}${String(2_000_000 + i).padStart(7, '0')}`
+    const phone = benchPhone(i)
     pending.push(
       fetch(`${leadline.url}/api/ingest/lead`, {
         method: 'POST',
@@ -131,8 +125,24 @@ async function load(url: string, body: string, seconds: number, withArrivals = f
   }
 }
 
+/** The body Leadline answers to this call (for the floor), after checking it is a result. */
+async function answerOf(name: string): Promise<string> {
+  const response = await fetch(`${leadline.url}/api/mcp`, { method: 'POST', headers: { authorization: `Bearer ${keys[0] as string}` }, body: callBody(name) })
+  const text = await response.text()
+  if (!text.includes('"result"')) throw new Error(`${name} failed: ${text}`)
+  return text
+}
+const answers = { get_next_actions: await answerOf('get_next_actions'), list_leads: await answerOf('list_leads') }
+const sample = (JSON.parse(answers.get_next_actions) as { result: { structuredContent: { summary: string; stale_leads: unknown[] } } }).result.structuredContent
+process.stderr.write(`get_next_actions: ${sample.summary} (${sample.stale_leads.length} stale leads listed)\n`)
+const answersFile = path.join(dir, 'answers.json')
+fs.writeFileSync(answersFile, JSON.stringify(answers))
+const bare = await serveChild(['bench/bare-fastify.server.ts'], { BARE_ANSWERS: answersFile }, 3911)
+
 const scenarios = {
   bare: { url: `${bare.url}/api/ingest/lead`, body: callBody('get_next_actions'), arrivals: false },
+  floorGetNextActions: { url: `${bare.url}/answer/get_next_actions`, body: callBody('get_next_actions'), arrivals: false },
+  floorListLeads: { url: `${bare.url}/answer/list_leads`, body: callBody('list_leads'), arrivals: false },
   getNextActions: { url: `${leadline.url}/api/mcp`, body: callBody('get_next_actions'), arrivals: false },
   listLeads: { url: `${leadline.url}/api/mcp`, body: callBody('list_leads'), arrivals: false },
   getNextActionsArriving: { url: `${leadline.url}/api/mcp`, body: callBody('get_next_actions'), arrivals: true },
@@ -140,14 +150,10 @@ const scenarios = {
 } as const
 type Scenario = keyof typeof scenarios
 
-// A first answer, for the record, and a warm-up of every scenario.
-const sample = await fetch(scenarios.getNextActions.url, { method: 'POST', headers: { authorization: `Bearer ${keys[0] as string}` }, body: scenarios.getNextActions.body })
-const sampleBody = (await sample.json()) as { result?: { structuredContent: { summary: string; stale_leads: unknown[] } }; error?: unknown }
-if (!sampleBody.result) throw new Error(`get_next_actions failed: ${JSON.stringify(sampleBody)}`)
-process.stderr.write(`get_next_actions: ${sampleBody.result.structuredContent.summary} (${sampleBody.result.structuredContent.stale_leads.length} stale leads listed)\n`)
+// A warm-up of every scenario.
 for (const name of Object.keys(scenarios) as Scenario[]) await load(scenarios[name].url, scenarios[name].body, 2, scenarios[name].arrivals)
 
-const results: Record<Scenario, Array<LoadResult & { rpcErrors: number }>> = { bare: [], getNextActions: [], listLeads: [], getNextActionsArriving: [], listLeadsArriving: [] }
+const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []])) as unknown as Record<Scenario, Array<LoadResult & { rpcErrors: number }>>
 for (let run = 1; run <= runs; run++) {
   for (const name of Object.keys(scenarios) as Scenario[]) results[name].push(await load(scenarios[name].url, scenarios[name].body, duration, scenarios[name].arrivals))
   process.stderr.write(`run ${run}/${runs} done\n`)
@@ -161,7 +167,10 @@ const summary = {
   runs,
   durationSeconds: duration,
   seedSeconds,
+  answerBytes: { get_next_actions: Buffer.byteLength(answers.get_next_actions), list_leads: Buffer.byteLength(answers.list_leads) },
   bare: medianResult(results.bare),
+  floorGetNextActions: medianResult(results.floorGetNextActions),
+  floorListLeads: medianResult(results.floorListLeads),
   getNextActions: { ...medianResult(results.getNextActions), rpcErrors: results.getNextActions.reduce((n, r) => n + r.rpcErrors, 0) },
   listLeads: { ...medianResult(results.listLeads), rpcErrors: results.listLeads.reduce((n, r) => n + r.rpcErrors, 0) },
   getNextActionsArriving: { ...medianResult(results.getNextActionsArriving), rpcErrors: results.getNextActionsArriving.reduce((n, r) => n + r.rpcErrors, 0) },
@@ -178,11 +187,17 @@ const row = (name: string, r: LoadResult, target: boolean) =>
   (target ? `   ${r.requestsPerSecond >= TARGET.callsPerSecond && r.p99 <= TARGET.p99 ? 'meets' : 'MISSES'} the target` : '')
 console.log(`\nbench:mcp — ${LEADS.toLocaleString('en-US')} leads, ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}`)
 console.log(row('bare fastify JSON route', summary.bare, false))
+console.log(row(`floor: ${summary.answerBytes.get_next_actions} B answered`, summary.floorGetNextActions, true))
+console.log(row(`floor: ${summary.answerBytes.list_leads} B answered`, summary.floorListLeads, true))
 console.log(row('tools/call get_next_actions', summary.getNextActions, true))
 console.log(row('tools/call list_leads', summary.listLeads, true))
 console.log(row('get_next_actions, leads arriving', summary.getNextActionsArriving, true))
 console.log(row('list_leads, leads arriving', summary.listLeadsArriving, true))
 const ratio = (r: LoadResult) => (r.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)
+const toFloor = (r: LoadResult, floor: LoadResult) => (r.requestsPerSecond / floor.requestsPerSecond).toFixed(2)
+console.log(
+  `ratio to the floor of the same answer: get_next_actions ${toFloor(summary.getNextActions, summary.floorGetNextActions)}, list_leads ${toFloor(summary.listLeads, summary.floorListLeads)}; while leads arrive: ${toFloor(summary.getNextActionsArriving, summary.floorGetNextActions)}, ${toFloor(summary.listLeadsArriving, summary.floorListLeads)}`,
+)
 console.log(
   `ratio to bare: get_next_actions ${ratio(summary.getNextActions)}, list_leads ${ratio(summary.listLeads)}; while leads arrive (20/s): ${ratio(summary.getNextActionsArriving)}, ${ratio(summary.listLeadsArriving)}`,
 )
