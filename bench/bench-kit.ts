@@ -139,7 +139,16 @@ export function load1(): number {
 
 /** Resident set size of a process in MB (Linux /proc). */
 export function rssMb(pid: number): number {
+  return statusMb(pid, 'VmRSS')
+}
+
+/** The highest resident set size the process has had since it started, in MB (Linux /proc). */
+export function peakRssMb(pid: number): number {
+  return statusMb(pid, 'VmHWM')
+}
+
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
   return Math.round(kb / 1024)
 }

@@ -13,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
-import { ROOT, cpuMicros, load, load1, median, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+import { ROOT, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
@@ -89,7 +89,7 @@ const summary = {
   perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
   million: null as null | {
-    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; peakRssMb: number; errors: number; load: [number, number]
+    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
   },
 }
 
@@ -98,10 +98,10 @@ if (values.million) {
   const already = counter
   const loadBefore = load1()
   const started = Date.now()
-  let peakRssMb = 0
+  let sampledPeakMb = 0
   const sampler = setInterval(() => {
     const now = rssMb(leadline.child.pid as number)
-    peakRssMb = Math.max(peakRssMb, now)
+    sampledPeakMb = Math.max(sampledPeakMb, now)
     process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${counter} leads, RSS ${now} MB, load ${load1()}\n`)
   }, 15_000)
   const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), headers, body: newLead })
@@ -109,7 +109,7 @@ if (values.million) {
   const seconds = (Date.now() - started) / 1000
   summary.million = {
     leads: counter, seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
-    rssMb: rssMb(leadline.child.pid as number), peakRssMb, errors: r.errors + r.non2xx, load: [loadBefore, load1()],
+    rssMb: rssMb(leadline.child.pid as number), peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
   }
 }
 
@@ -130,7 +130,7 @@ console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→$
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.million) {
   const m = summary.million
-  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
+  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB; the process's high-water mark since start ${m.highWaterRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
 }
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))
