@@ -98,18 +98,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
   return new SqliteStore({ ...options, writer: options.writer ?? processWriter })
 }
 
-interface EventRow {
-  position: number
-  id: string
-  stream: string
-  revision: number
-  type: string
-  data: string
-  metadata: string
-  recorded_at: string
-  prev_hash: string | null
-  hash: string
-}
+/**
+ * A row as read: positional (better-sqlite3's raw mode), in EVENT_COLUMNS order. Raw rows cost about
+ * half what named ones do to build, and every read of the log (replay above all) builds them.
+ */
+type EventRow = [position: number, id: string, stream: string, revision: number, type: string, data: string, metadata: string, recordedAt: string, prevHash: string | null, hash: string]
 
 interface PendingAppend {
   readonly stream: string
@@ -175,12 +168,12 @@ class SqliteStore implements SqliteEventStore {
       this.stmt = {
         readForwards: db.prepare<[string, number, number], EventRow>(
           `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
-        ),
+        ).raw(),
         readBackwards: db.prepare<[string, number, number], EventRow>(
           `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
-        ),
-        readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`),
-        readAfter: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+        ).raw(),
+        readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`).raw(),
+        readAfter: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
         headPosition: db.prepare<[], number | null>('SELECT max(position) FROM events').pluck(),
         dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       }
@@ -566,17 +559,17 @@ class SqliteSubscription implements Subscription {
   }
 }
 
-function toRecordedEvent(row: EventRow): RecordedEvent {
+function toRecordedEvent([position, id, stream, revision, type, data, metadata, recordedAt, prevHash, hash]: EventRow): RecordedEvent {
   return {
-    id: row.id,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
-    stream: row.stream,
-    revision: row.revision,
-    position: row.position,
-    recordedAt: row.recorded_at,
-    prevHash: row.prev_hash,
-    hash: row.hash,
+    id,
+    type,
+    data: JSON.parse(data) as unknown,
+    metadata: JSON.parse(metadata) as RecordedEvent['metadata'],
+    stream,
+    revision,
+    position,
+    recordedAt,
+    prevHash,
+    hash,
   }
 }
