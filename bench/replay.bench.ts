@@ -3,7 +3,8 @@
  * speed to lead; calls placed, answered or not; follow-ups) into every projection, and compares it
  * with a raw scan of the same rows (SELECT * FROM events + JSON.parse) in the same run. Each
  * measurement runs in a child process of its own, so its peak RSS is its own; median of --runs
- * (default 3), scan and replay interleaved. Targets: >= 100,000 events/s, peak RSS <= 300 MB.
+ * (default 3), scan and replay interleaved. The replay runs with the heap bound `leadline replay`
+ * runs with (src/cli/batch-heap.ts). Targets: >= 100,000 events/s, peak RSS <= 300 MB.
  *
  *   npm run bench:replay [-- --runs 3 --events 1000000 --log PATH --keep --cpu-prof]
  *
@@ -20,6 +21,7 @@ import { DEFAULT_SETTINGS } from '../src/domain/account/account-settings.ts'
 import type { LeadEvent } from '../src/domain/lead/lead.events.ts'
 import { schemaVersionOf } from '../src/domain/upcasters.ts'
 import type { Actor, NewEvent } from '../src/eventstore/event.ts'
+import { BATCH_HEAP_FLAGS } from '../src/cli/batch-heap.ts'
 import { openSqliteEventStore } from '../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { PROJECTIONS } from '../src/leadline.ts'
 import { median, ROOT } from './bench-kit.ts'
@@ -188,7 +190,7 @@ const scans: ScanResult[] = []
 const replays: ReplayRun[] = []
 for (let run = 1; run <= runs; run++) {
   scans.push(await child('scan', log))
-  replays.push(await child('replay', log, profile))
+  replays.push(await child('replay', log, [...BATCH_HEAP_FLAGS, ...profile]))
   process.stderr.write(`run ${run}/${runs}: scan ${Math.round(scans[run - 1]?.ms ?? 0)} ms, replay ${Math.round(replays[run - 1]?.ms ?? 0)} ms\n`)
 }
 

@@ -1,7 +1,16 @@
 #!/usr/bin/env node
 // The leadline command. Runs the TypeScript sources directly through tsx's loader.
+import { fileURLToPath } from 'node:url'
 import { register } from 'tsx/esm/api'
 
 register()
-const { runCli } = await import('../src/cli/main.ts')
-process.exitCode = await runCli(process.argv.slice(2))
+const args = process.argv.slice(2)
+// A batch command (replay) starts again under its heap bound (src/cli/batch-heap.ts).
+const { runBounded } = await import('../src/cli/batch-heap.ts')
+const bounded = runBounded(fileURLToPath(import.meta.url), args)
+if (bounded !== null) {
+  process.exitCode = bounded
+} else {
+  const { runCli } = await import('../src/cli/main.ts')
+  process.exitCode = await runCli(args)
+}
