@@ -54,8 +54,7 @@ const seeded = JSON.parse(
     stdio: ['ignore', 'pipe', 'inherit'],
   }).toString('utf8'),
 ) as Seeded
-const { keys, seedSeconds } = seeded
-const webhookToken = { secret: seeded.webhookToken }
+const { keys, seedSeconds, webhookToken } = seeded
 process.stderr.write(`seeded ${LEADS} leads in ${seedSeconds.toFixed(0)} s\n`)
 
 // --- load --------------------------------------------------------------------------------------
@@ -74,7 +73,7 @@ function leadsArriving(): () => Promise<number> {
     pending.push(
       fetch(`${leadline.url}/api/ingest/lead`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-token': webhookToken.secret },
+        headers: { 'content-type': 'application/json', 'x-service-token': webhookToken },
         body: JSON.stringify({ name: `Arriving ${i}`, phone }),
       }).then((response) => {
         if (response.status < 300) accepted++
