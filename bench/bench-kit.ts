@@ -1,10 +1,11 @@
-/** Shared by the benchmarks: child servers, autocannon runs, medians, and RSS of a child process. */
+/** Shared by the benchmarks: child servers, load runs (wrk or autocannon), medians, and RSS of a child process. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { findWrk, patternRequest, runWrk, type RequestPattern } from './wrk-driver.ts'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -67,37 +68,88 @@ export async function serveChild(args: string[], env: NodeJS.ProcessEnv, port: n
 }
 
 export interface LoadResult {
+  /** The load generator that measured it: figures from wrk and autocannon are not comparable. */
+  readonly generator: 'wrk' | 'autocannon'
   readonly requestsPerSecond: number
   readonly p50: number
   readonly p99: number
   readonly non2xx: number
   readonly errors: number
   readonly total: number
+  /** Answers whose body began with the load's `countBodyPrefix`. */
+  readonly counted: number
 }
 
+/**
+ * Sends `pattern` (see wrk-driver.ts) to `url` for `durationSeconds`, or until `amount` answers have
+ * come back: with wrk when it is installed, else autocannon. `generator` says which.
+ */
 export async function load(options: {
   url: string
   connections: number
   durationSeconds?: number
   amount?: number
-  headers: Record<string, string>
-  body: () => string
+  pattern: RequestPattern
+  countBodyPrefix?: string
 }): Promise<LoadResult> {
+  if (findWrk()) {
+    const r = await runWrk({
+      url: options.url, connections: options.connections, pattern: options.pattern,
+      ...(options.amount ? { amount: options.amount } : { seconds: options.durationSeconds ?? 10 }),
+      ...(options.countBodyPrefix ? { countBodyPrefix: options.countBodyPrefix } : {}),
+    })
+    return {
+      generator: 'wrk', requestsPerSecond: r.requests / r.seconds, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests, counted: r.counted,
+    }
+  }
+  let k = 0
+  let counted = 0
   const result = await autocannon({
     url: options.url,
-    method: 'POST',
+    method: options.pattern.method ?? 'POST',
     connections: options.connections,
     ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
-    headers: options.headers,
-    requests: [{ setupRequest: (request) => ({ ...request, body: options.body() }) }],
+    requests: [
+      {
+        setupRequest: (request) => ({ ...request, ...patternRequest(options.pattern, k++) }),
+        onResponse: (_status, body) => {
+          if (options.countBodyPrefix !== undefined && body.startsWith(options.countBodyPrefix)) counted++
+        },
+      },
+    ],
   })
   return {
+    generator: 'autocannon',
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
+    counted,
+  }
+}
+
+/** New leads for the webhook: phone 2 followed by nine digits, numbered from `first` (no two runs send the same person). */
+export function newLeadsPattern(headers: Record<string, string>, first: number): RequestPattern {
+  return { headers, first, body: '{"name":"Bench Lead","phone":"2{n}","email":"lead@example.com","source":"bench"}' }
+}
+
+/** The people repeatLeadsPattern sends again and again (seed them first: one request each, numbered from 0). */
+export const REPEAT_POOL = { first: 300_000_000, size: 1000 } as const
+/** Repeats: the pool's people in turn, each repeat changing the vendor (a real update, not only a touch). */
+export function repeatLeadsPattern(headers: Record<string, string>): RequestPattern {
+  return {
+    headers, first: REPEAT_POOL.first, cycle: REPEAT_POOL.size, picks: ['v0', 'v1', 'v2', 'v3'],
+    body: '{"name":"Bench Lead","phone":"3{n}","source":"bench","vendor":"{pick}"}',
+  }
+}
+
+/** Sends each person of the repeat pool once, so that repeatLeadsPattern only updates. */
+export async function seedRepeatPool(url: string, headers: Record<string, string>): Promise<void> {
+  for (let i = 0; i < REPEAT_POOL.size; i++) {
+    const response = await fetch(`${url}/api/ingest/lead`, { method: 'POST', headers, body: JSON.stringify({ phone: `3${REPEAT_POOL.first + i}` }) })
+    if (response.status !== 201) throw new Error(`seeding the repeat pool: ${response.status} ${await response.text()}`)
   }
 }
 
@@ -115,12 +167,14 @@ export function median(values: number[]): number {
 
 export function medianResult(results: LoadResult[]): LoadResult {
   return {
+    generator: results[0]?.generator ?? 'autocannon',
     requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     errors: results.reduce((n, r) => n + r.errors, 0),
     total: results.reduce((n, r) => n + r.total, 0),
+    counted: results.reduce((n, r) => n + r.counted, 0),
   }
 }
 

@@ -12,8 +12,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import Database from 'better-sqlite3'
 import { openLeadline } from '../src/leadline.ts'
-import { ROOT, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+import type { RequestPattern } from './wrk-driver.ts'
+import { ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
@@ -33,36 +35,34 @@ const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3901)
 const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, 3902)
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 
+const NEW_LEADS_FROM = 100_000_000
+/** New leads sent to Leadline so far: each run starts its numbering where the last ended. */
 let counter = 0
-const leadBody = (n: number) => JSON.stringify({ name: 'Bench Lead', phone: `2${String(100_000_000 + n).padStart(9, '0')}`, email: 'lead@example.com', source: 'bench' })
-/** A lead Leadline has not seen: `counter` counts the new leads sent to Leadline, and only those. */
-const newLead = () => leadBody(counter++)
-/** The same body for the bare route, numbered apart so the bare runs do not use up Leadline's count. */
-let bareCounter = 0
-const bareLead = () => leadBody(bareCounter++)
-const POOL = 1000
-let repeat = 0
-const repeatLead = () => JSON.stringify({ name: 'Bench Lead', phone: `3${String(100_000_000 + (repeat++ % POOL)).padStart(9, '0')}`, source: 'bench', vendor: `v${repeat % 3}` })
+const newLead = () => newLeadsPattern(headers, NEW_LEADS_FROM + counter)
+/** The bare route's bodies are numbered apart, so its runs do not use up Leadline's count. */
+const bareLead = newLeadsPattern(headers, 500_000_000)
+const repeatLead = repeatLeadsPattern(headers)
 
 // Seed the repeat pool, and warm both servers up.
-await load({ url: `${leadline.url}/api/ingest/lead`, connections: 10, amount: POOL, headers, body: () => JSON.stringify({ phone: `3${String(100_000_000 + repeat++).padStart(9, '0')}` }) })
-repeat = 0
-await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, headers, body: bareLead })
+await seedRepeatPool(leadline.url, headers)
+await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, pattern: bareLead })
 
 const results: Record<'bare' | 'newLeads' | 'repeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [] }
 const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number } }> = []
 /** One scenario against the Leadline server, with the server's CPU time per request. */
-async function leadlineRun(body: () => string): Promise<{ result: LoadResult; cpuPerLead: number }> {
+async function leadlineRun(pattern: RequestPattern, countsNew: boolean): Promise<{ result: LoadResult; cpuPerLead: number }> {
   const pid = leadline.child.pid as number
   const before = cpuMicros(pid)
-  const result = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body })
+  const result = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, pattern })
+  // Every request sent was a new number, answered or not (wrk and autocannon may send a few more than they count).
+  if (countsNew) counter += result.total + 2 * CONNECTIONS
   return { result, cpuPerLead: Math.round((cpuMicros(pid) - before) / Math.max(result.total, 1)) }
 }
 for (let run = 1; run <= runs; run++) {
   const loadBefore = load1()
-  const bareRun = await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, headers, body: bareLead })
-  const newRun = await leadlineRun(newLead)
-  const repeatRun = await leadlineRun(repeatLead)
+  const bareRun = await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, pattern: bareLead })
+  const newRun = await leadlineRun(newLead(), true)
+  const repeatRun = await leadlineRun(repeatLead, false)
   results.bare.push(bareRun)
   results.newLeads.push(newRun.result)
   results.repeats.push(repeatRun.result)
@@ -77,6 +77,7 @@ for (let run = 1; run <= runs; run++) {
 
 const summary = {
   machine: { cpus: os.cpus().length, node: process.version },
+  generator: results.bare[0]?.generator,
   connections: CONNECTIONS,
   runs,
   durationSeconds: duration,
@@ -93,22 +94,32 @@ const summary = {
   },
 }
 
+/** New leads the log holds (LeadReceived events), read from the database file as the server left it. */
+function leadsInLog(): number {
+  const db = new Database(store.slice('sqlite:'.length), { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM events WHERE type = 'LeadReceived'").get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
 if (values.million) {
   const target = 1_000_000
-  const already = counter
+  const already = leadsInLog()
   const loadBefore = load1()
   const started = Date.now()
   let sampledPeakMb = 0
   const sampler = setInterval(() => {
     const now = rssMb(leadline.child.pid as number)
     sampledPeakMb = Math.max(sampledPeakMb, now)
-    process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: ${counter} leads, RSS ${now} MB, load ${load1()}\n`)
+    process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: RSS ${now} MB, load ${load1()}\n`)
   }, 15_000)
-  const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), headers, body: newLead })
+  const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), pattern: newLead() })
   clearInterval(sampler)
   const seconds = (Date.now() - started) / 1000
   summary.million = {
-    leads: counter, seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
+    leads: leadsInLog(), seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
     rssMb: rssMb(leadline.child.pid as number), peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
   }
 }
@@ -119,7 +130,7 @@ fs.rmSync(dir, { recursive: true, force: true })
 
 const row = (name: string, r: LoadResult) =>
   `${name.padEnd(22)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
-console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}`)
+console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}, load from ${summary.generator}`)
 console.log(row('bare fastify route', summary.bare))
 console.log(row('leadline: new leads', summary.newLeads))
 console.log(row('leadline: repeats', summary.repeats))

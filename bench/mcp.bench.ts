@@ -25,10 +25,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { benchPhone, type Seeded } from './mcp-seed.ts'
-import { ROOT, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+import { ROOT, load, medianResult, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -87,41 +86,19 @@ function leadsArriving(): () => Promise<number> {
   }
 }
 
-/** autocannon with one key per request, round-robin, counting JSON-RPC errors in 200 answers. */
-async function load(url: string, body: string, seconds: number, withArrivals = false): Promise<LoadResult & { rpcErrors: number }> {
-  let key = 0
-  let rpcErrors = 0
+/** One load run: one key per request, round-robin, counting JSON-RPC errors in 200 answers. */
+async function run(url: string, body: string, seconds: number, withArrivals = false): Promise<LoadResult> {
   const stopArrivals = withArrivals ? leadsArriving() : null
-  const result = await autocannon({
+  const result = await load({
     url,
-    method: 'POST',
     connections: CONNECTIONS,
-    duration: seconds,
-    headers: { 'content-type': 'application/json' },
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          body,
-          headers: { ...request.headers, authorization: `Bearer ${keys[key++ % keys.length] as string}` },
-        }),
-        onResponse: (_status, responseBody) => {
-          if (responseBody.startsWith('{"jsonrpc":"2.0","id":1,"error"')) rpcErrors += 1
-        },
-      },
-    ],
+    durationSeconds: seconds,
+    pattern: { headers: { 'content-type': 'application/json', authorization: 'Bearer {pick}' }, body, picks: keys },
+    countBodyPrefix: '{"jsonrpc":"2.0","id":1,"error"',
   })
   const arrived = (await stopArrivals?.()) ?? 0
   if (withArrivals && arrived < seconds * 15) throw new Error(`only ${arrived} leads arrived in ${seconds} s`)
-  return {
-    requestsPerSecond: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    total: result.requests.total,
-    rpcErrors,
-  }
+  return result
 }
 
 /** The body Leadline answers to this call (for the floor), after checking it is a result. */
@@ -150,16 +127,17 @@ const scenarios = {
 type Scenario = keyof typeof scenarios
 
 // A warm-up of every scenario.
-for (const name of Object.keys(scenarios) as Scenario[]) await load(scenarios[name].url, scenarios[name].body, 2, scenarios[name].arrivals)
+for (const name of Object.keys(scenarios) as Scenario[]) await run(scenarios[name].url, scenarios[name].body, 2, scenarios[name].arrivals)
 
-const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []])) as unknown as Record<Scenario, Array<LoadResult & { rpcErrors: number }>>
-for (let run = 1; run <= runs; run++) {
-  for (const name of Object.keys(scenarios) as Scenario[]) results[name].push(await load(scenarios[name].url, scenarios[name].body, duration, scenarios[name].arrivals))
-  process.stderr.write(`run ${run}/${runs} done\n`)
+const results = Object.fromEntries(Object.keys(scenarios).map((name) => [name, []])) as unknown as Record<Scenario, LoadResult[]>
+for (let round = 1; round <= runs; round++) {
+  for (const name of Object.keys(scenarios) as Scenario[]) results[name].push(await run(scenarios[name].url, scenarios[name].body, duration, scenarios[name].arrivals))
+  process.stderr.write(`run ${round}/${runs} done\n`)
 }
 
 const summary = {
   machine: { cpus: os.cpus().length, node: process.version },
+  generator: results.bare[0]?.generator,
   leads: LEADS,
   keys: KEYS,
   connections: CONNECTIONS,
@@ -170,10 +148,10 @@ const summary = {
   bare: medianResult(results.bare),
   floorGetNextActions: medianResult(results.floorGetNextActions),
   floorListLeads: medianResult(results.floorListLeads),
-  getNextActions: { ...medianResult(results.getNextActions), rpcErrors: results.getNextActions.reduce((n, r) => n + r.rpcErrors, 0) },
-  listLeads: { ...medianResult(results.listLeads), rpcErrors: results.listLeads.reduce((n, r) => n + r.rpcErrors, 0) },
-  getNextActionsArriving: { ...medianResult(results.getNextActionsArriving), rpcErrors: results.getNextActionsArriving.reduce((n, r) => n + r.rpcErrors, 0) },
-  listLeadsArriving: { ...medianResult(results.listLeadsArriving), rpcErrors: results.listLeadsArriving.reduce((n, r) => n + r.rpcErrors, 0) },
+  getNextActions: medianResult(results.getNextActions),
+  listLeads: medianResult(results.listLeads),
+  getNextActionsArriving: medianResult(results.getNextActionsArriving),
+  listLeadsArriving: medianResult(results.listLeadsArriving),
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
 }
 await bare.stop()
@@ -184,7 +162,7 @@ const TARGET = { callsPerSecond: 5000, p99: 10 }
 const row = (name: string, r: LoadResult, target: boolean) =>
   `${name.padEnd(34)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} calls/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}` +
   (target ? `   ${r.requestsPerSecond >= TARGET.callsPerSecond && r.p99 <= TARGET.p99 ? 'meets' : 'MISSES'} the target` : '')
-console.log(`\nbench:mcp — ${LEADS.toLocaleString('en-US')} leads, ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}`)
+console.log(`\nbench:mcp — ${LEADS.toLocaleString('en-US')} leads, ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}, load from ${summary.generator}`)
 console.log(row('bare fastify JSON route', summary.bare, false))
 console.log(row(`floor: ${summary.answerBytes.get_next_actions} B answered`, summary.floorGetNextActions, true))
 console.log(row(`floor: ${summary.answerBytes.list_leads} B answered`, summary.floorListLeads, true))
@@ -201,7 +179,7 @@ console.log(
   `ratio to bare: get_next_actions ${ratio(summary.getNextActions)}, list_leads ${ratio(summary.listLeads)}; while leads arrive (20/s): ${ratio(summary.getNextActionsArriving)}, ${ratio(summary.listLeadsArriving)}`,
 )
 console.log(
-  `JSON-RPC errors: get_next_actions ${summary.getNextActions.rpcErrors}, list_leads ${summary.listLeads.rpcErrors}, while leads arrive ${summary.getNextActionsArriving.rpcErrors}, ${summary.listLeadsArriving.rpcErrors}; server RSS ${summary.rssAfterRunsMb} MB`,
+  `JSON-RPC errors: get_next_actions ${summary.getNextActions.counted}, list_leads ${summary.listLeads.counted}, while leads arrive ${summary.getNextActionsArriving.counted}, ${summary.listLeadsArriving.counted}; server RSS ${summary.rssAfterRunsMb} MB`,
 )
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `mcp-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

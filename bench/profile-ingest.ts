@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
-import { load, serveChild } from './bench-kit.ts'
+import { load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -32,12 +32,10 @@ fs.mkdirSync(values.out, { recursive: true })
 const flags = values['no-prof'] ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.out}`]
 const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, Number(values.port))
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
-let counter = 0
-const body = values.repeats
-  ? () => JSON.stringify({ name: 'Bench Lead', phone: `3${String(100_000_000 + (counter++ % 1000)).padStart(9, '0')}`, source: 'bench', vendor: `v${counter % 3}` })
-  : () => JSON.stringify({ name: 'Bench Lead', phone: `2${String(100_000_000 + counter++).padStart(9, '0')}`, email: 'lead@example.com', source: 'bench' })
+if (values.repeats) await seedRepeatPool(server.url, headers)
+const pattern = values.repeats ? repeatLeadsPattern(headers) : newLeadsPattern(headers, 100_000_000)
 const before = threadTimes(server.child.pid as number)
-const r = await load({ url: `${server.url}/api/ingest/lead`, connections: 50, durationSeconds: Number(values.duration), headers, body })
+const r = await load({ url: `${server.url}/api/ingest/lead`, connections: 50, durationSeconds: Number(values.duration), pattern })
 const after = threadTimes(server.child.pid as number)
 await server.stop()
 // CPU time per lead, per server thread: comparable between runs even on a busy machine.
