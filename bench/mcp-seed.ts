@@ -6,6 +6,7 @@
  *
  *   node --import tsx bench/mcp-seed.ts STORE_URL LEADS KEYS
  */
+import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../src/config/config.ts'
 import { openLeadline } from '../src/leadline.ts'
 
@@ -19,8 +20,9 @@ export interface Seeded {
   readonly seedSeconds: number
 }
 
+// Seeds only when run as a script: bench:mcp imports benchPhone from here with arguments of its own.
 const [store, leadsArg, keysArg] = process.argv.slice(2)
-if (store !== undefined) {
+if (store !== undefined && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const LEADS = Number(leadsArg)
   const KEYS = Number(keysArg)
   const operator = { actor: { kind: 'operator', id: 'bench' } } as const

@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { projectPath } from '../../config/project-root.ts'
 import type { ApiKeyPrincipal } from '../../services/accounts.service.ts'
 import {
-  failure, INTERNAL_ERROR, RPC_CODES, RpcError, serializeResponse, success, toRpcError, ToolCallResult,
+  encodeResponse, failure, INTERNAL_ERROR, RPC_CODES, RpcError, success, toRpcError, ToolCallResult,
   type JsonRpcId, type RpcErrorObject, type RpcResponse,
 } from './json-rpc.ts'
 import type { ReadCache } from './read-cache.ts'
@@ -65,7 +65,8 @@ export interface McpCall {
 }
 
 /** The JSON body to send with 200, or `202` with no body when the POST held only notifications or responses. */
-export type McpAnswer = { readonly status: 200; readonly body: string } | { readonly status: 202 }
+/** The body is UTF-8 JSON, in chunks sent one after the other (see encodeResponse). */
+export type McpAnswer = { readonly status: 200; readonly body: readonly Buffer[] } | { readonly status: 202 }
 
 export interface McpEndpointOptions {
   readonly tools: ToolRegistry
@@ -142,6 +143,10 @@ function withinTimeLimit<T>(work: Promise<T>, ms: number, tool: Tool): Promise<T
   return Promise.race([work, limit]).finally(() => clearTimeout(timer))
 }
 
+const OPEN_BATCH = Buffer.from('[')
+const COMMA = Buffer.from(',')
+const CLOSE_BATCH = Buffer.from(']')
+
 export class McpEndpoint {
   private readonly buckets: TokenBuckets
 
@@ -181,11 +186,15 @@ export class McpEndpoint {
     )
     const answered = responses.filter((r): r is RpcResponse => r !== null)
     if (answered.length === 0) return { status: 202 }
-    return { status: 200, body: batch ? `[${answered.map(serializeResponse).join(',')}]` : serializeResponse(answered[0] as RpcResponse) }
+    if (!batch) return { status: 200, body: encodeResponse(answered[0] as RpcResponse) }
+    const parts: Buffer[] = []
+    for (const response of answered) parts.push(parts.length === 0 ? OPEN_BATCH : COMMA, ...encodeResponse(response))
+    parts.push(CLOSE_BATCH)
+    return { status: 200, body: parts }
   }
 
   private single(id: JsonRpcId, error: RpcError): McpAnswer {
-    return { status: 200, body: serializeResponse(failure(id, outgoingError(error))) }
+    return { status: 200, body: encodeResponse(failure(id, outgoingError(error))) }
   }
 
   private async answer(

@@ -108,7 +108,18 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
         log: request.log,
       })
       if (answer.status === 202) return reply.code(202).send()
-      return reply.code(200).type(JSON_TYPE).header('cache-control', 'no-store').send(answer.body)
+      const [first, ...rest] = answer.body as [Buffer, ...Buffer[]]
+      if (rest.length === 0) return reply.code(200).type(JSON_TYPE).header('cache-control', 'no-store').send(first)
+      // A tool result: its tail is the result's own Buffer (shared by every caller of a read answer),
+      // written as it is after the few bytes that carry the id, rather than copied into one body.
+      reply.hijack()
+      const raw = reply.raw
+      raw.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'content-length': answer.body.reduce((n, chunk) => n + chunk.length, 0) })
+      raw.cork()
+      for (const chunk of answer.body) raw.write(chunk)
+      raw.end()
+      raw.uncork()
+      return reply
     },
   })
 

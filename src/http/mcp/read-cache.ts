@@ -55,7 +55,8 @@ export class ReadCache {
     entry.result.then(
       (result) => {
         if (this.entries.get(key) !== entry) return
-        entry.size = key.length + result.text.length
+        // The output's text and the encoded response every caller is sent.
+        entry.size = key.length + result.text.length + result.tail.length
         this.chars += entry.size
         this.trim()
       },
