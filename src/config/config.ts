@@ -12,6 +12,9 @@ export interface RateLimit {
 /** The webhook's limit per token: a lead form's real peak is far below it; a runaway loop is not. */
 export const DEFAULT_WEBHOOK_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst: 200 }
 
+/** How long an event may wait for a node's read models before `/readyz` takes the node out of rotation. */
+export const DEFAULT_READY_LAG_MS = 1000
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -36,6 +39,7 @@ const schema = z.object({
     .union([z.literal('off'), z.coerce.number().positive().max(1_000_000)], { message: 'must be a number of requests per second above 0, or off' })
     .default(DEFAULT_WEBHOOK_RATE_LIMIT.ratePerSecond),
   LEADLINE_WEBHOOK_BURST: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
+  LEADLINE_READY_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_READY_LAG_MS),
 })
 
 export interface Config {
@@ -49,6 +53,8 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number]
   /** Per webhook token (LEADLINE_WEBHOOK_RATE, LEADLINE_WEBHOOK_BURST); null when switched off. */
   readonly webhookRateLimit: RateLimit | null
+  /** LEADLINE_READY_LAG_MS: see DEFAULT_READY_LAG_MS. */
+  readonly readyLagMs: number
 }
 
 export class ConfigError extends Error {
@@ -82,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: c.LEADLINE_PUBLIC_URL ?? `http://${shownHost}:${c.PORT}`,
     logLevel: c.LOG_LEVEL,
     webhookRateLimit: c.LEADLINE_WEBHOOK_RATE === 'off' ? null : { ratePerSecond: c.LEADLINE_WEBHOOK_RATE, burst: c.LEADLINE_WEBHOOK_BURST },
+    readyLagMs: c.LEADLINE_READY_LAG_MS,
   }
 }

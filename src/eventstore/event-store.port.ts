@@ -52,6 +52,12 @@ export interface SubscribeOptions {
   readonly fromCheckpoint?: number | null
   /** Upper bound on the events in one delivered batch. */
   readonly maxBatchSize?: number
+  /**
+   * Once caught up, how long to wait after new events are announced before reading them (default
+   * 0), so that appends committed close together arrive as one batch: a consumer that pays per
+   * batch (a transaction, a checkpoint write) trades this much freshness for fewer batches.
+   */
+  readonly lingerMs?: number
 }
 
 /**

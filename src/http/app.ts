@@ -30,6 +30,8 @@ export interface AppOptions {
   readonly publicUrl: string
   /** The webhook's per-token rate limit; null turns it off, undefined is the documented default. */
   readonly webhookRateLimit?: RateLimit | null
+  /** How long an event may wait for the read models before /readyz answers 503 (default DEFAULT_READY_LAG_MS). */
+  readonly readyLagMs?: number
 }
 
 /** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
@@ -77,7 +79,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
 
   fastify.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'))
 
-  await fastify.register(healthRoutes)
+  await fastify.register(healthRoutes, options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs })
   await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
   await fastify.register(twilioRoutes)
   await fastify.register(mcpRoutes)

@@ -40,7 +40,7 @@ function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
 /** A fastify instance with the Leadline app registered, not yet listening. */
 export async function createHttpServer(
   leadline: Leadline,
-  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null },
+  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number },
 ): Promise<FastifyInstance> {
   const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
@@ -58,6 +58,7 @@ export async function createHttpServer(
     leadline,
     publicUrl: options.publicUrl,
     ...(options.webhookRateLimit === undefined ? {} : { webhookRateLimit: options.webhookRateLimit }),
+    ...(options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs }),
   })
   return fastify
 }
@@ -68,7 +69,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   // A server keeps its event loop for requests: the embedded store hashes, inserts and fsyncs on a thread.
   preferWriterThread()
   const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger })
-  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit })
+  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs })
   if (leadline.store.kind === 'sqlite') await (leadline.store as SqliteEventStore).ready()
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.

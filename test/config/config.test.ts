@@ -10,7 +10,14 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     publicUrl: 'http://127.0.0.1:3000',
     logLevel: 'info',
     webhookRateLimit: { ratePerSecond: 50, burst: 200 },
+    readyLagMs: 1000,
   })
+})
+
+t.test('LEADLINE_READY_LAG_MS: whole milliseconds from 0', async (t) => {
+  t.equal(loadConfig({ LEADLINE_READY_LAG_MS: '0' }).readyLagMs, 0)
+  t.equal(loadConfig({ LEADLINE_READY_LAG_MS: '250' }).readyLagMs, 250)
+  for (const value of ['-1', '1.5', 'soon']) t.throws(() => loadConfig({ LEADLINE_READY_LAG_MS: value }), ConfigError, value)
 })
 
 t.test('the webhook rate limit per token: a rate and a burst, or off', async (t) => {

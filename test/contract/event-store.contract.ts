@@ -314,6 +314,21 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       t.equal(consumer.error, undefined)
     })
 
+    t.test('with lingerMs, live appends made close together arrive as one batch', async (t) => {
+      const store = await fresh(t)
+      await store.appendToStream('lead-a', [ev('0')], 'no_stream')
+      const consumer = consume(store.subscribe({ maxBatchSize: 100, lingerMs: 400 }))
+      t.teardown(() => consumer.subscription.close())
+      t.ok(await waitUntil(() => consumer.events.length >= 1, 5000), 'catch-up delivered')
+      // Three appends, each committed on its own, well inside the linger.
+      for (const i of [1, 2, 3]) {
+        await store.appendToStream('lead-a', [ev(String(i))], i - 1)
+        await sleep(20)
+      }
+      t.ok(await waitUntil(() => consumer.events.length >= 4, 5000), 'live appends delivered')
+      t.same(consumer.batches.map((b) => b.map((e) => e.type)), [['0'], ['1', '2', '3']], 'one batch for the three')
+    })
+
     t.test('resuming from a checkpoint yields exactly the rest, without duplicates or gaps', async (t) => {
       const store = await fresh(t)
       for (const i of range(0, 10)) await store.appendToStream(`lead-${i % 3}`, [ev(String(i))], 'any')

@@ -198,20 +198,27 @@ t.test('do-not-call is sticky; empty values never erase; unparseable dob is kept
 })
 
 t.test('health and readiness', async (t) => {
-  const { app, post } = await setup(t)
+  const { app, leadline, post } = await setup(t)
   t.same((await app.inject('/healthz')).json(), { status: 'ok' })
   await post({ phone: '5550001111' })
+  await leadline.runner.waitFor(await leadline.store.headPosition())
   const ready = await app.inject('/readyz')
   t.equal(ready.statusCode, 200)
   t.match(ready.json(), { status: 'ready', store: 'sqlite' })
 })
 
-t.test('readiness is 503 while read models lag the log', async (t) => {
-  const { app, leadline, post } = await setup(t, { start: false })
+t.test('readiness is 503 once an event has waited over a second for the read models, 200 before', async (t) => {
+  let now = Date.parse('2026-03-02T15:00:00Z')
+  const { app, leadline, post } = await setup(t, { start: false, clock: () => new Date(now) })
   await post({ phone: '5550002222' })
+  const fresh = await app.inject('/readyz')
+  t.equal(fresh.statusCode, 200, 'behind by events that arrived just now: still ready (a busy node is not taken out)')
+  t.match(fresh.json(), { status: 'ready', lag_ms: 0 })
+  t.ok(fresh.json().checkpoint < fresh.json().head, 'the read models really are behind')
+  now += 1001
   const lagging = await app.inject('/readyz')
   t.equal(lagging.statusCode, 503)
-  t.match(lagging.json(), { status: 'catching_up' })
+  t.match(lagging.json(), { status: 'catching_up', lag_ms: 1001 })
   await leadline.runner.catchUp()
-  t.equal((await app.inject('/readyz')).statusCode, 200)
+  t.match((await app.inject('/readyz')).json(), { status: 'ready', lag_ms: 0 })
 })

@@ -567,7 +567,7 @@ class EsdbStore implements EsdbEventStore {
   // ----- subscriptions ------------------------------------------------------------------------
 
   subscribe(options: SubscribeOptions = {}): Subscription {
-    const subscription = new EsdbSubscription(this, options.fromCheckpoint ?? null, Math.max(1, options.maxBatchSize ?? DEFAULT_SUBSCRIPTION_BATCH))
+    const subscription = new EsdbSubscription(this, options.fromCheckpoint ?? null, Math.max(1, options.maxBatchSize ?? DEFAULT_SUBSCRIPTION_BATCH), Math.max(0, options.lingerMs ?? 0))
     if (this.closed) subscription.end()
     else this.subscriptions.add(subscription)
     return subscription
@@ -666,6 +666,7 @@ class EsdbSubscription implements Subscription {
     private readonly store: EsdbStore,
     private readonly from: number | null,
     private readonly maxBatchSize: number,
+    private readonly lingerMs: number,
   ) {
     this.resumeAfter = from
     this.floor = from ?? -1
@@ -697,6 +698,7 @@ class EsdbSubscription implements Subscription {
         await new Promise<void>((resolve) => {
           this.waiting = resolve
         })
+        if (this.lingerMs > 0 && !this.ended) await sleep(this.lingerMs)
       }
     } finally {
       await this.close()

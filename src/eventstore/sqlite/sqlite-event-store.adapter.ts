@@ -15,6 +15,7 @@
  * all at once or not at all. The next writer can only begin after the previous one committed, so
  * it can only assign positions above everything any reader has already seen.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type Database from 'better-sqlite3'
 import type { EventMetadata, NewEvent, RecordedEvent } from '../event.ts'
 import {
@@ -253,6 +254,7 @@ class SqliteStore implements SqliteEventStore {
       this,
       options.fromCheckpoint ?? 0,
       Math.max(1, options.maxBatchSize ?? DEFAULT_SUBSCRIPTION_BATCH),
+      Math.max(0, options.lingerMs ?? 0),
     )
     if (this.closed) {
       subscription.end()
@@ -519,6 +521,7 @@ class SqliteSubscription implements Subscription {
     private readonly store: SqliteStore,
     private checkpoint: number,
     private readonly maxBatchSize: number,
+    private readonly lingerMs: number,
   ) {}
 
   async *[Symbol.asyncIterator](): AsyncIterator<readonly RecordedEvent[]> {
@@ -536,6 +539,7 @@ class SqliteSubscription implements Subscription {
         await new Promise<void>((resolve) => {
           this.waiting = resolve
         })
+        if (this.lingerMs > 0 && !this.ended) await sleep(this.lingerMs)
       }
     } finally {
       await this.close()
