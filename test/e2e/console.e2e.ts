@@ -21,7 +21,8 @@ declare const window: { innerWidth: number }
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Saved where the docs serve them from (docs/console.md shows them).
-const SCREENSHOTS = SCREENSHOTS_DIR
+// SCREENSHOTS_DIR is a directory path without a trailing separator: each file goes inside it.
+const SCREENSHOTS = `${SCREENSHOTS_DIR}/`
 const PASSWORD = 'correct horse battery staple'
 const VIEWS = {
   desktop: { viewport: { width: 1280, height: 860 }, isMobile: false, hasTouch: false },
