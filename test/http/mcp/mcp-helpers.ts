@@ -43,6 +43,11 @@ export interface McpTestApp extends TestApp {
   call(key: string, name: string, args?: Record<string, unknown>): Promise<RpcBody>
   /** Waits until every read model has applied everything on the log. */
   settle(): Promise<void>
+  /**
+   * Waits until the process managers have reacted to everything (speed to lead decides on a new lead
+   * just after its 201) and the read models hold it all: the log's head still for 100 ms, and applied.
+   */
+  quiet(): Promise<void>
 }
 
 let nextId = 1
@@ -64,6 +69,15 @@ export async function mcpApp(t: Test, options: Parameters<typeof buildApp>[1] = 
     ...built,
     post,
     settle,
+    async quiet() {
+      for (;;) {
+        const head = await built.leadline.store.headPosition()
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        if ((await built.leadline.store.headPosition()) !== head) continue
+        await settle()
+        if (built.leadline.runner.appliedPosition >= head) return
+      }
+    },
     async call(key, name, args = {}) {
       const response = await post({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, key)
       return response.body as RpcBody
