@@ -7,12 +7,19 @@ import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/eventstore/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
-import { statement } from '../../src/read-models/statement-cache.ts'
+import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts'
 
 /** Event types that count as the lead touching back (inbound), beyond LeadUpdated and CallAnswered. */
 export const INBOUND_TOUCHES = ['PaymentSettled', 'TextReplyReceived'] as const
 /** Event types that count as a contact going out, beyond CallPlaced. */
 export const OUTBOUND_CONTACTS = ['PayLinkTexted'] as const
+
+const touchSql = sqlTemplate((extra) => `UPDATE lead_activity SET last_touch_at = max(last_touch_at, ?)${extra} WHERE stream = ?`)
+
+/** Moves a lead's last touch forward, with `extra` assignments. Not a closure made per event (see setStage in calls.projection.ts). */
+function touch(db: Database, stream: string, at: string, extra = '', ...values: unknown[]): void {
+  statement(db, touchSql(extra)).run(at, ...values, stream)
+}
 
 export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
@@ -48,8 +55,6 @@ export const staleLeadsProjection: Projection = {
 
   apply(db: Database, recorded: RecordedEvent) {
     const event = recorded as unknown as LeadEvent | { type: string; data: { at?: string } }
-    const touch = (at: string, extra = '', ...values: unknown[]) =>
-      statement(db, `UPDATE lead_activity SET last_touch_at = max(last_touch_at, ?)${extra} WHERE stream = ?`).run(at, ...values, recorded.stream)
     switch (event.type) {
       case 'LeadReceived': {
         const { fields, leadId, accountId, receivedAt } = (event as Extract<LeadEvent, { type: 'LeadReceived' }>).data
@@ -64,6 +69,8 @@ export const staleLeadsProjection: Projection = {
       case 'LeadUpdated': {
         const { changes, updatedAt } = (event as Extract<LeadEvent, { type: 'LeadUpdated' }>).data
         touch(
+          db,
+          recorded.stream,
           updatedAt,
           ', pending_since = NULL, name = coalesce(?, name), phone = coalesce(?, phone), state = coalesce(?, state), source = coalesce(?, source), do_not_call = max(do_not_call, ?)',
           changes.fullName ?? null, changes.phone ?? null, changes.state ?? null, changes.source ?? null, changes.doNotCall === true ? 1 : 0,
@@ -81,17 +88,17 @@ export const staleLeadsProjection: Projection = {
         return
       case 'CallPlaced': {
         const at = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data.placedAt
-        touch(at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
+        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
         return
       }
       case 'CallAnswered':
-        touch((event as Extract<LeadEvent, { type: 'CallAnswered' }>).data.at, ', pending_since = NULL')
+        touch(db, recorded.stream, (event as Extract<LeadEvent, { type: 'CallAnswered' }>).data.at, ', pending_since = NULL')
         return
       default: {
         // Payments and texts (the payments issue): a pay-link texted is a contact; a payment or reply is a touch back.
         const at = (event.data as { at?: string }).at ?? recorded.recordedAt
-        if ((OUTBOUND_CONTACTS as readonly string[]).includes(event.type)) touch(at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
-        else touch(at, ', pending_since = NULL')
+        if ((OUTBOUND_CONTACTS as readonly string[]).includes(event.type)) touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
+        else touch(db, recorded.stream, at, ', pending_since = NULL')
       }
     }
   },

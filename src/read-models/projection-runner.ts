@@ -90,12 +90,16 @@ export class ProjectionRunner {
     return Math.min(...this.statuses().map((s) => s.position))
   }
 
-  /** Applies a batch in one transaction; events at or below a projection's checkpoint are skipped. */
-  applyBatch(events: readonly RecordedEvent[]): void {
-    if (events.length === 0) return
+  /**
+   * Applies a batch in one transaction; events at or below a projection's checkpoint are skipped.
+   * `through` is the position the batch covers, when the reader left out events after its last one
+   * that no projection reads (a replay's reader thread does): the checkpoints move past them too.
+   */
+  applyBatch(events: readonly RecordedEvent[], through?: number): void {
+    const last = Math.max(events[events.length - 1]?.position ?? 0, through ?? 0)
+    if (last === 0) return
     const read = statement(this.db, 'SELECT position FROM projection_checkpoints WHERE name = ?')
     const write = statement(this.db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
-    const last = (events[events.length - 1] as RecordedEvent).position
     const upcasted = events.map(upcast)
     const apply = this.db.transaction(() => {
         for (const projection of this.projections) {

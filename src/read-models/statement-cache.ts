@@ -16,3 +16,20 @@ export function statement(db: Database, sql: string): Statement {
   }
   return prepared
 }
+
+/**
+ * SQL completed from a fragment, built once per fragment. A projection that builds its statement
+ * from a template per event makes a new string each time, which the cache above must hash in full
+ * to find the statement; a replay does that a million times.
+ */
+export function sqlTemplate(build: (fragment: string) => string): (fragment: string) => string {
+  const built = new Map<string, string>()
+  return (fragment) => {
+    let sql = built.get(fragment)
+    if (sql === undefined) {
+      sql = build(fragment)
+      built.set(fragment, sql)
+    }
+    return sql
+  }
+}

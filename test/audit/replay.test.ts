@@ -156,11 +156,12 @@ function busyServer(store: EventStore, whenRebuilt: () => Promise<void>): EventS
   })
 }
 
-t.test('events the server applies while the rebuild runs are applied in the switch, none twice', async (t) => {
+for (const readerThread of [false, true]) t.test(`events the server applies while the rebuild runs are applied in the switch, none twice (reader thread: ${readerThread})`, async (t) => {
   const { leadline, options, post, a, b, store, dir } = await seed(t)
   const before = await leadline.store.headPosition()
   const result = await replay(
     options({
+      readerThread,
       store: busyServer(leadline.store, async () => {
         await post(a.token, { phone: '5125550001', email: 'again@example.com' }) // a repeat: LeadUpdated, submissions + 1
         await post(b.token, { phone: '5125558888', name: 'New During Replay' })
@@ -187,11 +188,11 @@ t.test('a live table of another shape takes the rebuilt schema', async (t) => {
   t.ok(leadline.views.prepare("SELECT 1 FROM sqlite_master WHERE name = 'inbound_leads_by_source'").get(), 'its indexes too')
 })
 
-t.test('a replay that fails leaves the live read models as they were, and no scratch file', async (t) => {
+for (const readerThread of [false, true]) t.test(`a replay that fails leaves the live read models as they were, and no scratch file (reader thread: ${readerThread})`, async (t) => {
   const { leadline, options, dir } = await seed(t)
   const live = dumpReadModels(leadline)
   const failing: Projection = { ...(PROJECTIONS[1] as Projection), apply: () => { throw new Error('projection bug') } }
-  await t.rejects(replay(options({ projections: [PROJECTIONS[0] as Projection, failing] })), /projection bug/)
+  await t.rejects(replay(options({ readerThread, projections: [PROJECTIONS[0] as Projection, failing] })), /projection bug/)
   t.same(dumpReadModels(leadline), live)
   t.same(scratchFiles(dir), [])
 })
@@ -223,12 +224,52 @@ t.test('the switch is one transaction: a failure inside it leaves the live read 
   t.same(schemaNames(leadline.views), schema, 'every live index is back, and no shadow table is left')
 })
 
-t.test('progress is reported as the rebuild goes', async (t) => {
+for (const readerThread of [false, true]) t.test(`progress is reported as the rebuild goes (reader thread: ${readerThread})`, async (t) => {
   const { options, leadline } = await seed(t)
-  const seen: number[] = []
-  await replay(options({ batchSize: 10, onProgress: (p) => seen.push(p.position) }))
+  const seen: Array<{ events: number; position: number }> = []
+  await replay(options({ readerThread, batchSize: 10, onProgress: (p) => seen.push(p) }))
   const head = await leadline.store.headPosition()
   t.ok(seen.length >= Math.floor(head / 10), `${seen.length} updates`)
-  t.equal(seen[seen.length - 1], head)
-  t.ok(seen.every((p, i) => i === 0 || p > (seen[i - 1] as number)))
+  t.match(seen[seen.length - 1], { events: head, position: head }, 'every event counted, those no projection reads too')
+  t.ok(seen.every((p, i) => i === 0 || p.position > (seen[i - 1] as { position: number }).position))
+})
+
+t.test('the reader thread gives the read models reading through the store gives, byte for byte', async (t) => {
+  const { leadline, options } = await seed(t)
+  const live = dumpReadModels(leadline)
+  const head = await leadline.store.headPosition()
+  const inline = await replay(options({ readerThread: false }))
+  const threaded = await replay(options({ readerThread: true, batchSize: 7 }))
+  t.match(threaded, { events: head, rebuiltTo: head, switchedTo: head, appliedDuringSwitch: 0 })
+  t.equal(threaded.digest, inline.digest)
+  t.same(threaded.tables, inline.tables)
+  t.same(dumpReadModels(leadline), live)
+  t.same((await replay(options({ mode: 'verify', readerThread: true }))).differences, [], 'and verify agrees')
+
+  // One projection: the thread leaves out every event it does not read, the checkpoint still reaches the head.
+  const calls = PROJECTIONS.filter((p) => p.name === 'calls')
+  const one = await replay(options({ readerThread: true, projections: calls }))
+  t.match(one, { events: head, rebuiltTo: head, switchedTo: head })
+  t.same(one.tables, inline.tables.filter((table) => ['calls', 'follow_ups'].includes(table.table)))
+  t.equal(leadline.runner.statuses().find((s) => s.name === 'calls')?.position, head)
+})
+
+t.test('an event from the reader thread is the whole recorded event: what did not cross is read from the log when asked', async (t) => {
+  const { leadline, options } = await seed(t)
+  const stored = await leadline.store.readAll()
+  const types = [...new Set(stored.map((e) => e.type))]
+  const seen: unknown[] = []
+  const recorder: Projection = {
+    name: 'recorder',
+    version: 1,
+    handles: types,
+    tables: [],
+    setup: () => undefined,
+    apply: (_db, e) => {
+      seen.push({ id: e.id, type: e.type, data: e.data, metadata: { correlationId: e.metadata.correlationId, causationId: e.metadata.causationId, actor: e.metadata.actor, schemaVersion: e.metadata.schemaVersion }, stream: e.stream, revision: e.revision, position: e.position, recordedAt: e.recordedAt, prevHash: e.prevHash, hash: e.hash })
+      t.same(JSON.parse(JSON.stringify(e)), seen[seen.length - 1], 'and as JSON')
+    },
+  }
+  await replay(options({ readerThread: true, projections: [recorder] }))
+  t.same(seen, JSON.parse(JSON.stringify(stored)))
 })

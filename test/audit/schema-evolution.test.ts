@@ -13,6 +13,7 @@ import { CURRENT_SCHEMA_VERSION, schemaVersionOf, upcast } from '../../src/domai
 import type { EventMetadata, RecordedEvent } from '../../src/eventstore/event.ts'
 import { openSqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { openLeadline, PROJECTIONS } from '../../src/leadline.ts'
+import type { Projection } from '../../src/read-models/projection.ts'
 import { dumpReadModels } from '../helpers/read-models.ts'
 import { buildApp } from '../helpers/build-app.ts'
 
@@ -70,10 +71,29 @@ t.test('replaying the first-version log gives today\'s read models', async (t) =
   const store = await fixtureLog(dir)
   const leadline = await openLeadline({ store, viewsPath: path.join(dir, 'live.views.db') })
   t.teardown(() => leadline.close())
-  const result = await replay({ store: leadline.store, live: leadline.views, scratchPath: path.join(dir, 'scratch.db'), projections: PROJECTIONS, mode: 'switch' })
+  const result = await replay({ store: leadline.store, live: leadline.views, scratchPath: path.join(dir, 'scratch.db'), projections: PROJECTIONS, mode: 'switch', readerThread: false })
   t.equal(result.events, lines.length)
   const expected = todays(dumpReadModels(leadline))
   t.same(dumpReadModels(leadline), expected)
+
+  // Read in the replay's reader thread, which upcasts there: the same.
+  const threaded = await replay({ store: leadline.store, live: leadline.views, scratchPath: path.join(dir, 'scratch-2.db'), projections: PROJECTIONS, mode: 'switch', readerThread: true })
+  t.equal(threaded.events, lines.length)
+  t.equal(threaded.digest, result.digest)
+  t.same(dumpReadModels(leadline), expected)
+
+  // What projections are given from the reader thread is upcast, as the runner gives it.
+  for (const readerThread of [false, true]) {
+    const seen: unknown[] = []
+    const recorder: Projection = {
+      name: 'recorder', version: 1, handles: [...new Set(lines.map((line) => line.type))], tables: [], setup: () => undefined,
+      apply: (_db, e) => seen.push({ type: e.type, data: e.data, schemaVersion: e.metadata.schemaVersion }),
+    }
+    await replay({ store: leadline.store, live: leadline.views, scratchPath: path.join(dir, `scratch-recorder-${readerThread}.db`), projections: [recorder], mode: 'switch', readerThread })
+    const upcasted = (await leadline.store.readAll()).map(upcast).map((e) => ({ type: e.type, data: e.data, schemaVersion: e.metadata.schemaVersion }))
+    t.same(seen, upcasted, `projections see today's shapes (reader thread: ${readerThread})`)
+    t.match(seen.find((e) => (e as { type: string }).type === 'LeadReceived'), { schemaVersion: 2, data: { fields: { phoneRaw: '+15125550101' } } })
+  }
 
   // And the ordinary runner, from position 0, agrees.
   const fresh = await openLeadline({ store, viewsPath: path.join(dir, 'runner.views.db') })

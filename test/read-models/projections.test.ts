@@ -2,6 +2,8 @@ import path from 'node:path'
 import t from 'tap'
 import { openLeadline } from '../../src/leadline.ts'
 import { ProjectionRunner } from '../../src/read-models/projection-runner.ts'
+import { openViewsDatabase } from '../../src/read-models/views-database.ts'
+import type { RecordedEvent } from '../../src/eventstore/event.ts'
 import { inboundLeadsProjection } from '../../projections/inbound-leads/inbound-leads.projection.ts'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { dumpReadModels } from '../helpers/read-models.ts'
@@ -70,6 +72,24 @@ t.test('a new projection version drops and rebuilds its read model', async (t) =
   await runner.catchUp()
   t.same(leadline.views.prepare('SELECT * FROM inbound_leads ORDER BY stream').all(), before.inbound_leads?.slice().sort((x, y) => String((x as { stream: string }).stream).localeCompare((y as { stream: string }).stream)))
   t.ok(store)
+})
+
+t.test('a batch can cover positions past its last event: the checkpoints move there, and nothing in between is applied', async (t) => {
+  const { leadline, dir } = await seed(t)
+  const events = await leadline.store.readAll()
+  const received = events.filter((e) => e.type === 'LeadReceived')
+  const [first, second] = received as [RecordedEvent, RecordedEvent]
+  const views = openViewsDatabase(path.join(dir, 'through.views.db'))
+  t.teardown(() => views.close())
+  const runner = new ProjectionRunner(leadline.store, views, [inboundLeadsProjection])
+  runner.applyBatch([first], second.position)
+  t.equal(runner.lowestCheckpoint(), second.position, 'the checkpoint is where the batch said it ends')
+  t.equal(runner.appliedPosition, second.position)
+  t.same(views.prepare('SELECT stream FROM inbound_leads').pluck().all(), [first.stream], 'only the event given was applied')
+  runner.applyBatch([], second.position + 1)
+  t.equal(runner.lowestCheckpoint(), second.position + 1, 'an empty batch covering positions moves it too')
+  runner.applyBatch([second])
+  t.same(views.prepare('SELECT stream FROM inbound_leads').pluck().all(), [first.stream], 'an event at or below the checkpoint is skipped')
 })
 
 t.test('two runners on one views database never apply an event twice', async (t) => {
