@@ -101,7 +101,12 @@ end
 function response(status, headers, body)
   seen = seen + 1
   if PREFIX ~= nil and string.sub(body, 1, #PREFIX) == PREFIX then counted = counted + 1 end
-  if PER_THREAD > 0 and seen >= PER_THREAD then wrk.thread:stop() end
+  if PER_THREAD > 0 and seen == PER_THREAD then
+    -- wrk's main thread sleeps out the whole duration; the driver interrupts it once every thread is done.
+    io.write("WRK-THREAD-DONE\\n")
+    io.flush()
+    wrk.thread:stop()
+  end
 end
 
 function done(summary, latency, requests)
@@ -138,7 +143,15 @@ export async function runWrk(options: {
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(wrk, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     let text = ''
-    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')))
+    let interrupted = false
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8')
+      // With an amount, each thread says when it has its answers; SIGINT then ends wrk's sleep, and it reports.
+      if (perThread > 0 && !interrupted && text.split('WRK-THREAD-DONE').length - 1 >= threads) {
+        interrupted = true
+        child.kill('SIGINT')
+      }
+    })
     child.on('error', reject)
     child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`))))
   })
