@@ -64,8 +64,10 @@ export interface McpCall {
   readonly log: FastifyBaseLogger
 }
 
-/** The JSON body to send with 200, or `202` with no body when the POST held only notifications or responses. */
-/** The body is UTF-8 JSON, in chunks sent one after the other (see encodeResponse). */
+/**
+ * The JSON body to send with 200 (UTF-8, in chunks sent one after the other: see encodeResponse), or
+ * `202` with no body when the POST held only notifications or responses.
+ */
 export type McpAnswer = { readonly status: 200; readonly body: readonly Buffer[] } | { readonly status: 202 }
 
 export interface McpEndpointOptions {

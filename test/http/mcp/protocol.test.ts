@@ -125,11 +125,22 @@ t.test('a batch gets an array of answers in order; notifications in it get none;
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_lead', arguments: { phone: '3125550000' } } },
       { jsonrpc: '2.0', id: 3, method: 'nope' },
+      // The same read twice: one shared answer, its bytes sent after each id.
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_next_actions', arguments: {} } },
+      { jsonrpc: '2.0', id: 'five', method: 'tools/call', params: { name: 'get_next_actions', arguments: {} } },
     ],
     keys.read,
   )
-  t.match(body, [{ id: 1, result: {} }, { id: 2, error: { code: -32603, data: { code: 'lead_not_found' } } }, { id: 3, error: { code: -32601 } }])
-  t.equal(body.length, 3)
+  t.match(body, [
+    { id: 1, result: {} },
+    { id: 2, error: { code: -32603, data: { code: 'lead_not_found' } } },
+    { id: 3, error: { code: -32601 } },
+    { id: 4, result: { content: [{ type: 'text' }], structuredContent: { summary: /^No stale leads/, stale_leads: [] } } },
+    { id: 'five', result: { content: [{ type: 'text' }], structuredContent: { summary: /^No stale leads/, stale_leads: [] } } },
+  ])
+  t.equal(body.length, 5)
+  t.same(body[3].result, body[4].result, 'the same answer for both')
+  t.same(JSON.parse(body[3].result.content[0].text), body[3].result.structuredContent, 'the text block is the structured content')
   const large = await app.post(Array.from({ length: 21 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })), keys.read)
   t.match(large.body, { id: null, error: { code: -32600, data: { code: 'batch_too_large', max_batch: 20 } } })
 })
