@@ -57,6 +57,25 @@ t.test('writer thread', async (t) => {
     t.ok(chainIsIntact(await store.readStream('lead-shared')), 'the chain holds under batching')
   })
 
+  t.test('batches sent while another is being written settle in the order sent, each its own transaction', async (t) => {
+    const store = openThreaded(freshPath())
+    t.teardown(() => store.close())
+    await store.ready()
+    const mark = store.stats.transactions
+    const settled: number[] = []
+    const appends: Array<Promise<{ position: number }>> = []
+    for (const n of [1, 2, 3, 4]) {
+      // Each on a turn of its own, so each is a batch of its own, sent while the one before is out.
+      appends.push(store.appendToStream(`lead-${n}`, [ev('LeadReceived', { n })], 'no_stream').then((r) => (settled.push(n), r)))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    const results = await Promise.all(appends)
+    t.same(settled, [1, 2, 3, 4], 'settled in the order sent')
+    t.same(results.map((r) => r.position), [...results.map((r) => r.position)].sort((a, b) => a - b), 'positions in the order sent')
+    t.same((await store.readAll()).map((e) => e.data), [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }])
+    t.ok(store.stats.transactions - mark >= 2, `${store.stats.transactions - mark} transactions`)
+  })
+
   t.test('a conflict inside a batch rejects only its own append, with the same errors as inline', async (t) => {
     const store = openThreaded(freshPath())
     t.teardown(() => store.close())

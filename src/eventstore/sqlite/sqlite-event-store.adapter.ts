@@ -8,6 +8,7 @@
  * (`writer: 'inline'`) or on a writer thread with its own connection (`writer: 'thread'`), which
  * keeps the hashing, the inserts and the fsync off this thread's event loop; either way it is the
  * same code (sqlite-writer.ts), and the next batch forms here while one is being written.
+ * The writer thread may hold two batches at once, written one after the other (IN_FLIGHT).
  *
  * Why a subscriber never sees a gap that later fills: SQLite admits one writer at a time (BEGIN
  * IMMEDIATE takes the database's write lock, across processes too). Positions are rowids, assigned
@@ -36,6 +37,14 @@ export { SCHEMA_VERSION } from './sqlite-schema.ts'
 export { DuplicateEventIdError } from './sqlite-writer.ts'
 
 const DEFAULT_POLL_INTERVAL_MS = 100
+/**
+ * Batches a store may have at the writer thread at once. With one, the thread idles from its COMMIT
+ * until this thread has taken the outcome and sent the next batch; with two, the next one is already
+ * there (bench:ingest: about 5 % more leads a second). Each is its own transaction, written in the
+ * order sent; appends that depend on one another are never in flight together, because a command
+ * awaits its append before the next command on that stream runs.
+ */
+const IN_FLIGHT = 2
 const DEFAULT_SUBSCRIPTION_BATCH = 500
 /** Committed events kept in memory for live subscriptions; a subscriber further behind reads the file. */
 const RECENT_EVENTS = 4096
@@ -131,8 +140,8 @@ class SqliteStore implements SqliteEventStore {
 
   private queue: PendingAppend[] = []
   private flushScheduled = false
-  /** The batch the writer thread is writing; the next one waits for it (and grows meanwhile). */
-  private writing: Promise<void> | undefined
+  /** Batches handed to the writer thread and not yet settled, oldest first. */
+  private readonly writing: Array<Promise<void>> = []
   private closed = false
   private closing: Promise<void> | undefined
 
@@ -212,8 +221,9 @@ class SqliteStore implements SqliteEventStore {
   async flush(): Promise<void> {
     for (;;) {
       this.flushQueue()
-      if (this.writing === undefined) return
-      await this.writing
+      const last = this.writing[this.writing.length - 1]
+      if (last === undefined) return
+      await last
     }
   }
 
@@ -318,11 +328,12 @@ class SqliteStore implements SqliteEventStore {
    * Hands every queued append to the writer as one batch. Inline, the batch is written before this
    * returns, so no read of this connection ever sees a half-done batch; while another process
    * holds the write lock, BEGIN IMMEDIATE waits (busy_timeout) blocking the event loop. On the
-   * writer thread only that thread waits, and appends made meanwhile form the next batch.
+   * writer thread only that thread waits, and appends made meanwhile form the next batch, sent while
+   * this one is written (up to IN_FLIGHT batches), or when the oldest is answered.
    */
   private flushQueue(): void {
     this.flushScheduled = false
-    if (this.writing !== undefined || this.queue.length === 0) return
+    if (this.writing.length >= IN_FLIGHT || this.queue.length === 0) return
     const batch = this.queue
     this.queue = []
     if (this.closed) {
@@ -352,12 +363,13 @@ class SqliteStore implements SqliteEventStore {
       this.settle(appends, requests, outcomes)
       return
     }
-    this.writing = (this.writerThread as WriterThread).write(requests).then(
+    const written = (this.writerThread as WriterThread).write(requests).then(
       (outcomes) => this.settle(appends, requests, outcomes),
       (error: unknown) => this.fail(appends, error),
     )
-    void this.writing.finally(() => {
-      this.writing = undefined
+    this.writing.push(written)
+    void written.finally(() => {
+      this.writing.splice(this.writing.indexOf(written), 1)
       // Appends queued meanwhile (and those made by the continuations just resolved) go next.
       if (this.queue.length > 0) this.scheduleFlush()
     })

@@ -1,8 +1,8 @@
 /**
  * The writer thread: owns the write connection of every store of this process that writes through
  * it (see sqlite-writer-thread.ts), so hashing, inserts and the COMMIT's fsync run here while the
- * main thread keeps serving requests. One message in and one out per batch; a store sends its next
- * batch only once this one is answered.
+ * main thread keeps serving requests. One message in and one out per batch, answered in the order
+ * they came: a store may send its next batch before this one is answered (IN_FLIGHT in the adapter).
  */
 import { parentPort } from 'node:worker_threads'
 import { openEventsDatabase } from './sqlite-schema.ts'
