@@ -65,7 +65,6 @@ local METHOD = ${lua(pattern.method ?? 'POST')}
 local BODY = ${lua(pattern.body)}
 local HEADERS = { ${headers} }
 local PICKS = { ${picks} }
-local HAS_N_BODY = string.find(BODY, "{n}", 1, true) ~= nil
 local HAS_PICK = #PICKS > 0
 local threads = {}
 local nextId = 0
@@ -154,8 +153,7 @@ export async function runWrk(options: {
     })
     child.on('error', reject)
     child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`))))
-  })
-  fs.rmSync(dir, { recursive: true, force: true })
+  }).finally(() => fs.rmSync(dir, { recursive: true, force: true }))
   const line = /WRK-RESULT (\{.*\})/.exec(output)?.[1]
   if (!line) throw new Error(`wrk printed no result: ${output}`)
   const r = JSON.parse(line) as { requests: number; micros: number; p50: number; p99: number; non2xx: number; errors: number; counted: number }
@@ -170,7 +168,7 @@ export async function runWrk(options: {
   }
 }
 
-/** The pattern's k-th request, as both generators send it (the autocannon path and tests use this). */
+/** The pattern's k-th request, as the Lua script above makes it (for autocannon, which bench-kit drives in JavaScript). */
 export function patternRequest(pattern: RequestPattern, k: number): { headers: Record<string, string>; body: string } {
   const n = String(pattern.cycle ? (pattern.first ?? 0) + (k % pattern.cycle) : (pattern.first ?? 0) + k)
   const pick = pattern.picks && pattern.picks.length > 0 ? (pattern.picks[k % pattern.picks.length] as string) : undefined

@@ -1,9 +1,9 @@
 /**
  * Liveness and readiness. Ready means the store answers and no event on the log has waited for the
- * read models longer than `readyLagMs` (LEADLINE_READY_LAG_MS). A node under load always has a few milliseconds of events
- * not yet applied (read models follow the log a moment later, see LINGER_MS): were that "not
- * ready", a load balancer would take busy nodes out of rotation. A node catching up from far behind,
- * or whose read models are stuck (a full disk), has older events waiting and answers 503.
+ * read models longer than `readyLagMs` (LEADLINE_READY_LAG_MS). A node under load always has a few
+ * milliseconds of events not yet applied (read models follow the log a moment later, see LINGER_MS):
+ * were that "not ready", a load balancer would take busy nodes out of rotation. A node catching up
+ * from far behind, or whose read models are stuck (a full disk), has older events waiting: 503.
  * `/metrics`: memory and event-loop delay of this process, as JSON (docs/reliability.md).
  */
 import type { FastifyPluginAsync } from 'fastify'
@@ -32,7 +32,7 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (fast
       const [waiting] = checkpoint >= head ? [] : await store.readAll({ fromPosition: checkpoint + 1, limit: 1 })
       const lagMs = waiting === undefined ? 0 : Math.max(0, clock().getTime() - Date.parse(waiting.recordedAt))
       const ready = lagMs <= readyLagMs
-      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'catching_up', store: store.kind, head, checkpoint, lag_ms: lagMs })
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'catching_up', store: store.kind, head, checkpoint, lagMs })
     } catch (error) {
       fastify.log.warn({ err: error }, 'readiness check failed')
       return reply.code(503).send({ status: 'store_unreachable', store: store.kind })

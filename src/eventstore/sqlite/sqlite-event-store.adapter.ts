@@ -40,9 +40,9 @@ const DEFAULT_POLL_INTERVAL_MS = 100
 /**
  * Batches a store may have at the writer thread at once. With one, the thread idles from its COMMIT
  * until this thread has taken the outcome and sent the next batch; with two, the next one is already
- * there (bench:ingest: about 5 % more leads a second). Each is its own transaction, written in the
- * order sent; appends that depend on one another are never in flight together, because a command
- * awaits its append before the next command on that stream runs.
+ * there (in interleaved runs of bench/profile-ingest.ts, 4 to 7 % more leads a second). Each is its
+ * own transaction, written in the order sent; appends that depend on one another are never in flight
+ * together, because a command awaits its append before the next command on that stream runs.
  */
 const IN_FLIGHT = 2
 const DEFAULT_SUBSCRIPTION_BATCH = 500
