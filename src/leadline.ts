@@ -21,7 +21,6 @@ import type { Carrier } from './integrations/carrier/carrier.port.ts'
 import { openCarrier } from './integrations/carrier/open-carrier.ts'
 import { DialingService } from './services/dialing.service.ts'
 import { ProcessRunner } from './processes/process-runner.ts'
-import { speedToLeadProcess } from './processes/speed-to-lead.process.ts'
 import { dialerProcess } from './processes/dialer.process.ts'
 import { FollowUpScheduler } from './processes/follow-up-scheduler.ts'
 import { NextActionsService } from './services/next-actions.service.ts'
@@ -136,7 +135,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const processes = new ProcessRunner(store, views, 'dialing', [speedToLeadProcess(commands, accounts), dialerProcess(dialing)], options.logger)
+  const processes = new ProcessRunner(store, views, 'dialing', [dialerProcess(dialing)], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false

@@ -63,8 +63,8 @@ export class ProcessRunner {
 
   /**
    * Delivers from the checkpoint until stopped. A batch whose reaction met an unavailable store is
-   * not checkpointed: the loop waits and subscribes again from the last checkpoint, so a lead that
-   * arrived just before the disk filled still gets its speed-to-lead decision once space returns
+   * not checkpointed: the loop waits and subscribes again from the last checkpoint, so a call
+   * decided just before the disk filled is still dialed once space returns
    * (reactors are idempotent: a decision already made is not made again).
    */
   async start(): Promise<void> {

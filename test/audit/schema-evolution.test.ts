@@ -132,7 +132,7 @@ t.test('writers stamp today\'s versions', async (t) => {
   const all = await built.leadline.store.readAll()
   t.same(
     all.filter((e) => e.stream.startsWith('lead-')).map((e) => [e.type, e.metadata.schemaVersion]),
-    [['LeadReceived', 2], ['LeadAddedToList', 1]],
+    [['LeadReceived', 2], ['LeadAddedToList', 1], ['SpeedToLeadSkipped', 1]],
   )
   t.match(all.find((e) => e.type === 'LeadReceived')?.data, { fields: { phoneRaw: '512-555-0199' } })
 })

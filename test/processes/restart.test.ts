@@ -7,16 +7,24 @@ import path from 'node:path'
 import t from 'tap'
 import { leadDecider } from '../../src/domain/lead/lead.decider.ts'
 import { leadStream } from '../../src/domain/lead/lead.events.ts'
-import { openLeadline } from '../../src/leadline.ts'
+import type { AccountState } from '../../src/domain/account/account.decider.ts'
+import { openLeadline, type Leadline } from '../../src/leadline.ts'
 import { startServer } from '../helpers/cli.ts'
 import { operatorContext } from '../helpers/build-app.ts'
 import {
-  DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, manualClock, placedCalls, postLead, reopen, sleep, twilioEnv, waitForEvent,
+  DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, placedCalls, postLead, reopen, sleep, twilioEnv, waitForEvent,
 } from '../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
 const FAST = { ...DIALING, callsPerSecond: 100 }
 const process_ = { actor: { kind: 'process', id: 'test' } } as const
+
+/** A lead received with no dialer running: speed to lead decides with the lead; the decision's id. */
+async function receiveUndialed(leadline: Leadline, account: AccountState): Promise<string> {
+  await leadline.intake.receive(account, { phone: PHONE }, operatorContext)
+  const decided = (await leadEvents(leadline, account.accountId, PHONE)).find((e) => e.type === 'CallDecided')
+  return (decided?.data as { decisionId: string }).decisionId
+}
 
 t.test('a due follow-up fires once after a restart, and a restart decides nothing again', async (t) => {
   const fake = await fakeTwilio(t)
@@ -52,15 +60,14 @@ t.test('a decision no dialer claimed before the process stopped is dialed after 
   const fake = await fakeTwilio(t)
   const first = await dialingApp(t, { fake, start: false })
   const { account } = await first.createAccount('Acme', FAST)
-  // What speed to lead does, with no dialer running: the process stops right after deciding.
-  await first.leadline.intake.receive(account, { phone: PHONE }, operatorContext)
-  await first.leadline.commands.handle(leadStream(account.accountId, PHONE), leadDecider, { type: 'DecideSpeedToLead', settings: account.settings, decisionId: 'dec_left' }, process_)
+  // Speed to lead decided with the lead, and the process stops before any dialer claims the call.
+  const decisionId = await receiveUndialed(first.leadline, account)
   await first.leadline.close()
   t.equal(fake.callRequests().length, 0)
 
   const second = await reopen(t, first, { fake })
   const [request] = await fake.waitForCalls(1)
-  t.match(request?.form.Url, /decision=dec_left$/)
+  t.equal(request?.form.Url, `${PUBLIC_URL}/api/carrier/twilio/answer?decision=${decisionId}`, 'the decision left unclaimed is the one dialed')
   await waitForEvent(second.leadline, account.accountId, PHONE, 'CallPlaced')
   await sleep(300)
   t.equal(fake.callRequests().length, 1)
@@ -73,9 +80,8 @@ t.test('an attempt left started is marked unknown after attemptTimeoutMs, and ne
   const { account } = await first.createAccount('Acme', FAST)
   const stream = leadStream(account.accountId, PHONE)
   // The crash: decided and claimed, then the process died before (or while) asking the carrier.
-  await first.leadline.intake.receive(account, { phone: PHONE }, operatorContext)
-  await first.leadline.commands.handle(stream, leadDecider, { type: 'DecideSpeedToLead', settings: account.settings, decisionId: 'dec_crash' }, process_)
-  await first.leadline.commands.handle(stream, leadDecider, { type: 'StartCallAttempt', decisionId: 'dec_crash', node: 'dead-node:1' }, process_)
+  const decisionId = await receiveUndialed(first.leadline, account)
+  await first.leadline.commands.handle(stream, leadDecider, { type: 'StartCallAttempt', decisionId, node: 'dead-node:1' }, process_)
   await first.leadline.close()
 
   clock.advance(100)
@@ -84,7 +90,7 @@ t.test('an attempt left started is marked unknown after attemptTimeoutMs, and ne
   t.same((await leadEventTypes(second.leadline, account.accountId, PHONE)).slice(-2), ['CallDecided', 'CallAttemptStarted'], 'not yet: it might still be in flight on its node')
   clock.advance(500)
   const unknown = await waitForEvent(second.leadline, account.accountId, PHONE, 'CallOutcomeUnknown', 1, 3000)
-  t.match(unknown.data, { decisionId: 'dec_crash', reason: /process stopped/ })
+  t.match(unknown.data, { decisionId, reason: /process stopped/ })
   await sleep(300)
   t.equal(fake.callRequests().length, 0, 'no call request, ever')
   t.same((await leadEventTypes(second.leadline, account.accountId, PHONE)).slice(-1), ['CallOutcomeUnknown'], 'no follow-up either')
@@ -126,14 +132,13 @@ t.test('a decision left unclaimed overnight is not dialed outside calling hours 
   const clock = manualClock('2026-03-10T21:59:00Z')
   const first = await dialingApp(t, { fake, clock, start: false })
   const { account } = await first.createAccount('Acme', { ...FAST, callingHours: 'mon-fri 09:00-18:00' })
-  await first.leadline.intake.receive(account, { phone: PHONE }, operatorContext)
-  await first.leadline.commands.handle(leadStream(account.accountId, PHONE), leadDecider, { type: 'DecideSpeedToLead', settings: account.settings, decisionId: 'dec_late' }, process_)
+  const decisionId = await receiveUndialed(first.leadline, account)
   await first.leadline.close()
 
   clock.set('2026-03-11T07:00:00Z') // 03:00 in New York
   const second = await reopen(t, first, { fake, clock })
   const failed = await waitForEvent(second.leadline, account.accountId, PHONE, 'CallFailed')
-  t.match(failed.data, { decisionId: 'dec_late', failure: 'outside_calling_hours', message: /not dialed/ })
+  t.match(failed.data, { decisionId, failure: 'outside_calling_hours', message: /not dialed/ })
   await sleep(200)
   t.equal(fake.callRequests().length, 0, 'nobody rung at 3 am')
 })

@@ -35,7 +35,12 @@ t.test('a new lead inside calling hours: exactly one call request, with the righ
   })
   t.same(request?.form.StatusCallbackEvent, ['initiated', 'ringing', 'answered', 'completed'])
   t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'])
-  t.match(decided, { data: { purpose: 'speed_to_lead', from: CALLER_ID, to: '+13125550142', attempt: 1 }, metadata: { actor: { kind: 'process', id: 'speed-to-lead' } } })
+  t.match(decided, { data: { purpose: 'speed_to_lead', from: CALLER_ID, to: '+13125550142', attempt: 1 }, metadata: { actor: { kind: 'webhook_token' } } })
+  // Decided in the same append as the lead: no moment exists when the lead is on the log undecided.
+  const [received] = await leadEvents(leadline, account.accountId, '3125550142')
+  t.equal(decided?.position, (received?.position as number) + 2, 'the decision follows the lead and its list entry at once')
+  t.equal(decided?.recordedAt, received?.recordedAt, 'in the same commit')
+  t.equal(decided?.metadata.correlationId, received?.metadata.correlationId)
   t.match(placed.data, { decisionId, callId: request?.sid, carrier: 'twilio' }, 'CallPlaced carries the carrier call id')
   t.match(leadline.calls.byCallId(request?.sid as string) ?? (await leadline.runner.catchUp(), leadline.calls.byCallId(request?.sid as string)), { decisionId, stage: 'placed', purpose: 'speed_to_lead' })
   await sleep(200)

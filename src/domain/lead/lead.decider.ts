@@ -5,6 +5,7 @@
 import { DomainError, type Decider } from '../shared/decider.ts'
 import type { LeadFields } from './intake/normalize-lead-input.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
+import type { AccountSettings } from '../account/account-settings.ts'
 import { INITIAL_DIALING, decideCalls, evolveCalls, type CallCommand, type DialingState } from './lead-calls.ts'
 import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, isPaymentEvent, type PaymentCommand, type PaymentsState } from './lead-payments.ts'
 
@@ -18,6 +19,12 @@ export type LeadCommand =
       derived?: readonly string[]
       /** Group a new lead into Inbound Leads (true for the webhook; false for a lead first met by place_call). */
       list?: boolean
+      /**
+       * Decide speed to lead in the same append as a new lead (the account's settings now, and the id
+       * a call decision gets): the decision or the reason there is none is on the log with the lead,
+       * atomically. Absent (place_call's new person), no speed to lead is decided.
+       */
+      speedToLead?: { settings: AccountSettings; decisionId: string }
     }
   | { type: 'ClearDoNotCall' }
   | { type: 'MarkDoNotCall' }
@@ -140,7 +147,10 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         if (!state.exists || !state.fields) {
           const received: LeadEvent = { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at } }
           if (command.list === false) return [received]
-          return [received, { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } }]
+          const events: LeadEvent[] = [received, { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } }]
+          if (!command.speedToLead) return events
+          const arrived = events.reduce((s, e) => leadDecider.evolve(s, e), state)
+          return [...events, ...decideCalls({ type: 'DecideSpeedToLead', ...command.speedToLead }, arrived, now)]
         }
         const current = state.fields
         const industryFields = Object.fromEntries(

@@ -110,6 +110,24 @@ t.test('speed to lead', async (t) => {
     ])
   })
 
+  t.test('decided with the lead: a new lead received with the account settings carries its decision in the same append', async (t) => {
+    const withSettings = (settings: AccountSettings): LeadCommand => ({ ...receive(), speedToLead: { settings, decisionId: 'dec_in' } } as LeadCommand)
+    const decided = leadDecider.decide(withSettings(ON), leadDecider.initialState(), NOW)
+    t.same(types(decided), ['LeadReceived', 'LeadAddedToList', 'CallDecided'])
+    t.match(decided[2], { data: { decisionId: 'dec_in', purpose: 'speed_to_lead', from: CALLER_ID, to: PHONE } })
+    const off = leadDecider.decide(withSettings({ ...ON, speedToLead: false }), leadDecider.initialState(), NOW)
+    t.same(types(off), ['LeadReceived', 'LeadAddedToList', 'SpeedToLeadSkipped'])
+    t.match(off[2], { data: { reason: 'speed_to_lead_off', nextAllowedAt: null } })
+    const dnc = leadDecider.decide({ ...withSettings(ON), fields: fields({ doNotCall: true }) } as LeadCommand, leadDecider.initialState(), NOW)
+    t.match(dnc[2], { type: 'SpeedToLeadSkipped', data: { reason: 'do_not_call' } })
+    // A person first met by place_call is not an inbound lead: no speed to lead, even with settings.
+    const unlisted = leadDecider.decide({ ...withSettings(ON), list: false } as LeadCommand, leadDecider.initialState(), NOW)
+    t.same(types(unlisted), ['LeadReceived'])
+    // A later submission is an update: never a second decision.
+    const again = leadDecider.decide(withSettings(ON), stateOf(decided), plus(NOW, HOUR))
+    t.same(types(again), ['LeadUpdated'])
+  })
+
   t.test('decided once ever: a replay, a second node or a later submission decides nothing', async (t) => {
     const decided = play([[NOW, { type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }]], received)
     const later = plus(NOW, HOUR)
