@@ -366,6 +366,30 @@ t.test('sqlite adapter', async (t) => {
     t.equal(started, 1)
   })
 
+  t.test('a subscription caught up on this store’s own commits still sees another client’s, in log order', async (t) => {
+    const store = fresh(t)
+    const consumers = [consume(store.subscribe()), consume(store.subscribe({ lingerMs: 5 }))]
+    t.teardown(() => Promise.all(consumers.map((c) => c.subscription.close())))
+    const other = openSqliteEventStore({ path: store.path })
+    t.teardown(() => other.close())
+    const seen = (n: number) => waitUntil(() => consumers.every((c) => c.events.length === n), 2000)
+
+    await store.appendToStream('lead-a', [ev('Own1')], 'no_stream')
+    t.ok(await seen(1), 'its own commit, from memory')
+    // Caught up in memory: only the file knows of this one.
+    await other.appendToStream('lead-b', [ev('Other1')], 'no_stream')
+    const appendedAt = Date.now()
+    t.ok(await seen(2), 'another client’s commit after its own last one')
+    t.ok(Date.now() - appendedAt < 1000, 'within a second')
+    await store.appendToStream('lead-a', [ev('Own2')], 0)
+    await other.appendToStream('lead-b', [ev('Other2')], 0)
+    await store.appendToStream('lead-a', [ev('Own3')], 1)
+    t.ok(await seen(5))
+    const inOrder = (await store.readAll()).map((e) => e.type)
+    for (const c of consumers) t.same(c.events.map((e) => e.type), inOrder, 'every event once, in log order')
+    t.same(inOrder, ['Own1', 'Other1', 'Own2', 'Other2', 'Own3'])
+  })
+
   t.test('an open subscription does not keep the process alive', async (t) => {
     const path = freshPath()
     const started = Date.now()

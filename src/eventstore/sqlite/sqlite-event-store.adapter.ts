@@ -283,10 +283,16 @@ class SqliteStore implements SqliteEventStore {
   /**
    * Events strictly after `position`, for subscriptions: from memory when this store committed
    * them itself (the common, live case), from the file otherwise (catch-up, other processes).
+   * "Nothing after" comes from memory too, unless another connection may have committed since the
+   * reader last read the file (`fileMayBeAhead`, set by the poll): a query of a file another
+   * connection has just written costs this connection its page cache.
    */
-  readAfter(position: number, limit: number): RecordedEvent[] {
+  readAfter(position: number, limit: number, reader: { fileMayBeAhead: boolean }): RecordedEvent[] {
     if (this.closed) throw new StoreUnavailableError('event store is closed')
-    return this.recent.after(position, limit) ?? this.read(() => this.stmt.readAfter.all(position, limit)).map(toRecordedEvent)
+    const recent = this.recent.after(position, limit)
+    if (recent !== undefined && (recent.length > 0 || !reader.fileMayBeAhead)) return recent
+    reader.fileMayBeAhead = false
+    return this.read(() => this.stmt.readAfter.all(position, limit)).map(toRecordedEvent)
   }
 
   forget(subscription: SqliteSubscription): void {
@@ -472,6 +478,8 @@ class SqliteStore implements SqliteEventStore {
     }
     if (version === this.lastDataVersion) return
     this.lastDataVersion = version
+    // Another connection committed: this store's writer, or another process. Only the file can say which.
+    for (const subscription of this.subscriptions) subscription.fileMayBeAhead = true
     this.wakeSubscribers()
   }
 }
@@ -498,12 +506,15 @@ class RecentEvents {
     }
   }
 
-  /** Events after `position` when the window holds the very next one; undefined when it cannot say. */
+  /**
+   * Events after `position` when the window holds the very next one, or none when `position` is its
+   * last (none of this store's commits follow it); undefined when it cannot say.
+   */
   after(position: number, limit: number): RecordedEvent[] | undefined {
     const first = this.events[this.start]
     if (first === undefined) return undefined
     const index = this.start + (position + 1 - first.position)
-    if (index < this.start || index >= this.events.length) return undefined
+    if (index < this.start || index > this.events.length) return undefined
     return this.events.slice(index, Math.min(this.events.length, index + limit))
   }
 
@@ -522,11 +533,13 @@ function jsonOf(value: unknown): string {
 /**
  * Catch-up then live. Reads whatever follows its checkpoint (from the store's window of recent
  * commits, else from the file), so a wake-up is only a hint: a missed or spurious one costs at most
- * one poll interval or one empty query.
+ * one poll interval or one empty read.
  * One consumer per subscription.
  */
 class SqliteSubscription implements Subscription {
   private ended = false
+  /** Another connection may have committed after what this subscription last read from the file. */
+  fileMayBeAhead = true
   private waiting: (() => void) | undefined
 
   constructor(
@@ -539,7 +552,7 @@ class SqliteSubscription implements Subscription {
   async *[Symbol.asyncIterator](): AsyncIterator<readonly RecordedEvent[]> {
     try {
       while (!this.ended) {
-        const batch = this.store.readAfter(this.checkpoint, this.maxBatchSize)
+        const batch = this.store.readAfter(this.checkpoint, this.maxBatchSize, this)
         const last = batch[batch.length - 1]
         if (last !== undefined) {
           this.checkpoint = last.position
