@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type { EventMetadata } from '../event.ts'
 import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
-import { hashEvent } from '../hash-chain.ts'
+import { hashParsedEvent } from '../hash-chain.ts'
 import { isSqliteError } from './sqlite-schema.ts'
 
 /** An event as the writer takes it: data and metadata already as the JSON text that is stored. */
@@ -202,7 +202,7 @@ export class SqliteWriter {
         metadataText = event.metadata
         metadata = JSON.parse(event.metadata) as EventMetadata
       }
-      const hash = hashEvent(
+      const hash = hashParsedEvent(
         { id, stream, revision, type: event.type, data: JSON.parse(event.data) as unknown, metadata: metadata as EventMetadata, recordedAt },
         prevHash,
       )
