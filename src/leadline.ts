@@ -8,6 +8,7 @@ import type { EventStore } from './eventstore/event-store.port.ts'
 import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
+import { startViewsCheckpointer, type ViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { AccountsService } from './services/accounts.service.ts'
 import { IdempotencyService } from './services/idempotency.service.ts'
 import { LeadIntakeService } from './services/lead-intake.service.ts'
@@ -56,6 +57,8 @@ export interface LeadlineOptions {
   readonly carrier?: (dialing: DialingService) => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
+  /** Checkpoint the views database's WAL on a thread of its own while started (the server does). */
+  readonly checkpointViewsInBackground?: boolean
 }
 
 export interface Leadline {
@@ -138,6 +141,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const processes = new ProcessRunner(store, views, 'dialing', [dialerProcess(dialing)], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
+  let checkpointer: ViewsCheckpointer | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
@@ -148,6 +152,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await processes.prepare()
     },
     async start() {
+      if (options.checkpointViewsInBackground) checkpointer ??= startViewsCheckpointer(views, options.logger ? { logger: options.logger } : {})
       runner.start()
       await dialing.recover(attemptTimeoutMs)
       await payments.recover(attemptTimeoutMs)
@@ -167,6 +172,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await opened.provider.close?.()
       await store.close()
       webhookDeliveries.flush()
+      await checkpointer?.stop()
       views.close()
     },
   }

@@ -68,7 +68,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   const logger = pino(loggerOptions(config.logLevel) as LoggerOptions)
   // A server keeps its event loop for requests: the embedded store hashes, inserts and fsyncs on a thread.
   preferWriterThread()
-  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger })
+  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, checkpointViewsInBackground: true })
   const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs })
   if (leadline.store.kind === 'sqlite') await (leadline.store as SqliteEventStore).ready()
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing

@@ -1,0 +1,59 @@
+/**
+ * The views database's WAL is checkpointed by a thread of its own while the server runs: the main
+ * connection never checkpoints, the thread copies the frames back into the database file, and once
+ * it stops the main connection checkpoints for itself again.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import type { Test } from 'tap'
+import { openViewsDatabase, type ViewsDatabase } from '../../src/read-models/views-database.ts'
+import { startViewsCheckpointer } from '../../src/read-models/views-checkpointer.ts'
+
+const PAGE = 4096
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A views database with about 3,000 pages committed through its main connection, in 60 transactions. */
+function written(t: Test, before: (db: ViewsDatabase) => void): { db: ViewsDatabase; file: string } {
+  const file = path.join(t.testdir(), 'views.db')
+  const db = openViewsDatabase(file)
+  t.teardown(() => db.open && db.close())
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
+  before(db)
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)')
+  for (let batch = 0; batch < 60; batch++) {
+    db.transaction(() => {
+      for (let i = 0; i < 50; i++) insert.run('x'.repeat(3000))
+    })()
+  }
+  return { db, file }
+}
+
+/** Pages in the database file itself: only a checkpoint puts committed pages there. */
+const filePages = (file: string) => Math.floor(fs.statSync(file).size / PAGE)
+
+t.test('the main connection writes, the thread checkpoints', async (t) => {
+  let checkpointer: ReturnType<typeof startViewsCheckpointer> = null
+  const { db, file } = written(t, (db) => {
+    checkpointer = startViewsCheckpointer(db, { intervalMs: 20 })
+    t.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'the main connection never checkpoints')
+  })
+  for (let i = 0; i < 250 && filePages(file) < 3000; i++) await sleep(20)
+  t.ok(filePages(file) >= 3000, `the thread copied the commits into the database file (${filePages(file)} pages)`)
+  await (checkpointer as unknown as { stop(): Promise<void> }).stop()
+  t.equal(db.pragma('wal_autocheckpoint', { simple: true }), 1000, 'stopped: the main connection checkpoints for itself again')
+  t.equal((db.prepare('SELECT COUNT(*) AS n FROM rows').get() as { n: number }).n, 3000, 'every row is there')
+})
+
+t.test('the control: with no thread and no checkpoints of its own, the commits stay in the WAL', async (t) => {
+  const { file } = written(t, (db) => db.pragma('wal_autocheckpoint = 0'))
+  await sleep(200)
+  t.ok(filePages(file) < 10, `the database file holds only the schema (${filePages(file)} pages)`)
+  t.ok(fs.statSync(`${file}-wal`).size >= 3000 * PAGE, 'and the WAL everything else')
+})
+
+t.test('an in-memory views database has no WAL and no thread', async (t) => {
+  const db = openViewsDatabase(':memory:')
+  t.teardown(() => db.close())
+  t.equal(startViewsCheckpointer(db), null)
+})
