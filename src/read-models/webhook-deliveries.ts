@@ -5,7 +5,7 @@
  * webhook route notes one row per authenticated request, and the rows are written into the views
  * database together, one transaction every FLUSH_MS (or every FLUSH_ROWS rows), not one commit per
  * request on the hot path; reading the list writes what is pending first. Older rows are pruned to
- * the last KEEP per account. Like every read model it is disposable: rebuilding the views database
+ * the last DELIVERIES_SHOWN per account, and rows a flush would prune at once are never written. Like every read model it is disposable: rebuilding the views database
  * forgets past deliveries, and a crash forgets the last FLUSH_MS of them.
  */
 import type { Statement } from 'better-sqlite3'
@@ -87,9 +87,9 @@ export class WebhookDeliveries {
   flush(): void {
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
-    const rows = this.pending
-    if (rows.length === 0) return
+    const rows = newestPerAccount(this.pending, DELIVERIES_SHOWN)
     this.pending = []
+    if (rows.length === 0) return
     try {
       this.db.transaction(() => {
         for (const row of rows) this.insert.run(...row)
@@ -108,4 +108,18 @@ export class WebhookDeliveries {
     this.pruneAccount.run(accountId, accountId, DELIVERIES_SHOWN - 1)
     return this.latest.all(accountId, limit) as WebhookDelivery[]
   }
+}
+
+/** The last `keep` rows of each account, in their order: under load most of a flush is older than what is shown. */
+function newestPerAccount(rows: readonly Row[], keep: number): Row[] {
+  const kept = new Map<string, number>()
+  const newest: Row[] = []
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i] as Row
+    const count = kept.get(row[0]) ?? 0
+    if (count >= keep) continue
+    kept.set(row[0], count + 1)
+    newest.push(row)
+  }
+  return newest.reverse()
 }

@@ -58,9 +58,10 @@ t.test('a burst is written in batches of at most 500 rows without waiting for th
   const written = () => (db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n
   t.equal(written(), 0, '499 pending')
   deliveries.record('acc_0', new Date(), 201, 'ld_499', null, 'header', undefined)
-  t.equal(written(), 500, 'the 500th writes the batch at once')
+  t.equal(written(), 3 * DELIVERIES_SHOWN, 'the 500th writes the batch at once: the newest rows of each account, not those the prune would delete')
+  t.same(deliveries.last('acc_0').map((d) => d.leadId).slice(0, 3), ['ld_499', 'ld_498', 'ld_495'], 'newest first')
   for (let i = 500; i < 1200; i++) deliveries.record(`acc_${i % 3}`, new Date(), 201, `ld_${i}`, null, 'header', undefined)
   t.ok(written() <= 3 * DELIVERIES_SHOWN + 500, `pruned on the way (${written()} rows)`)
   deliveries.flush()
-  t.equal(deliveries.last('acc_0').length, DELIVERIES_SHOWN)
+  t.same(deliveries.last('acc_0').map((d) => d.leadId), Array.from({ length: DELIVERIES_SHOWN }, (_, i) => `ld_${1197 - 3 * i}`), 'the last 20 of the account, newest first')
 })
