@@ -12,6 +12,14 @@ import { upcast } from '../domain/upcasters.ts'
 import type { ViewsDatabase } from '../read-models/views-database.ts'
 import { statement } from '../read-models/statement-cache.ts'
 
+/**
+ * How long a delivered position may wait to be saved as the checkpoint. Most batches hold nothing a
+ * reactor handles, and one write to the views database per batch was a visible share of the
+ * webhook's main thread; a crash within this time delivers those events again, which reactors
+ * take as they take any redelivery (their decisions are appends with an expected revision).
+ */
+const SAVE_EVERY_MS = 250
+
 export interface Reactor {
   readonly name: string
   readonly handles: readonly string[]
@@ -28,6 +36,10 @@ export class ProcessRunner {
   private stopping = false
   /** After a batch the log could not take (disk full, read-only), it is delivered again after this pause. */
   private readonly backoff = new Backoff()
+  /** The last position delivered and not yet saved, and when a save last happened. */
+  private unsaved: number | null = null
+  private savedAt = 0
+  private saveTimer: NodeJS.Timeout | null = null
 
   constructor(
     private readonly store: EventStore,
@@ -79,7 +91,7 @@ export class ProcessRunner {
           for await (const batch of subscription) {
             await this.deliver(batch.map(upcast))
             from = (batch[batch.length - 1] as RecordedEvent).position
-            this.save(from)
+            this.delivered(from)
             this.backoff.reset()
           }
           return // closed: the runner or the store is stopping
@@ -90,6 +102,29 @@ export class ProcessRunner {
         }
       }
     })()
+  }
+
+  /** Saves `position` now if none was saved for SAVE_EVERY_MS, else within that time. */
+  private delivered(position: number): void {
+    this.unsaved = position
+    if (Date.now() - this.savedAt >= SAVE_EVERY_MS) return this.saveDelivered()
+    this.saveTimer ??= setTimeout(() => this.saveDelivered(), SAVE_EVERY_MS)
+    this.saveTimer.unref()
+  }
+
+  private saveDelivered(): void {
+    if (this.saveTimer !== null) clearTimeout(this.saveTimer)
+    this.saveTimer = null
+    if (this.unsaved === null) return
+    const position = this.unsaved
+    this.unsaved = null
+    this.savedAt = Date.now()
+    try {
+      this.save(position)
+    } catch (error) {
+      // The views database refused (a full or read-only disk): delivered again later, which is harmless.
+      this.logger?.error({ err: error, processes: this.name }, 'process checkpoint not saved')
+    }
   }
 
   private async deliver(batch: readonly RecordedEvent[]): Promise<void> {
@@ -116,6 +151,7 @@ export class ProcessRunner {
     this.backoff.interrupt()
     await this.subscription?.close()
     await this.loop
+    this.saveDelivered()
     this.subscription = null
     this.loop = null
   }

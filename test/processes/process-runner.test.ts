@@ -1,0 +1,56 @@
+/**
+ * The process runner's checkpoint: every event reaches the reactors once and in order; the position
+ * delivered is saved at once after a quiet spell, else within SAVE_EVERY_MS (not one write per batch),
+ * and on stop; a runner started again goes on from what was saved.
+ */
+import path from 'node:path'
+import t from 'tap'
+import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { ProcessRunner, type Reactor } from '../../src/processes/process-runner.ts'
+import { openViewsDatabase } from '../../src/read-models/views-database.ts'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const metadata = { correlationId: 'c', causationId: null, actor: { kind: 'process', id: 'test' }, schemaVersion: 1 } as const
+
+t.test('delivered once, in order; saved after a quiet spell at once, under a stream of batches within 250 ms, and on stop', async (t) => {
+  const dir = t.testdir()
+  const store = openSqliteEventStore({ path: path.join(dir, 'events.db') })
+  const views = openViewsDatabase(path.join(dir, 'views.db'))
+  t.teardown(async () => {
+    await store.close()
+    views.close()
+  })
+  const seen: string[] = []
+  const reactor: Reactor = { name: 'recorder', handles: ['Tick'], react: async (event: RecordedEvent) => void seen.push(event.stream) }
+  const saved = () => (views.prepare('SELECT position FROM process_checkpoints WHERE name = ?').get('test') as { position: number } | undefined)?.position
+  const append = async (stream: string) => (await store.appendToStream(stream, [{ type: 'Tick', data: {}, metadata }], 'no_stream')).position
+
+  const runner = new ProcessRunner(store, views, 'test', [reactor])
+  await runner.start()
+  t.equal(saved(), 0, 'a runner that never ran starts at the head')
+  const first = await append('s-1')
+  await sleep(50)
+  t.equal(saved(), first, 'the first batch after a quiet spell is saved at once')
+  let last = first
+  for (let i = 2; i <= 6; i++) {
+    last = await append(`s-${i}`)
+    await sleep(10)
+  }
+  t.same(seen, ['s-1', 's-2', 's-3', 's-4', 's-5', 's-6'], 'each once, in order')
+  t.ok((saved() ?? 0) < last, 'batches close together are not each saved')
+  await sleep(300)
+  t.equal(saved(), last, 'the last one within 250 ms')
+
+  const more = await append('s-7')
+  await sleep(20)
+  await runner.stop()
+  t.equal(saved(), more, 'stop saves what was delivered')
+
+  await append('s-8')
+  const again = new ProcessRunner(store, views, 'test', [reactor])
+  await again.start()
+  await sleep(100)
+  await again.stop()
+  t.same(seen.slice(6), ['s-7', 's-8'], 'a new runner goes on from the saved position: s-7 is not delivered again')
+})
