@@ -10,6 +10,7 @@ import { preferWriterThread, type SqliteEventStore } from '../eventstore/sqlite/
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { app } from './app.ts'
 import { redactUrl } from './redact.ts'
+import { lazyRequestLogger } from './request-logger.ts'
 
 export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['logger'] {
   return {
@@ -46,6 +47,7 @@ export async function createHttpServer(
   const fastify = Fastify({
     ...logging,
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyRequestLogger,
     // Strip prototype-poisoning keys instead of failing the request: a lead is never lost to them.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
