@@ -201,7 +201,12 @@ export function peakRssMb(pid: number): number {
   return statusMb(pid, 'VmHWM')
 }
 
-function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+/** Where the resident set is, in MB (Linux /proc): private memory, mapped files, shared memory (SQLite's WAL index). */
+export function rssParts(pid: number): { anonymous: number; file: number; shared: number } {
+  return { anonymous: statusMb(pid, 'RssAnon'), file: statusMb(pid, 'RssFile'), shared: statusMb(pid, 'RssShmem') }
+}
+
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile' | 'RssShmem'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
   return Math.round(kb / 1024)

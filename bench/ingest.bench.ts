@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import { openLeadline } from '../src/leadline.ts'
 import type { RequestPattern } from './wrk-driver.ts'
-import { ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, serveChild, type LoadResult } from './bench-kit.ts'
+import { ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
@@ -90,7 +90,7 @@ const summary = {
   perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
   million: null as null | {
-    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
+    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; rssParts: ReturnType<typeof rssParts>; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
   },
 }
 
@@ -113,14 +113,15 @@ if (values.million) {
   const sampler = setInterval(() => {
     const now = rssMb(leadline.child.pid as number)
     sampledPeakMb = Math.max(sampledPeakMb, now)
-    process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: RSS ${now} MB, load ${load1()}\n`)
+    const parts = rssParts(leadline.child.pid as number)
+    process.stderr.write(`${Math.round((Date.now() - started) / 1000)} s: RSS ${now} MB (private ${parts.anonymous}, files ${parts.file}, shared ${parts.shared}), load ${load1()}\n`)
   }, 15_000)
   const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), pattern: newLead() })
   clearInterval(sampler)
   const seconds = (Date.now() - started) / 1000
   summary.million = {
     leads: leadsInLog(), seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
-    rssMb: rssMb(leadline.child.pid as number), peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
+    rssMb: rssMb(leadline.child.pid as number), rssParts: rssParts(leadline.child.pid as number), peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
   }
 }
 
@@ -142,6 +143,7 @@ console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.million) {
   const m = summary.million
   console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB; the process's high-water mark since start ${m.highWaterRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
+  console.log(`  of the RSS at the end: private ${m.rssParts.anonymous} MB, mapped files ${m.rssParts.file} MB, shared memory ${m.rssParts.shared} MB`)
 }
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

@@ -7,6 +7,14 @@
  * and a small thread of its own runs a PASSIVE checkpoint every `intervalMs`: PASSIVE never waits
  * for a writer or a reader, so neither ever waits for it. Should the thread stop, the main
  * connection checkpoints for itself again, so the WAL cannot grow without bound.
+ *
+ * PASSIVE alone does not bound the WAL under steady writes: SQLite rewinds the WAL only when a
+ * writer starts after a checkpoint that copied every frame, and with commits every few milliseconds
+ * one nearly always lands while a checkpoint runs. The WAL then grew by every page the read models
+ * wrote (200 MB in a minute of webhook load), and its index, mapped into both connections, with it.
+ * So once the WAL holds `restartAtPages` frames, the thread follows its PASSIVE checkpoint with a
+ * RESTART one: that one takes the write lock, but only to copy the few frames committed since the
+ * PASSIVE one and wait out the readers, after which the next commit writes from the WAL's start.
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
@@ -25,7 +33,10 @@ const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('busy_timeout = 5000')
-const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)')
+const checkpoint = () => {
+  const [passive] = db.pragma('wal_checkpoint(PASSIVE)')
+  if (passive.log >= workerData.restartAtPages) db.pragma('wal_checkpoint(RESTART)')
+}
 const timer = setInterval(checkpoint, workerData.intervalMs)
 parentPort.on('message', () => {
   clearInterval(timer)
@@ -38,12 +49,23 @@ export interface ViewsCheckpointer {
   stop(): Promise<void>
 }
 
+/** 16 MB of 4 KB pages: a RESTART about once a second under full webhook load. */
+const RESTART_AT_PAGES = 4096
+
 /** Null for an in-memory database, which has no WAL. */
-export function startViewsCheckpointer(db: ViewsDatabase, options: { intervalMs?: number; logger?: Pick<Logger, 'error'> } = {}): ViewsCheckpointer | null {
+export function startViewsCheckpointer(
+  db: ViewsDatabase,
+  options: { intervalMs?: number; restartAtPages?: number; logger?: Pick<Logger, 'error'> } = {},
+): ViewsCheckpointer | null {
   if (db.memory) return null
   const worker = new Worker(PROGRAM, {
     eval: true,
-    workerData: { file: db.name, driver: createRequire(import.meta.url).resolve('better-sqlite3'), intervalMs: options.intervalMs ?? 200 },
+    workerData: {
+      file: db.name,
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      intervalMs: options.intervalMs ?? 200,
+      restartAtPages: options.restartAtPages ?? RESTART_AT_PAGES,
+    },
     // A few megabytes of heap are all it needs; keep its share of the server's memory small.
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
   })

@@ -52,6 +52,40 @@ t.test('the control: with no thread and no checkpoints of its own, the commits s
   t.ok(fs.statSync(`${file}-wal`).size >= 3000 * PAGE, 'and the WAL everything else')
 })
 
+/**
+ * Commits steadily for `ms` on the main connection, a millisecond apart (as the server's batches
+ * are, with requests between them), while the thread's checkpoints run; returns the WAL file's
+ * largest size seen, in pages.
+ */
+async function writeSteadily(db: ViewsDatabase, file: string, ms: number): Promise<number> {
+  const insert = db.prepare('INSERT INTO rows (body) VALUES (?)')
+  const until = Date.now() + ms
+  let largest = 0
+  while (Date.now() < until) {
+    db.transaction(() => {
+      for (let i = 0; i < 10; i++) insert.run('x'.repeat(3000))
+    })()
+    largest = Math.max(largest, Math.floor(fs.statSync(`${file}-wal`).size / PAGE))
+    await sleep(1)
+  }
+  return largest
+}
+
+t.test('under steady commits the WAL is rewound once it passes the mark, so it stays small', async (t) => {
+  const file = path.join(t.testdir(), 'views.db')
+  const db = openViewsDatabase(file)
+  t.teardown(() => db.open && db.close())
+  db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
+  const checkpointer = startViewsCheckpointer(db, { intervalMs: 10, restartAtPages: 500 })
+  const largest = await writeSteadily(db, file, 1500)
+  await checkpointer?.stop()
+  const committed = (db.prepare('SELECT COUNT(*) AS n FROM rows').get() as { n: number }).n
+  // Each row is a page of its own: the WAL would otherwise come to hold most of them.
+  t.ok(committed > 3000, `the main connection committed steadily (${committed} pages)`)
+  t.ok(largest < 1500, `the WAL never grew far past the mark of 500 pages (${largest} at most)`)
+  t.ok(filePages(file) >= committed, 'and every committed page reached the database file')
+})
+
 t.test('an in-memory views database has no WAL and no thread', async (t) => {
   const db = openViewsDatabase(':memory:')
   t.teardown(() => db.close())
