@@ -90,7 +90,7 @@ const summary = {
   perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
   million: null as null | {
-    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; rssParts: ReturnType<typeof rssParts>; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
+    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; rssParts: ReturnType<typeof rssParts>; mainHeap: { usedMb: number; totalMb: number; externalMb: number }; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
   },
 }
 
@@ -119,9 +119,10 @@ if (values.million) {
   const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), pattern: newLead() })
   clearInterval(sampler)
   const seconds = (Date.now() - started) / 1000
+  const metrics = (await (await fetch(`${leadline.url}/metrics`)).json()) as { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number }
   summary.million = {
     leads: leadsInLog(), seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
-    rssMb: rssMb(leadline.child.pid as number), rssParts: rssParts(leadline.child.pid as number), peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
+    rssMb: rssMb(leadline.child.pid as number), rssParts: rssParts(leadline.child.pid as number), mainHeap: { usedMb: Math.round(metrics.heapUsedBytes / 2 ** 20), totalMb: Math.round(metrics.heapTotalBytes / 2 ** 20), externalMb: Math.round(metrics.externalBytes / 2 ** 20) }, peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
   }
 }
 
@@ -130,7 +131,7 @@ await leadline.stop()
 fs.rmSync(dir, { recursive: true, force: true })
 
 const row = (name: string, r: LoadResult) =>
-  `${name.padEnd(22)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
+  `${name.padEnd(22)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
 console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}, load from ${summary.generator}`)
 console.log(row('bare fastify route', summary.bare))
 console.log(row('leadline: new leads', summary.newLeads))
@@ -143,7 +144,7 @@ console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.million) {
   const m = summary.million
   console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB; the process's high-water mark since start ${m.highWaterRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
-  console.log(`  of the RSS at the end: private ${m.rssParts.anonymous} MB, mapped files ${m.rssParts.file} MB, shared memory ${m.rssParts.shared} MB`)
+  console.log(`  of the RSS at the end: private ${m.rssParts.anonymous} MB, mapped files ${m.rssParts.file} MB, shared memory ${m.rssParts.shared} MB; main thread's JavaScript heap ${m.mainHeap.totalMb} MB (${m.mainHeap.usedMb} MB in use), external ${m.mainHeap.externalMb} MB`)
 }
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `ingest-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

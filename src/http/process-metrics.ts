@@ -16,6 +16,8 @@ export interface ProcessMetrics {
   readonly uptimeSeconds: number
   readonly rssBytes: number
   readonly heapUsedBytes: number
+  /** What V8 has reserved for the main thread's heap: used, garbage not yet collected, and room to allocate. */
+  readonly heapTotalBytes: number
   /** Memory held outside the JavaScript heap by objects it owns (Buffers, native handles). */
   readonly externalBytes: number
   readonly arrayBuffersBytes: number
@@ -59,6 +61,7 @@ export class EventLoopMonitor {
       uptimeSeconds: Math.round(process.uptime()),
       rssBytes: memory.rss,
       heapUsedBytes: memory.heapUsed,
+      heapTotalBytes: memory.heapTotal,
       externalBytes: memory.external,
       arrayBuffersBytes: memory.arrayBuffers,
       eventLoopDelayMs: { ...current, windowSeconds: this.windowMs / 1000 },

@@ -9,7 +9,7 @@ t.test('answers memory and event-loop delay as JSON, never cached', async (t) =>
   t.equal(response.statusCode, 200)
   t.equal(response.headers['cache-control'], 'no-store')
   const body = response.json() as Record<string, unknown>
-  for (const field of ['uptimeSeconds', 'rssBytes', 'heapUsedBytes', 'externalBytes', 'arrayBuffersBytes', 'eventLoopDelayMaxMs']) {
+  for (const field of ['uptimeSeconds', 'rssBytes', 'heapUsedBytes', 'heapTotalBytes', 'externalBytes', 'arrayBuffersBytes', 'eventLoopDelayMaxMs']) {
     t.type(body[field], 'number', field)
     t.ok((body[field] as number) >= 0, `${field} is not negative`)
   }
