@@ -9,26 +9,74 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions } from 'pino'
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
-const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace']
+type LogMethod = (...args: unknown[]) => void
+
+/**
+ * One object a request, its methods on the prototype: closures made per request (a getter, a
+ * method a level) were themselves 3 KB of allocation a webhook request.
+ */
+class LazyRequestLogger {
+  private made: FastifyBaseLogger | undefined
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  get level(): string {
+    return (this.made ?? this.parent).level
+  }
+
+  set level(level: string) {
+    this.logger().level = level
+  }
+
+  fatal(...args: unknown[]): void {
+    this.log('fatal', args)
+  }
+
+  error(...args: unknown[]): void {
+    this.log('error', args)
+  }
+
+  warn(...args: unknown[]): void {
+    this.log('warn', args)
+  }
+
+  info(...args: unknown[]): void {
+    this.log('info', args)
+  }
+
+  debug(...args: unknown[]): void {
+    this.log('debug', args)
+  }
+
+  trace(...args: unknown[]): void {
+    this.log('trace', args)
+  }
+
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger().child(bindings, options)
+  }
+
+  private log(level: Level, args: unknown[]): void {
+    if (this.made === undefined && !this.enabled(level)) return
+    const logger = this.logger()
+    Reflect.apply(logger[level] as LogMethod, logger, args)
+  }
+
+  private enabled(level: Level): boolean {
+    return (this.parent as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? true
+  }
+
+  private logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options))
+  }
+}
 
 export function lazyRequestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  let child: FastifyBaseLogger | undefined
-  const made = (): FastifyBaseLogger => (child ??= logger.child(bindings, options))
-  const enabled = (level: Level): boolean => (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.(level) ?? true
-  const lazy = {
-    get level() {
-      return (child ?? logger).level
-    },
-    set level(level: string) {
-      made().level = level
-    },
-    silent: () => undefined,
-    child: (more: Bindings, moreOptions?: ChildLoggerOptions) => made().child(more, moreOptions),
-  } as Record<string, unknown>
-  for (const level of LEVELS) {
-    lazy[level] = (...args: unknown[]) => {
-      if (child !== undefined || enabled(level)) (made()[level] as (...a: unknown[]) => void)(...args)
-    }
-  }
-  return lazy as unknown as FastifyBaseLogger
+  return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger
 }
