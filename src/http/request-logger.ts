@@ -10,6 +10,7 @@ import type { Bindings, ChildLoggerOptions } from 'pino'
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 type LogMethod = (...args: unknown[]) => void
+const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace']
 
 /**
  * One object a request, its methods on the prototype: closures made per request (a getter, a
@@ -32,28 +33,17 @@ class LazyRequestLogger {
     this.logger().level = level
   }
 
-  fatal(...args: unknown[]): void {
-    this.log('fatal', args)
-  }
-
-  error(...args: unknown[]): void {
-    this.log('error', args)
-  }
-
-  warn(...args: unknown[]): void {
-    this.log('warn', args)
-  }
-
-  info(...args: unknown[]): void {
-    this.log('info', args)
-  }
-
-  debug(...args: unknown[]): void {
-    this.log('debug', args)
-  }
-
-  trace(...args: unknown[]): void {
-    this.log('trace', args)
+  // fatal, error, warn, info, debug and trace: each logs at its level (see log below).
+  static {
+    for (const level of LEVELS) {
+      Object.defineProperty(this.prototype, level, {
+        value(this: LazyRequestLogger, ...args: unknown[]) {
+          this.log(level, args)
+        },
+        writable: true,
+        configurable: true,
+      })
+    }
   }
 
   silent(): void {}
