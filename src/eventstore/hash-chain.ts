@@ -4,9 +4,9 @@
  * event breaks the chain from that point on. The global position is deliberately not covered:
  * it is the store's bookkeeping and differs after a migration between stores.
  */
-import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import { configure } from 'safe-stable-stringify'
+import { sha256Hex } from '../domain/shared/sha256.ts'
 import type { EventMetadata } from './event.ts'
 
 /**
@@ -50,7 +50,7 @@ export function canonicalEventForm(event: HashedFields, prevHash: string | null)
 }
 
 export function hashEvent(event: HashedFields, prevHash: string | null): string {
-  return createHash('sha256').update(canonicalEventForm(event, prevHash)).digest('hex')
+  return sha256Hex(canonicalEventForm(event, prevHash))
 }
 
 /**
@@ -62,5 +62,5 @@ export function hashEvent(event: HashedFields, prevHash: string | null): string 
 export function hashParsedEvent(event: HashedFields, prevHash: string | null): string {
   const form = sortedJson(hashedObject(event, prevHash))
   if (form === undefined || SURROGATE_ESCAPE.test(form)) return hashEvent(event, prevHash)
-  return createHash('sha256').update(form).digest('hex')
+  return sha256Hex(form)
 }

@@ -1,5 +1,6 @@
 /** Identifiers and secrets. Ids are random and carry a prefix that says what they name. */
-import { createHash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto'
+import { randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto'
+import { sha256Hex } from './sha256.ts'
 
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz' // Crockford's alphabet, lower case
 
@@ -80,7 +81,7 @@ export function newSecret(prefix: string): string {
 }
 
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex')
+  return sha256Hex(secret)
 }
 
 /** Constant-time comparison of two hex digests of equal length. */
