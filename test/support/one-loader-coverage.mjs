@@ -1,4 +1,5 @@
-// tap's `after` script: runs once every test file has ended, before the coverage report.
+// Run by `npm test` between the tap run (which collects coverage but neither reports nor checks it)
+// and `tap report text` (which reports it and fails the run under the thresholds).
 //
 // Test files run their TypeScript through tap's loader (ts-node); the children they start (the CLI,
 // servers, helpers) through tsx, as ./bin/leadline.js does. The two compile a file to different
