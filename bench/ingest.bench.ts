@@ -97,26 +97,26 @@ const summary = {
   },
 }
 
-/** New leads the log holds (LeadReceived events), read from the database file as the server left it. */
-function leadsInLog(): number {
+/** Runs `query` on the database file as the server left it, read-only. */
+function readLog<T>(query: (db: Database.Database) => T): T {
   const db = new Database(store.slice('sqlite:'.length), { readonly: true, fileMustExist: true })
   try {
-    return (db.prepare("SELECT count(*) AS n FROM events WHERE type = 'LeadReceived'").get() as { n: number }).n
+    return query(db)
   } finally {
     db.close()
   }
 }
 
+/** New leads the log holds (LeadReceived events). */
+function leadsInLog(): number {
+  return readLog((db) => (db.prepare("SELECT count(*) AS n FROM events WHERE type = 'LeadReceived'").get() as { n: number }).n)
+}
+
 /** The highest number of a new lead (phone 2{n}) in the log. */
 function highestNewLead(): number {
-  const db = new Database(store.slice('sqlite:'.length), { readonly: true, fileMustExist: true })
-  try {
-    const prefix = `lead-${account.accountId}-2`
-    const row = db.prepare("SELECT max(stream) AS stream FROM events WHERE type = 'LeadReceived' AND stream >= ? AND stream < ?").get(prefix, `lead-${account.accountId}-3`) as { stream: string | null }
-    return row.stream === null ? NEW_LEADS_FROM : Number(row.stream.slice(prefix.length))
-  } finally {
-    db.close()
-  }
+  const prefix = `lead-${account.accountId}-2`
+  const row = readLog((db) => db.prepare("SELECT max(stream) AS stream FROM events WHERE type = 'LeadReceived' AND stream >= ? AND stream < ?").get(prefix, `lead-${account.accountId}-3`) as { stream: string | null })
+  return row.stream === null ? NEW_LEADS_FROM : Number(row.stream.slice(prefix.length))
 }
 
 if (values.million) {

@@ -23,29 +23,33 @@ function base32(bytes: Uint8Array, start = 0, end = bytes.length): string {
 const ID_BYTES = 10
 // Ids take their randomness from a pool refilled 4 KiB at a time (as randomUUID does): one
 // randomBytes call per id costs more than the rest of receiving a lead's id.
-const pool = new Uint8Array(ID_BYTES * 410)
+const pool = Buffer.alloc(4100)
 let pooled = 0
 
-/** A new random id such as `acc_5v1q…` (80 random bits: unguessable enough for ids, never used as secrets). */
-export function newId(prefix: string): string {
-  if (pooled === 0) {
+/** Where the next `bytes` unused random bytes start in the pool, refilling it when it runs out. */
+function draw(bytes: number): number {
+  if (pooled < bytes) {
     randomFillSync(pool)
     pooled = pool.length
   }
-  pooled -= ID_BYTES
-  return `${prefix}_${base32(pool, pooled, pooled + ID_BYTES)}`
+  pooled -= bytes
+  return pooled
+}
+
+/** A new random id such as `acc_5v1q…` (80 random bits: unguessable enough for ids, never used as secrets). */
+export function newId(prefix: string): string {
+  const at = draw(ID_BYTES)
+  return `${prefix}_${base32(pool, at, at + ID_BYTES)}`
 }
 
 let stampedAt = -1
 let stamp = ''
 
-// Event ids take their 74 random bits from a pool of their own, 10 bytes an id, written out as hex
+// Event ids take their 74 random bits from the same pool, 10 bytes an id, written out as hex
 // by Buffer's native encoder: randomUUID's formatting (and the slice of it taken here before) built
 // each id out of some twenty short strings, several ids a lead (the main thread's allocation a
 // webhook lead fell by 1.1 KB, to 38.6 KB).
 const EVENT_ID_BYTES = 10
-const eventPool = Buffer.alloc(EVENT_ID_BYTES * 410)
-let eventPooled = 0
 /** RFC 9562's variant: the two high bits of the fourth group are 10, the next two random. */
 const VARIANT = ['8', '9', 'a', 'b'] as const
 
@@ -60,15 +64,11 @@ export function newEventId(now: number = Date.now()): string {
     stamp = `${hex.slice(0, 8)}-${hex.slice(8)}-7`
     stampedAt = now
   }
-  if (eventPooled === 0) {
-    randomFillSync(eventPool)
-    eventPooled = eventPool.length
-  }
-  eventPooled -= EVENT_ID_BYTES
+  const at = draw(EVENT_ID_BYTES)
   // 20 hex digits: 3 for rand_a, then (skipping the fourth) 15 more; the variant's two random bits
   // come from the last byte's low bits, whose digit is not used.
-  const hex = eventPool.toString('hex', eventPooled, eventPooled + EVENT_ID_BYTES)
-  const variant = VARIANT[(eventPool[eventPooled + EVENT_ID_BYTES - 1] as number) & 3]
+  const hex = pool.toString('hex', at, at + EVENT_ID_BYTES)
+  const variant = VARIANT[(pool[at + EVENT_ID_BYTES - 1] as number) & 3]
   return `${stamp}${hex.slice(0, 3)}-${variant}${hex.slice(4, 7)}-${hex.slice(7, 19)}`
 }
 
