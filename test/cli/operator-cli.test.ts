@@ -1,6 +1,7 @@
+import { execFile } from 'node:child_process'
 import path from 'node:path'
 import t from 'tap'
-import { runLeadline, runLeadlineInProcess, startServer } from '../helpers/cli.ts'
+import { ROOT, runLeadline, runLeadlineInProcess, startServer } from '../helpers/cli.ts'
 
 function envFor(dir: string): NodeJS.ProcessEnv {
   return { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com' }
@@ -105,4 +106,23 @@ t.test('the CLI works on the store while a server runs on it', async (t) => {
 
   t.equal(await server.stop('SIGTERM'), 0, 'SIGTERM stops the server cleanly')
   t.notOk(server.output().includes(token), 'the server never logged the token')
+})
+
+t.test('./bin/leadline runs as an executable in the checkout, as the issue and the README show it', async (t) => {
+  const env = { ...process.env, LOG_LEVEL: 'warn', ...envFor(t.testdir()) }
+  const run = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      // The file itself, through its #! line: no `node` in front, as an operator types it.
+      execFile(path.join(ROOT, 'bin', 'leadline'), args, { env, cwd: ROOT }, (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      )
+    })
+  const created = await run(['account', 'create', '--name', 'Shebang', '--json'])
+  t.equal(created.code, 0, created.stderr)
+  t.match(JSON.parse(created.stdout), { accountId: /^acc_/, name: 'Shebang' })
+  const bad = await run(['account', 'create'])
+  t.equal(bad.code, 2, 'bad input exits 2 through the wrapper too')
+  t.match(bad.stderr, /^leadline: .*--name/)
+  const listed = await run(['account', 'list', '--json'])
+  t.same(JSON.parse(listed.stdout).map((a: { name: string }) => a.name), ['Shebang'], 'the bad input changed nothing')
 })

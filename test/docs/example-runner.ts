@@ -264,7 +264,7 @@ export async function runCliExample(command: string, env: NodeJS.ProcessEnv): Pr
   }
   const program = words.shift()
   if (program === 'npx' && words[0] === 'leadline') words.shift()
-  else if (program !== 'leadline' && program !== './bin/leadline.js') throw new ExampleError(`not a leadline command: ${command}`)
+  else if (program !== 'leadline' && program !== './bin/leadline' && program !== './bin/leadline.js') throw new ExampleError(`not a leadline command: ${command}`)
   const out: string[] = []
   const err: string[] = []
   // The test's store always wins: an example must never write to a path it names.

@@ -18,8 +18,8 @@ import { Lexer, getDefaults, type Token, type Tokens } from 'marked'
 export const SHELL_LANGUAGES: ReadonlySet<string> = new Set(['sh', 'bash', 'shell', 'console'])
 
 const CURL_LINE = /^\s*(?:\$\s+)?curl\s/m
-/** `npx leadline …`, `leadline …` or `./bin/leadline.js …`, optionally after `NAME=value` settings. */
-export const CLI_LINE = /^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:npx\s+leadline|leadline|\.\/bin\/leadline\.js)(?:\s|$)/
+/** `npx leadline …`, `leadline …` or `./bin/leadline …` (or `./bin/leadline.js …`), optionally after `NAME=value` settings. */
+export const CLI_LINE = /^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:npx\s+leadline|leadline|\.\/bin\/leadline(?:\.js)?)(?:\s|$)/
 const ACCOUNT_DIRECTIVE = /^\s*<!--\s*example-account:\s*([\s\S]*?)\s*-->\s*$/
 
 /** The first word of a code block's info string (```sh title → `sh`). */
