@@ -3,7 +3,7 @@
  * receives the lead and groups it into Inbound Leads; later ones record only what changed.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
-import type { LeadFields } from './intake/normalize-lead-input.ts'
+import { joinName, type LeadFields } from './intake/normalize-lead-input.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
 import { INITIAL_DIALING, decideCalls, evolveCalls, type CallCommand, type DialingState } from './lead-calls.ts'
@@ -15,7 +15,10 @@ export type LeadCommand =
       accountId: string
       newLeadId: string
       fields: LeadFields
-      /** Fields the normaliser derived (a first name split from a full name): they fill gaps, never overwrite. */
+      /**
+       * Fields the normaliser derived (a first name split from a full name): they fill gaps, and
+       * overwrite a stored name only to keep its forms agreeing (reconcileNames), never a name sent apart.
+       */
       derived?: readonly string[]
       /** Group a new lead into Inbound Leads (true for the webhook; false for a lead first met by place_call). */
       list?: boolean
@@ -66,7 +69,31 @@ function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolea
     if (key === 'doNotCall' && (value === false && doNotCall)) continue
     changes[key] = value
   }
+  reconcileNames(current, incoming, derived, changes)
   return changes as LeadFieldChanges
+}
+
+/**
+ * A name form the sender left out follows the one they changed, when the stored forms agreed (the
+ * full name was the first and last names joined): "last_name: Smith" on Jane Doe makes her Jane
+ * Smith, not Jane Smith by last name and Jane Doe by full name. Forms that disagree were sent apart
+ * (full name "Bob Smith", first name "Robert"): what was sent is kept, and only a sent form changes.
+ */
+function reconcileNames(current: LeadFields, incoming: LeadFields, derived: readonly string[], changes: Record<string, unknown>): void {
+  if (current.fullName !== joinName(current.firstName, current.lastName)) return
+  const sent = (key: 'fullName' | 'firstName' | 'lastName'): boolean => incoming[key] !== undefined && !derived.includes(key)
+  if (sent('fullName')) {
+    // The normaliser split the sent full name into the forms not sent.
+    for (const key of ['firstName', 'lastName'] as const) {
+      const split = incoming[key]
+      if (!sent(key) && split !== undefined && split !== current[key]) changes[key] = split
+    }
+  } else if (sent('firstName') || sent('lastName')) {
+    const first = (changes.firstName as string | undefined) ?? current.firstName
+    const last = (changes.lastName as string | undefined) ?? current.lastName
+    const full = joinName(first, last)
+    if (full !== undefined && full !== current.fullName) changes.fullName = full
+  }
 }
 
 /** A lead that becomes do-not-call stops its pending follow-up at once. */

@@ -54,16 +54,46 @@ t.test('derived names fill gaps but never overwrite what a sender actually sent'
   spec(given).when(receive({ phone: '5551234567', first_name: 'Jane' })).then(t, (events) => {
     t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, {}, '"Jane" derived from first_name does not replace "Jane Doe"')
   })
-  spec(given).when(receive({ phone: '5551234567', 'full name': 'Jane Smith' })).then(t, (events, after) => {
-    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { fullName: 'Jane Smith' }, 'a sent full name changes; its derived last name does not overwrite')
-    t.equal(after.fields?.lastName, 'Doe')
-  })
-  spec(given).when(receive({ phone: '5551234567', last_name: 'Smith' })).then(t, (events) => {
-    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { lastName: 'Smith' }, 'a sent last name changes')
-  })
   const noName = receivedEvents({ phone: '5551234567' })
   spec(noName).when(receive({ phone: '5551234567', first_name: 'Jo', last_name: 'Park' })).then(t, (events) => {
     t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { fullName: 'Jo Park', firstName: 'Jo', lastName: 'Park' }, 'a derived full name fills a gap')
+  })
+  const apart = receivedEvents({ phone: '5551234567', 'full name': 'Bob Smith', first_name: 'Robert' })
+  spec(apart).when(receive({ phone: '5551234567', 'full name': 'Bobby Smith' })).then(t, (events, after) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { fullName: 'Bobby Smith' }, 'forms sent apart: only the sent one changes')
+    t.equal(after.fields?.firstName, 'Robert')
+  })
+  spec(apart).when(receive({ phone: '5551234567', last_name: 'Jones' })).then(t, (events, after) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes, { lastName: 'Jones' })
+    t.equal(after.fields?.fullName, 'Bob Smith', 'a full name sent apart is kept')
+  })
+})
+
+t.test('a changed name keeps its forms agreeing when they agreed', async (t) => {
+  const given = receivedEvents({ phone: '5551234567', 'full name': 'Jane Doe' })
+  const changes = (events: LeadEvent[]) => (events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes
+  spec(given).when(receive({ phone: '5551234567', 'full name': 'Jane Smith' })).then(t, (events, after) => {
+    t.same(changes(events), { fullName: 'Jane Smith', lastName: 'Smith' }, 'a sent full name carries its last name along')
+    t.match(after.fields, { fullName: 'Jane Smith', firstName: 'Jane', lastName: 'Smith' })
+  })
+  spec(given).when(receive({ phone: '5551234567', last_name: 'Smith' })).then(t, (events, after) => {
+    t.same(changes(events), { lastName: 'Smith', fullName: 'Jane Smith' }, 'a sent last name carries the full name along')
+    t.match(after.fields, { fullName: 'Jane Smith', firstName: 'Jane', lastName: 'Smith' })
+  })
+  spec(given).when(receive({ phone: '5551234567', first_name: 'Janet', zip: '60601' })).then(t, (events, after) => {
+    t.same(changes(events), { firstName: 'Janet', fullName: 'Janet Doe', zip: '60601' }, 'the stored last name joins the sent first name, not the first name alone')
+    t.match(after.fields, { fullName: 'Janet Doe', firstName: 'Janet', lastName: 'Doe' })
+  })
+  spec(given).when(receive({ phone: '5551234567', first_name: 'Janet', last_name: 'Roe' })).then(t, (events) => {
+    t.same(changes(events), { firstName: 'Janet', lastName: 'Roe', fullName: 'Janet Roe' })
+  })
+  spec(given).when(receive({ phone: '5551234567', 'full name': 'Mary Ann Smith' })).then(t, (events, after) => {
+    t.same(changes(events), { fullName: 'Mary Ann Smith', firstName: 'Mary', lastName: 'Ann Smith' }, 'split as on a first submission')
+    t.equal(after.fields?.fullName, 'Mary Ann Smith')
+  })
+  spec(given).when(receive({ phone: '5551234567', name: 'Cher' })).then(t, (events, after) => {
+    t.same(changes(events), { fullName: 'Cher', firstName: 'Cher' }, 'a one-word full name changes the first name, and erases no last name')
+    t.equal(after.fields?.lastName, 'Doe')
   })
 })
 

@@ -334,7 +334,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else list.push(value)
 }
 
-function joinName(first: string | undefined, last: string | undefined): string | undefined {
+/** The full name a first and a last name make (either may be missing). */
+export function joinName(first: string | undefined, last: string | undefined): string | undefined {
   if (first === undefined) return last
   return last === undefined ? first : `${first} ${last}`
 }
