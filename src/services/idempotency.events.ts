@@ -4,8 +4,8 @@
  * appended only when there is no live one (first use, or the previous claim has expired), and its
  * outcome is appended at the revision right after it, so an outcome always belongs to the claim before it.
  */
-import { createHash } from 'node:crypto'
 import type { DomainEvent } from '../domain/shared/decider.ts'
+import { sha256Hex } from '../domain/shared/sha256.ts'
 
 export type IdempotencyKeyClaimed = DomainEvent<
   'IdempotencyKeyClaimed',
@@ -38,5 +38,5 @@ export type IdempotencyEvent = IdempotencyKeyClaimed | IdempotencyResultRecorded
 
 /** One stream per account and key; the key itself never reaches the log, only a digest of it. */
 export function idempotencyStream(accountId: string, idempotencyKey: string): string {
-  return `idempotency-${accountId}-${createHash('sha256').update(idempotencyKey, 'utf8').digest('hex').slice(0, 32)}`
+  return `idempotency-${accountId}-${sha256Hex(idempotencyKey).slice(0, 32)}`
 }

@@ -6,12 +6,13 @@
  * answers with it. A claim that never got an outcome (the process stopped mid-call) is answered as
  * "in doubt", never by running the call a second time.
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/shared/decider.ts'
 import type { NewEvent, RecordedEvent } from '../eventstore/event.ts'
 import { isWrongExpectedRevision, StoreUnavailableError, type EventStore } from '../eventstore/event-store.port.ts'
+import { sha256Hex } from '../domain/shared/sha256.ts'
 import {
   idempotencyStream,
   type IdempotencyEvent,
@@ -81,7 +82,7 @@ export function keyStatus(events: readonly RecordedEvent[], now: Date): KeyStatu
 
 /** SHA-256 of the canonical JSON of a tool name and its arguments: key order and whitespace do not matter. */
 export function argumentsHash(tool: string, args: unknown): string {
-  return createHash('sha256').update(canonicalize({ tool, args }) ?? '', 'utf8').digest('hex')
+  return sha256Hex(canonicalize({ tool, args }) ?? '')
 }
 
 function failureOf(error: unknown): RecordedFailure {

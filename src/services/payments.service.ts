@@ -6,7 +6,6 @@
  * link; the text is claimed (`PayLinkTextAttempted`) before the carrier is asked, so a person is
  * texted at most once per request, on any node and across crashes ("outcome unknown", never a resend).
  */
-import { createHash } from 'node:crypto'
 import os from 'node:os'
 import type { Logger } from 'pino'
 import type { AccountState } from '../domain/account/account.decider.ts'
@@ -25,6 +24,7 @@ import type { InboundLeadsQueries } from '../../projections/inbound-leads/inboun
 import type { PaymentsQueries } from '../../projections/payments/payments.queries.ts'
 import type { AccountsService } from './accounts.service.ts'
 import type { PaymentsApi, RequestPaymentInput, RequestPaymentResult } from './payments.types.ts'
+import { sha256Hex } from '../domain/shared/sha256.ts'
 
 /** Who this process is, in `PayLinkTextAttempted` (host and pid: enough to tell nodes apart). */
 const NODE_ID = `${os.hostname()}:${process.pid}`
@@ -44,7 +44,7 @@ export const LINK_PLACEHOLDER = '<link>'
  * recovery after a restart) sends the same key, and two decisions never share one.
  */
 export function providerIdempotencyKey(accountId: string, idempotencyKey: string, requestId: string): string {
-  return `leadline-pay-${createHash('sha256').update(JSON.stringify(['pay-link/v1', accountId, idempotencyKey, requestId]), 'utf8').digest('hex')}`
+  return `leadline-pay-${sha256Hex(JSON.stringify(['pay-link/v1', accountId, idempotencyKey, requestId]))}`
 }
 
 type SendOutcome =

@@ -5,7 +5,6 @@
  * the users read model, then checked against the user's own stream, so a sign-out, a revocation or a
  * new password ends a session on the very next request.
  */
-import { createHash } from 'node:crypto'
 import { DomainError } from '../domain/shared/decider.ts'
 import { hashSecret, issueSecret, sameHash } from '../domain/shared/ids.ts'
 import {
@@ -16,6 +15,7 @@ import type { CommandContext, CommandHandler } from '../eventstore/command-handl
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { UsersQueries } from '../../projections/users/users.queries.ts'
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasher } from './password-hasher.ts'
+import { sha256Hex } from '../domain/shared/sha256.ts'
 
 export const SESSION_TOKEN_PREFIX = 'llsess_'
 export const PASSWORD_SETUP_PREFIX = 'llpw_'
@@ -44,7 +44,7 @@ export function setPasswordUrl(publicUrl: string, token: string): string {
 
 /** The user id of an email: one stream per person per account, so the same email cannot be added twice. */
 export function userIdOf(email: string): string {
-  return `usr_${createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 16)}`
+  return `usr_${sha256Hex(normaliseEmail(email)).slice(0, 16)}`
 }
 
 function userContext(user: { userId: string }, correlationId?: string): CommandContext {

@@ -7,7 +7,6 @@
  * switch LEADLINE_STORE. Afterwards the copy is checked event by event against the source, every
  * hash is recomputed, and `leadline audit verify` runs on the target when this build has it.
  */
-import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import type { RecordedEvent } from '../../eventstore/event.ts'
 import type { EventStore } from '../../eventstore/event-store.port.ts'
@@ -17,6 +16,7 @@ import { openSqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store
 import { openEsdbEventStore, redactConnectionString, type EsdbEventStore } from '../../eventstore/eventstoredb/esdb-event-store.adapter.ts'
 import { config, json, parse, processIo, required, UsageError, type Io } from '../cli-io.ts'
 import { formatCount, formatProgress, ProgressBar } from '../progress-bar.ts'
+import { sha256Hex } from '../../domain/shared/sha256.ts'
 
 type Command = (args: string[], io: Io) => Promise<void>
 
@@ -223,7 +223,7 @@ class ResumePoint {
     private readonly file: string,
     target: string,
   ) {
-    this.key = createHash('sha256').update(target, 'utf8').digest('hex')
+    this.key = sha256Hex(target)
   }
 
   position(): number {
