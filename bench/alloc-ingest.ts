@@ -4,7 +4,10 @@
  * objects already collected), and prints the bytes allocated a lead on the main thread, by function.
  * Allocation is what the garbage collector is paid for: a quarter of the server's CPU a lead.
  *
- *   node --import tsx bench/alloc-ingest.ts [--duration 5] [--top 40]
+ * With --survivors it counts only what outlived the young generation's collections (what V8 promoted
+ * to the old generation, whose collection is the costly kind, or what is still alive at the end).
+ *
+ *   node --import tsx bench/alloc-ingest.ts [--duration 5] [--top 40] [--survivors]
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -16,7 +19,7 @@ import { serve } from '../src/http/server.ts'
 import { openLeadline } from '../src/leadline.ts'
 import { load, newLeadsPattern } from './bench-kit.ts'
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, top: { type: 'string', default: '40' }, port: { type: 'string', default: '3955' } } })
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, top: { type: 'string', default: '40' }, port: { type: 'string', default: '3955' }, survivors: { type: 'boolean', default: false } } })
 
 interface SamplingNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
@@ -41,7 +44,7 @@ const session = new Session()
 session.connect()
 await session.post('HeapProfiler.enable')
 // Node 20's typings lack the two flags; V8 takes them (without them only survivors are sampled).
-await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as { samplingInterval: number })
+await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !values.survivors } as { samplingInterval: number })
 const result = await load({ url, connections: 50, durationSeconds: Number(values.duration), pattern: newLeadsPattern(headers, 110_000_000) })
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }
 session.disconnect()
@@ -58,7 +61,7 @@ const walk = (node: SamplingNode): void => {
   for (const child of node.children) walk(child)
 }
 walk(profile.head)
-console.log(`${result.total} leads at ${Math.round(result.requestsPerSecond)}/s: ${Math.round(all / result.total)} bytes allocated a lead on the main thread`)
+console.log(`${result.total} leads at ${Math.round(result.requestsPerSecond)}/s: ${Math.round(all / result.total)} bytes ${values.survivors ? 'outliving the young generation' : 'allocated'} a lead on the main thread`)
 for (const [name, bytes] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
   console.log(`${String(Math.round(bytes / result.total)).padStart(7)}  ${name}`)
 }
