@@ -11,8 +11,10 @@
  *
  * The leads are received through the intake service by a setup process (bench/mcp-seed.ts), two days
  * in the past (so every one of them is stale for get_next_actions), before the server starts: the
- * load generator here then shares no heap with them. The calls go round 1,000 read keys of the
- * account, so the per-key rate limit (20/s) stays on and is never the limit.
+ * load generator here then shares no heap with them. The calls go round 4,000 read keys of the
+ * account, so the per-key rate limit (20/s) stays on and is never the limit: 1,000 keys allowed
+ * 20,000 calls/s, which this machine passed (the rate-limited answers are JSON-RPC errors, quick to
+ * make). A scenario with any JSON-RPC error misses the target, whatever its speed.
  *
  * Read answers are shared while the log, the read models, the account and the clock's second stay
  * the same (src/http/mcp/read-cache.ts). The "while leads arrive" scenarios measure the same calls
@@ -34,7 +36,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '10' },
     leads: { type: 'string', default: '100000' },
-    keys: { type: 'string', default: '1000' },
+    keys: { type: 'string', default: '4000' },
   },
 })
 const runs = Number(values.runs)
@@ -161,7 +163,7 @@ fs.rmSync(dir, { recursive: true, force: true })
 const TARGET = { callsPerSecond: 5000, p99: 10 }
 const row = (name: string, r: LoadResult, target: boolean) =>
   `${name.padEnd(34)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} calls/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   non-2xx ${r.non2xx}   errors ${r.errors}` +
-  (target ? `   ${r.requestsPerSecond >= TARGET.callsPerSecond && r.p99 <= TARGET.p99 ? 'meets' : 'MISSES'} the target` : '')
+  (target ? `   ${r.requestsPerSecond >= TARGET.callsPerSecond && r.p99 <= TARGET.p99 && r.counted === 0 ? 'meets' : 'MISSES'} the target` : '')
 console.log(`\nbench:mcp — ${LEADS.toLocaleString('en-US')} leads, ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}, load from ${summary.generator}`)
 console.log(row('bare fastify JSON route', summary.bare, false))
 console.log(row(`floor: ${summary.answerBytes.get_next_actions} B answered`, summary.floorGetNextActions, true))
