@@ -20,7 +20,7 @@
  */
 import { execFile } from 'node:child_process'
 import { runCli } from '../../src/cli/main.ts'
-import type { DocumentedResponse } from '../../src/http/docs/doc-examples.ts'
+import { CLI_LINE, type DocumentedResponse } from '../../src/http/docs/doc-examples.ts'
 
 export const CURL = '/usr/bin/curl'
 export const ANY = '…'
@@ -262,9 +262,9 @@ export async function runCliExample(command: string, env: NodeJS.ProcessEnv): Pr
     const eq = setting.indexOf('=')
     runEnv[setting.slice(0, eq)] = setting.slice(eq + 1)
   }
-  const program = words.shift()
-  if (program === 'npx' && words[0] === 'leadline') words.shift()
-  else if (program !== 'leadline' && program !== './bin/leadline' && program !== './bin/leadline.js') throw new ExampleError(`not a leadline command: ${command}`)
+  // The names a command may go by are the ones the docs site recognises a command block by.
+  if (!CLI_LINE.test(command)) throw new ExampleError(`not a leadline command: ${command}`)
+  if (words.shift() === 'npx') words.shift()
   const out: string[] = []
   const err: string[] = []
   // The test's store always wins: an example must never write to a path it names.
