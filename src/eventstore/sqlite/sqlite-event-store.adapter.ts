@@ -48,11 +48,11 @@ const IN_FLIGHT = 2
 const DEFAULT_SUBSCRIPTION_BATCH = 500
 /**
  * Committed events kept in memory for live subscriptions; a subscriber further behind reads the file.
- * Live subscribers (the read models, the process runner) stay within a few dozen events of the head,
- * so the window is kept short enough for its events to die young: 4,096 events held each for about a
- * quarter of a second under webhook load, long enough for V8 to move every one to the old generation,
- * and the collections that followed set the webhook's p99 (interleaved runs: 24-25 ms with 256 events,
- * 30-36 ms with 4,096; the share of reads that went to the file was 5 % with either).
+ * Sized between two costs, both measured under webhook load (docs/performance.md). Longer, the events
+ * live long enough to reach V8's old generation and its costly collections: 4,096 events held each
+ * for about a quarter of a second, and the webhook's p99 was 30-36 ms against 24-25 ms with 256.
+ * Shorter, the read models (which wait 5 ms to take several commits at once, LINGER_MS) fall out of
+ * it and read the file: 64 or 128 events cost the main thread 10 to 15 µs more a lead than 256.
  */
 const RECENT_EVENTS = 256
 
