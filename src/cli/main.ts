@@ -46,10 +46,29 @@ revoked, 4 key lacks the scope, 5 invalid arguments, 6 the tool ran and failed, 
 
 type Command = (args: string[], io: Io) => Promise<void>
 
+/**
+ * The usage of one command: its lines of USAGE (with their continuation lines) and the footer.
+ * `leadline leads --help` and `leadline help leads` print it; null for a name USAGE does not have.
+ */
+export function commandUsage(name: string): string | null {
+  const lines: string[] = []
+  let taking = false
+  for (const line of USAGE.split('\n')) {
+    if (line.startsWith('  leadline ')) taking = line.startsWith(`  leadline ${name} `) || line.trimEnd() === `  leadline ${name}`
+    else if (!line.startsWith('          ')) taking = false
+    if (taking) lines.push(line)
+  }
+  if (lines.length === 0) return null
+  const footer = USAGE.slice(USAGE.indexOf('every command takes --json'))
+  return ['usage:', ...lines, '', footer].join('\n')
+}
+
+const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h')
+
 // Each command's module is loaded when it runs, so `leadline --help` or a tool-client command does
 // not load the server, the SDKs and the stores it never uses (start-up time is most of a CLI call).
 const client = () => import('./client/client.command.ts')
-const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Readonly<Record<string, Command>> = {
   serve: async (args, io) => (await import('./commands/serve.command.ts')).serveCommand(args, io),
   account: async (args, io) => (await import('./commands/account.command.ts')).accountCommand(args, io),
   key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
@@ -71,14 +90,19 @@ const COMMANDS: Record<string, Command> = {
 
 export async function runCli(argv: string[], io: Io = processIo): Promise<number> {
   const [name, ...args] = argv
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+  if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && args.length === 0)) {
     io.out(USAGE)
     return name === undefined ? EXIT.usage : EXIT.ok
   }
-  const command = COMMANDS[name]
+  const topic = name === 'help' ? (args[0] as string) : name
+  const command = COMMANDS[topic]
   if (!command) {
-    io.err(`leadline: unknown command "${name}" (leadline help lists them)`)
+    io.err(`leadline: unknown command "${topic}" (leadline help lists them)`)
     return EXIT.usage
+  }
+  if (name === 'help' || wantsHelp(args)) {
+    io.out(commandUsage(topic) as string)
+    return EXIT.ok
   }
   try {
     await command(args, io)

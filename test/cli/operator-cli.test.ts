@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { ROOT, runLeadline, runLeadlineInProcess, startServer } from '../helpers/cli.ts'
+import { COMMANDS, commandUsage } from '../../src/cli/main.ts'
 
 function envFor(dir: string): NodeJS.ProcessEnv {
   return { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com' }
@@ -75,6 +77,30 @@ t.test('account, key and token commands: readable output, --json, and exit 2 on 
   t.equal(usage.stderr.trim(), 'leadline: --speed-to-lead takes on or off')
   t.equal((await runLeadlineInProcess([], env)).code, 2, 'no command: usage, exit 2')
   t.match((await runLeadlineInProcess(['help'], env)).stdout, /leadline account create --name NAME/)
+})
+
+t.test('every command answers --help, -h and `help COMMAND` with its own usage, exit 0, touching nothing', async (t) => {
+  const dir = t.testdir()
+  const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}` }
+  for (const name of Object.keys(COMMANDS)) {
+    const usage = commandUsage(name)
+    t.ok(usage, `USAGE documents ${name}`)
+    for (const args of [[name, '--help'], [name, '-h'], ['help', name]]) {
+      const result = await runLeadlineInProcess(args, env)
+      t.equal(result.code, 0, `${args.join(' ')}: exit 0`)
+      t.equal(result.stdout.trim(), (usage as string).trim(), `${args.join(' ')}: its usage`)
+      t.equal(result.stderr, '', `${args.join(' ')}: no error`)
+    }
+  }
+  // A subcommand's --help is the command's usage too, and runs nothing.
+  const leads = await runLeadlineInProcess(['leads', '--account', 'acc_nope', '--help'], env)
+  t.match(leads.stdout, /^usage:\n  leadline leads --account ACCOUNT_ID[^\n]*\n  leadline leads clear-dnc/)
+  t.notMatch(leads.stdout, /leadline lead --phone/, 'lead is not leads')
+  t.equal((await runLeadlineInProcess(['account', 'create', '--name', 'X', '-h'], env)).code, 0)
+  t.notOk(fs.existsSync(path.join(dir, 'leadline.db')), 'no store was opened, so nothing was created')
+  const unknown = await runLeadlineInProcess(['help', 'nope'], env)
+  t.equal(unknown.code, 2)
+  t.equal(unknown.stderr.trim(), 'leadline: unknown command "nope" (leadline help lists them)')
 })
 
 t.test('the CLI works on the store while a server runs on it', async (t) => {
