@@ -88,7 +88,7 @@ export class NextActionsService implements NextActionsApi {
     const never = fresh.length < limit ? fresh.length : this.queries.countNeverContacted(id, newCutoff)
     const summary =
       untouched + never === 0
-        ? `No stale leads: every contacted lead was touched within ${duration(staleAfter)} and every new lead was contacted within ${NEVER_CONTACTED_AFTER_MINUTES} minutes.`
+        ? `No stale leads: every contacted lead was touched within ${duration(staleAfter)} and no new lead has waited over ${NEVER_CONTACTED_AFTER_MINUTES} minutes for a first contact.`
         : `${plural(untouched, 'lead was', 'leads were')} contacted but untouched for over ${duration(staleAfter)}; ${plural(never, 'new lead has', 'new leads have')} not been contacted ${NEVER_CONTACTED_AFTER_MINUTES} minutes after arriving.`
     return { summary, stale_leads }
   }
