@@ -96,6 +96,38 @@ t.test('form-encoded, multipart (fields only) and lead-ads bodies are leads too'
   t.match(leads.find((l) => l.phone === '+15554445555'), { fullName: 'Cara Diaz', zip: '78701', city: 'Austin' })
 })
 
+t.test('a field sent twice (form or multipart) fills its field with the first value and keeps every value', async (t) => {
+  const { app, token, leadline, account } = await setup(t)
+  const form = await app.inject({
+    method: 'POST',
+    url: `${URL_PATH}?token=${token}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'phone=555-300-0001&phone=555-300-0002&interest=roof&interest=solar',
+  })
+  t.equal(form.statusCode, 201)
+  t.same(form.json().warnings, [{ code: 'field_multiple_values', field: 'phone', message: 'phone had 2 values; the first was used and all of them kept as an extra field' }])
+
+  const boundary = '----leadline'
+  const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  const multipart = await app.inject({
+    method: 'POST',
+    url: URL_PATH,
+    headers: { 'x-service-token': token, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    payload: `${part('mobile', '555-300-0003')}${part('mobile', '555-300-0004')}--${boundary}--\r\n`,
+  })
+  t.equal(multipart.statusCode, 201, multipart.body)
+  t.match(multipart.json(), { phone: '+15553000003', warnings: [{ code: 'field_multiple_values', field: 'mobile' }] })
+
+  await leadline.runner.catchUp()
+  const first = leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000001' })
+  t.same(first?.extraFields, [
+    { name: 'phone', value: ['555-300-0001', '555-300-0002'] },
+    { name: 'interest', value: ['roof', 'solar'] },
+  ], 'nothing the sender sent is lost')
+  t.equal(leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000002' }), null, 'the second number is not a lead of its own')
+  t.same(leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000003' })?.extraFields, [{ name: 'mobile', value: ['555-300-0003', '555-300-0004'] }])
+})
+
 t.test('every rejected request has a JSON error body and appends nothing', async (t) => {
   const { app, post, token, leadline } = await setup(t)
   const before = await leadline.store.headPosition()

@@ -44,6 +44,17 @@ function read(raw: unknown, depth: number): FieldValue {
   }
 }
 
+/**
+ * How many values a raw value holds: the usable elements of an array (a form field sent twice, a
+ * lead-ads `values` list), 1 for any other present value, 0 for an absent one.
+ */
+export function countValues(raw: unknown): number {
+  if (!Array.isArray(raw)) return read(raw, 0).kind === 'absent' ? 0 : 1
+  let count = 0
+  for (const element of raw) if (read(element, 1).kind !== 'absent') count++
+  return count
+}
+
 const ABSENT: FieldValue = { kind: 'absent' }
 const OBJECT: FieldValue = { kind: 'object' }
 

@@ -5,7 +5,7 @@
 import { ageOn, MAX_PLAUSIBLE_AGE, parseDateInput } from './dates.ts'
 import { matchCoreField } from './field-aliases.ts'
 import type { CoreField } from './field-aliases.ts'
-import { boundText, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
+import { boundText, countValues, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
 import type { FieldValue } from './field-value.ts'
 import { matchIndustryField } from './industry-fields.ts'
 import type { IndustryField } from './industry-fields.ts'
@@ -171,6 +171,7 @@ class Intake {
     const result = normalizePhone(chosen.value, this.ctx.defaultCountry)
     if (!result.ok) return result
     this.setAside(candidates, chosen)
+    this.keepOtherValues(chosen)
     // Kept as received (not trimmed), but bounded like every other string.
     const raw = result.phone.raw
     const phoneRaw = raw.length > MAX_FIELD_LENGTH ? this.truncate(chosen.name, raw) : raw
@@ -254,6 +255,7 @@ class Intake {
         continue
       }
       this.setAside(entries, chosen)
+      this.keepOtherValues(chosen)
       industryFields[field.key] = this.bound(chosen.name, chosen.read.text)
     }
     return industryFields
@@ -272,6 +274,7 @@ class Intake {
       return undefined
     }
     this.setAside(candidates, chosen)
+    this.keepOtherValues(chosen)
     return { name: chosen.name, text: this.bound(chosen.name, chosen.read.text), entry: chosen }
   }
 
@@ -295,6 +298,17 @@ class Intake {
     }
   }
 
+  /**
+   * A field sent with several values (`phone=A&phone=B`, a lead-ads `values` list of two) fills its
+   * field with the first; the whole field, every value, is kept as an extra too, so none is lost.
+   */
+  private keepOtherValues(chosen: Entry): void {
+    const count = countValues(chosen.value)
+    if (count < 2) return
+    this.extras.push(chosen)
+    this.warn('field_multiple_values', chosen.name, `${chosen.name} had ${count} values; the first was used and all of them kept as an extra field`)
+  }
+
   // Objects cannot fill a text field (the spec types them as strings), but they are not lost.
   private keepObjects(entries: readonly Entry[]): void {
     for (const entry of entries) {
@@ -304,7 +318,8 @@ class Intake {
   }
 
   private unreadable(picked: { entry: Entry; name: string }, code: string, message: string): void {
-    this.extras.push(picked.entry)
+    // Already an extra when it had several values.
+    if (!this.extras.includes(picked.entry)) this.extras.push(picked.entry)
     this.warn(code, picked.name, message)
   }
 

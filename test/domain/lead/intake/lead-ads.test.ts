@@ -3,7 +3,7 @@ import { flattenLeadAdsPayload, normalizeLeadInput } from '../../../../src/domai
 
 const CTX = { defaultCountry: 'US', timeZone: 'America/Chicago', industry: 'insurance', now: new Date('2025-06-01T15:00:00Z') }
 
-t.test('field_data answers flatten to their first value', async (t) => {
+t.test('field_data answers flatten to their value, or the list of their values when there are several', async (t) => {
   const flat = flattenLeadAdsPayload({
     field_data: [
       { name: 'full_name', values: ['Ada Lovelace'] },
@@ -17,18 +17,40 @@ t.test('field_data answers flatten to their first value', async (t) => {
   })
   t.same({ ...flat }, {
     full_name: 'Ada Lovelace',
-    phone_number: '+15551234567',
+    phone_number: ['+15551234567', '+15550000000'],
     email: 'ada@example.com',
     scalar_values: 'not a list',
     numeric: 42,
   })
 })
 
-t.test('malformed entries are skipped; the first of a repeated name wins', async (t) => {
+t.test("malformed entries are skipped; a repeated name's values join the first's", async (t) => {
   const flat = flattenLeadAdsPayload({
-    field_data: [null, 'x', [], { values: ['no name'] }, { name: 7, values: ['numeric name'] }, { name: 'city', values: ['Austin'] }, { name: 'city', values: ['Dallas'] }],
+    field_data: [null, 'x', [], { values: ['no name'] }, { name: 7, values: ['numeric name'] }, { name: 'city', values: ['Austin'] }, { name: 'city', values: ['', 'Dallas'] }, { name: 'zip', values: [] }, { name: 'zip', values: ['78701'] }],
   })
-  t.same({ ...flat }, { city: 'Austin' })
+  t.same({ ...flat }, { city: ['Austin', 'Dallas'], zip: '78701' })
+})
+
+t.test('no answer is dropped: a known field takes the first, and every value is kept as an extra field', async (t) => {
+  const flat = flattenLeadAdsPayload({
+    field_data: [
+      { name: 'phone_number', values: ['+1 555 123 4567', '+1 555 000 0000'] },
+      { name: 'which_services?', values: ['roof', 'solar', ''] },
+      { name: 'city', values: ['Austin'] },
+    ],
+  })
+  const result = normalizeLeadInput(flat ?? {}, CTX)
+  t.equal(result.ok, true)
+  if (!result.ok) return
+  t.equal(result.lead.phone, '+15551234567', 'the first number is the lead')
+  t.equal(result.lead.city, 'Austin')
+  t.same(result.lead.extraFields, [
+    { name: 'phone_number', value: ['+1 555 123 4567', '+1 555 000 0000'] },
+    { name: 'which_services?', value: ['roof', 'solar'] },
+  ])
+  t.same(result.warnings, [
+    { code: 'field_multiple_values', field: 'phone_number', message: 'phone_number had 2 values; the first was used and all of them kept as an extra field' },
+  ], 'a warning only where a field could hold just one')
 })
 
 t.test('top-level members are kept after the answers; answers win a name clash', async (t) => {

@@ -313,10 +313,12 @@ t.test('values of any JSON type never throw', async (t) => {
   t.match(result.lead, { phone: '+15551234567', phoneRaw: '5551234567', fullName: '123', vendor: 'true', source: 'Spring FB', city: 'Austin', zip: '78701' })
   t.equal(result.lead.address, undefined)
   t.same(result.lead.extraFields, [
+    // Two values for one field: the first fills it, and the list is kept as received.
+    { name: 'source', value: ['', null, 'Spring FB', 'ignored'] },
     { name: 'address', value: { line1: '12 Main St' } },
     { name: 'lead_source', value: { id: 7 } },
   ])
-  t.same(codes(result).sort(), ['field_type_invalid:address', 'field_type_invalid:lead_source'])
+  t.same(codes(result).sort(), ['field_multiple_values:source', 'field_type_invalid:address', 'field_type_invalid:lead_source'])
 })
 
 t.test('long strings are cut to 1,000 characters with a warning', async (t) => {
