@@ -227,10 +227,20 @@ class Intake {
     }
     lead.dob = parsed.date
     // Spec §2.1 rule 1. An unreadable age counts as no age, so a good dob still yields one.
-    if (lead.age !== undefined) return
     const computed = ageOn(parsed.date, this.ctx.now, this.ctx.timeZone)
-    if (computed.ok) lead.age = computed.age
-    else this.warn(computed.code, dobEntry.name, computed.message)
+    if (!computed.ok) {
+      this.warn(computed.code, dobEntry.name, computed.message)
+      return
+    }
+    if (lead.age === undefined) {
+      lead.age = computed.age
+      return
+    }
+    // Both sent: the age is kept as sent, but a sender's age a year off (computed on another day) is
+    // common, and more than that is worth a look.
+    if (Math.abs(computed.age - lead.age) > 1) {
+      this.warn('age_dob_mismatch', ageEntry?.name ?? 'age', `age ${lead.age} disagrees with the date of birth ${parsed.date} (${computed.age} today); both kept as sent`)
+    }
   }
 
   private readLeadDate(lead: CoreLead): void {

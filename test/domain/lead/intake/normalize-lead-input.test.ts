@@ -199,6 +199,12 @@ t.test('dob and age', async (t) => {
 
   result = run({ dob: '1980-03-15', age: '30' })
   t.same([result.lead.dob, result.lead.age], ['1980-03-15', 30], 'a sent age is kept, not recomputed')
+  t.same(result.warnings, [{ code: 'age_dob_mismatch', field: 'age', message: 'age 30 disagrees with the date of birth 1980-03-15 (45 today); both kept as sent' }], 'but a disagreement is pointed out')
+  for (const age of [44, 45, 46]) {
+    t.same(run({ dob: '1980-03-15', Age: age }).warnings, [], `age ${age}: a year either way is no disagreement (the sender counted on another day)`)
+  }
+  t.same(codes(run({ dob: '1980-03-15', Age: 47 })), ['age_dob_mismatch:Age'])
+  t.same(codes(run({ dob: '2030-01-01', age: 20 })), ['dob_in_future:dob'], 'a future dob is pointed out even beside a sent age, and gives nothing to disagree with')
 
   for (const age of ['forty', '-5', '131', 500, true, '4 2', '']) {
     result = run({ age })
