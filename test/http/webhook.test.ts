@@ -15,7 +15,10 @@ async function setup(t: Test, options: Parameters<typeof buildApp>[1] = {}) {
       headers: { 'x-service-token': token, 'content-type': 'application/json', ...headers },
       payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
     })
-  return { ...built, account, token, tokenId, post }
+  /** A form-encoded body, the token in the query string (as a plain HTML form's action would carry it). */
+  const postForm = (payload: string) =>
+    built.app.inject({ method: 'POST', url: `${URL_PATH}?token=${token}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload })
+  return { ...built, account, token, tokenId, post, postForm }
 }
 
 async function eventTypes(leadline: { store: { readAll(): Promise<Array<{ type: string; stream: string }>> } }, stream?: string) {
@@ -48,13 +51,8 @@ t.test('a JSON lead is created (201), grouped into Inbound Leads, then updated (
 })
 
 t.test('form-encoded, multipart (fields only) and lead-ads bodies are leads too', async (t) => {
-  const { app, token, leadline, account } = await setup(t)
-  const form = await app.inject({
-    method: 'POST',
-    url: `${URL_PATH}?token=${token}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'first_name=Bob&last_name=Ray&mobile=555-987-6543&do_not_call=YES',
-  })
+  const { app, token, leadline, account, postForm } = await setup(t)
+  const form = await postForm('first_name=Bob&last_name=Ray&mobile=555-987-6543&do_not_call=YES')
   t.equal(form.statusCode, 201)
 
   const boundary = '----leadline'
@@ -97,13 +95,8 @@ t.test('form-encoded, multipart (fields only) and lead-ads bodies are leads too'
 })
 
 t.test('a field sent twice (form or multipart) fills its field with the first value and keeps every value', async (t) => {
-  const { app, token, leadline, account } = await setup(t)
-  const form = await app.inject({
-    method: 'POST',
-    url: `${URL_PATH}?token=${token}`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'phone=555-300-0001&phone=555-300-0002&interest=roof&interest=solar',
-  })
+  const { app, token, leadline, account, postForm } = await setup(t)
+  const form = await postForm('phone=555-300-0001&phone=555-300-0002&interest=roof&interest=solar')
   t.equal(form.statusCode, 201)
   t.same(form.json().warnings, [{ code: 'field_multiple_values', field: 'phone', message: 'phone had 2 values; the first was used and all of them kept as an extra field' }])
 
