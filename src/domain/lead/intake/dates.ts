@@ -1,5 +1,6 @@
-// Dates as lead vendors write them (ISO, US numeric, month names, two-digit
-// years), and ages computed on the account's own calendar day.
+// Dates as lead vendors write them (ISO, numeric in the account's country's
+// order, month names, two-digit years), and ages computed on the account's
+// own calendar day.
 
 import { DateTime, Info } from 'luxon'
 
@@ -15,6 +16,23 @@ export interface DateContext {
   now: Date
   /** The account's IANA zone: times without an offset are read in it. */
   timeZone: string
+  /**
+   * The account's default country (ISO 3166 alpha-2; US when absent): it decides whether `03/04/1980`
+   * is March 4 (month first, as the US writes it) or 3 April (day first, as most of the world does).
+   */
+  defaultCountry?: string
+}
+
+/**
+ * Countries that write numeric dates month first: the US and its territories, the states in free
+ * association with it, the Philippines, and Canada (where both orders are common and lead vendors
+ * mostly follow the US). Everywhere else writes them day first.
+ */
+const MONTH_FIRST_COUNTRIES: ReadonlySet<string> = new Set(['US', 'PR', 'GU', 'VI', 'AS', 'MP', 'UM', 'FM', 'MH', 'PW', 'PH', 'CA'])
+
+/** Whether numeric dates are read month first for this country (the US reading when none is given). */
+export function monthFirst(country: string | undefined): boolean {
+  return MONTH_FIRST_COUNTRIES.has((country ?? 'US').toUpperCase())
 }
 
 export type AgeResult =
@@ -27,22 +45,16 @@ export const MAX_PLAUSIBLE_AGE = 130
 // Anything longer is not a date; bounding it keeps parsing cheap on hostile input.
 const MAX_DATE_TEXT = 64
 
-// Luxon formats for four-digit years, tried in order. US month-first comes
-// before day-first, so `03/04/1980` is March 4; day-first only wins when the
-// month-first reading is impossible (`15/03/1980`).
-const DATE_FORMATS = [
-  'yyyy-M-d',
-  'yyyy/M/d',
-  'M/d/yyyy',
-  'M-d-yyyy',
-  'd/M/yyyy',
-  'd-M-yyyy',
-  'yyyyMMdd',
-  'MMMM d yyyy',
-  'MMM d yyyy',
-  'd MMMM yyyy',
-  'd MMM yyyy',
-] as const
+// Luxon formats for four-digit years, tried in order. For a month-first country `03/04/1980` is
+// March 4, and day first wins only when the month-first reading is impossible (`15/03/1980`); for a
+// day-first country the other way round. Dotted dates (`15.03.1980`) are day first everywhere.
+const MONTH_FIRST = ['M/d/yyyy', 'M-d-yyyy'] as const
+const DAY_FIRST = ['d/M/yyyy', 'd-M-yyyy'] as const
+const OTHER_FORMATS = ['d.M.yyyy', 'yyyyMMdd', 'MMMM d yyyy', 'MMM d yyyy', 'd MMMM yyyy', 'd MMM yyyy'] as const
+const DATE_FORMATS = {
+  monthFirst: ['yyyy-M-d', 'yyyy/M/d', ...MONTH_FIRST, ...DAY_FIRST, ...OTHER_FORMATS],
+  dayFirst: ['yyyy-M-d', 'yyyy/M/d', ...DAY_FIRST, ...MONTH_FIRST, ...OTHER_FORMATS],
+} as const
 
 const TWO_DIGIT_YEAR = /^(\d{1,2})[/-](\d{1,2})[/-](\d{2})$/
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/
@@ -57,7 +69,7 @@ export function parseDateInput(text: string, ctx: DateContext): ParsedDate | nul
 
   const timed = TRAILING_TIME.exec(trimmed)
   const datePart = timed?.[1] ?? trimmed
-  const day = parseCalendarDay(datePart, today(ctx.now, zone))
+  const day = parseCalendarDay(datePart, today(ctx.now, zone), monthFirst(ctx.defaultCountry))
   if (day === null) return null
   if (timed === null) return { date: day.toISODate(), dateTime: null }
 
@@ -124,7 +136,7 @@ function parseIsoDateTime(text: string, zone: string): ParsedDate | null {
 }
 
 // Parse the date part alone, as a UTC midnight.
-function parseCalendarDay(text: string, current: DateTime): DateTime<true> | null {
+function parseCalendarDay(text: string, current: DateTime, isMonthFirst: boolean): DateTime<true> | null {
   const cleaned = text
     .toLowerCase()
     .replace(/,/g, ' ')
@@ -135,9 +147,9 @@ function parseCalendarDay(text: string, current: DateTime): DateTime<true> | nul
     .trim()
 
   const short = TWO_DIGIT_YEAR.exec(cleaned)
-  if (short !== null) return withTwoDigitYear(Number(short[1]), Number(short[2]), Number(short[3]), current)
+  if (short !== null) return withTwoDigitYear(Number(short[1]), Number(short[2]), Number(short[3]), current, isMonthFirst)
 
-  for (const format of DATE_FORMATS) {
+  for (const format of DATE_FORMATS[isMonthFirst ? 'monthFirst' : 'dayFirst']) {
     const day = DateTime.fromFormat(cleaned, format, { zone: 'UTC', locale: 'en-US' })
     if (day.isValid) return day
   }
@@ -147,10 +159,11 @@ function parseCalendarDay(text: string, current: DateTime): DateTime<true> | nul
 // `3/15/80`: the year is the most recent one that puts the date on or before
 // today, since the dates intake sees (births, lead dates) are in the past.
 // So on 2025-06-01, `3/15/25` is 2025 but `12/31/25` is 1925.
-function withTwoDigitYear(first: number, second: number, yy: number, current: DateTime): DateTime<true> | null {
+function withTwoDigitYear(first: number, second: number, yy: number, current: DateTime, isMonthFirst: boolean): DateTime<true> | null {
   const century = Math.floor(current.year / 100) * 100
-  // Month-first as for four-digit years; day-first only when that is impossible (`15/03/80`).
-  for (const [month, day] of [[first, second], [second, first]] as const) {
+  // The country's order as for four-digit years; the other only when that is impossible (`15/03/80`).
+  const orders = [[first, second], [second, first]] as const
+  for (const [month, day] of isMonthFirst ? orders : [orders[1], orders[0]]) {
     for (const year of [century + yy, century - 100 + yy]) {
       const candidate = DateTime.utc(year, month, day)
       // Invalid in one century and valid in the other happens only for Feb 29 (2000 vs 1900).

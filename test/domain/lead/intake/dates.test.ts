@@ -49,9 +49,29 @@ t.test('every accepted spelling of March 15, 1980', async (t) => {
   t.equal(parseIsoDate('Sep 15 1980', NOW), '1980-09-15', 'Sep')
 })
 
-t.test('month-first wins when both readings are possible', async (t) => {
-  t.equal(parseIsoDate('03/04/1980', NOW), '1980-03-04')
+t.test("when both readings are possible, the account's country decides: month first in the US, day first in most of the world", async (t) => {
+  t.equal(parseIsoDate('03/04/1980', NOW), '1980-03-04', 'no country: the US reading')
   t.equal(parseIsoDate('3/4/80', NOW), '1980-03-04')
+  const read = (text: string, defaultCountry: string) => parseDateInput(text, { ...LA, defaultCountry })?.date ?? null
+  for (const country of ['US', 'us', 'CA', 'PR', 'PH']) {
+    t.equal(read('03/04/1980', country), '1980-03-04', `${country}: March 4`)
+    t.equal(read('3-4-80', country), '1980-03-04', `${country}: two-digit year, March 4`)
+  }
+  for (const country of ['GB', 'IE', 'AU', 'NZ', 'DE', 'FR', 'IN', 'ZA', 'MX', 'BR']) {
+    t.equal(read('03/04/1980', country), '1980-04-03', `${country}: 3 April`)
+    t.equal(read('3-4-80', country), '1980-04-03', `${country}: two-digit year, 3 April`)
+  }
+  // The other order still reads a date that is impossible in the country's own.
+  t.equal(read('03/15/1980', 'GB'), '1980-03-15', 'GB: month 15 is impossible, so March 15')
+  t.equal(read('3/15/80', 'GB'), '1980-03-15')
+  t.equal(read('15/03/1980', 'US'), '1980-03-15')
+  // Unambiguous forms read the same everywhere.
+  for (const country of ['US', 'GB']) {
+    for (const text of ['1980-04-03', 'April 3, 1980', '3 April 1980', '19800403']) t.equal(read(text, country), '1980-04-03', `${country}: ${text}`)
+    t.equal(read('03.04.1980', country), '1980-04-03', `${country}: a dotted date is day first`)
+    t.equal(read('15.3.1980', country), '1980-03-15')
+  }
+  t.equal(read('13.13.1980', 'GB'), null, 'no month 13 either way')
 })
 
 t.test('two-digit years: the most recent date not after today', async (t) => {

@@ -241,6 +241,10 @@ t.test('dob and age', async (t) => {
   t.same(result.lead.extraFields, [{ name: 'dob', value: { y: 1980 } }])
   t.same(codes(result), ['field_type_invalid:dob'])
 
+  result = run({ dob: '03/04/1980', lead_date: '05/06/2025' }, { defaultCountry: 'GB', timeZone: 'Europe/London' })
+  t.same([result.lead.dob, result.lead.leadDate, result.lead.age], ['1980-04-03', '2025-06-05', 45], "a GB account's numeric dates are day first")
+  t.same(run({ dob: '03/04/1980' }).lead.dob, '1980-03-04', "a US account's month first")
+
   result = run({ dob: '1980-03-15T00:00:00Z' })
   t.same([result.lead.dob, result.lead.age], ['1980-03-15', 45], 'midnight UTC stays the written date for a Pacific account')
 
