@@ -31,7 +31,7 @@ export interface DateContext {
 const MONTH_FIRST_COUNTRIES: ReadonlySet<string> = new Set(['US', 'PR', 'GU', 'VI', 'AS', 'MP', 'UM', 'FM', 'MH', 'PW', 'PH', 'CA'])
 
 /** Whether numeric dates are read month first for this country (the US reading when none is given). */
-export function monthFirst(country: string | undefined): boolean {
+function monthFirst(country: string | undefined): boolean {
   return MONTH_FIRST_COUNTRIES.has((country ?? 'US').toUpperCase())
 }
 
@@ -162,8 +162,8 @@ function parseCalendarDay(text: string, current: DateTime, isMonthFirst: boolean
 function withTwoDigitYear(first: number, second: number, yy: number, current: DateTime, isMonthFirst: boolean): DateTime<true> | null {
   const century = Math.floor(current.year / 100) * 100
   // The country's order as for four-digit years; the other only when that is impossible (`15/03/80`).
-  const orders = [[first, second], [second, first]] as const
-  for (const [month, day] of isMonthFirst ? orders : [orders[1], orders[0]]) {
+  const readings: Array<[month: number, day: number]> = isMonthFirst ? [[first, second], [second, first]] : [[second, first], [first, second]]
+  for (const [month, day] of readings) {
     for (const year of [century + yy, century - 100 + yy]) {
       const candidate = DateTime.utc(year, month, day)
       // Invalid in one century and valid in the other happens only for Feb 29 (2000 vs 1900).

@@ -44,15 +44,9 @@ function read(raw: unknown, depth: number): FieldValue {
   }
 }
 
-/**
- * How many values a raw value holds: the usable elements of an array (a form field sent twice, a
- * lead-ads `values` list), 1 for any other present value, 0 for an absent one.
- */
-export function countValues(raw: unknown): number {
-  if (!Array.isArray(raw)) return read(raw, 0).kind === 'absent' ? 0 : 1
-  let count = 0
-  for (const element of raw) if (read(element, 1).kind !== 'absent') count++
-  return count
+/** Whether a raw value is sent at all: not undefined, null, blank, or an array of only those. */
+export function isPresent(raw: unknown): boolean {
+  return read(raw, 0).kind !== 'absent'
 }
 
 const ABSENT: FieldValue = { kind: 'absent' }

@@ -2,6 +2,8 @@
 // answers as `field_data: [{name, values: [...]}]`; flattening them lets the
 // same alias matching serve both shapes.
 
+import { isPresent } from './field-value.ts'
+
 /**
  * `{"field_data":[{"name":..,"values":[..]}]}` → `{name: answer, ...}`, null when the body is not
  * that shape. An answer is its one non-empty value, or the list of them when there are several (a
@@ -34,8 +36,7 @@ export function flattenLeadAdsPayload(body: unknown): Record<string, unknown> | 
 
 // Lead-ads send every answer as a list; its empty entries are no answer.
 function nonEmpty(values: unknown): unknown[] {
-  const list = Array.isArray(values) ? values : [values]
-  return list.filter((value) => value !== null && value !== undefined && !(typeof value === 'string' && value.trim() === ''))
+  return (Array.isArray(values) ? values : [values]).filter(isPresent)
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -5,7 +5,7 @@
 import { ageOn, MAX_PLAUSIBLE_AGE, parseDateInput } from './dates.ts'
 import { matchCoreField } from './field-aliases.ts'
 import type { CoreField } from './field-aliases.ts'
-import { boundText, countValues, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
+import { boundText, isPresent, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
 import type { FieldValue } from './field-value.ts'
 import { matchIndustryField } from './industry-fields.ts'
 import type { IndustryField } from './industry-fields.ts'
@@ -171,7 +171,6 @@ class Intake {
     const result = normalizePhone(chosen.value, this.ctx.defaultCountry)
     if (!result.ok) return result
     this.setAside(candidates, chosen)
-    this.keepOtherValues(chosen)
     // Kept as received (not trimmed), but bounded like every other string.
     const raw = result.phone.raw
     const phoneRaw = raw.length > MAX_FIELD_LENGTH ? this.truncate(chosen.name, raw) : raw
@@ -208,6 +207,7 @@ class Intake {
 
   private readDobAndAge(lead: CoreLead): void {
     const ageEntry = this.pick('age')
+    let sentAge: { age: number; name: string } | undefined
     if (ageEntry !== undefined) {
       const match = AGE_TEXT.exec(ageEntry.text.trim())
       const age = match === null ? undefined : Number(match[1])
@@ -215,6 +215,7 @@ class Intake {
         this.unreadable(ageEntry, 'age_unparseable', `age ${JSON.stringify(ageEntry.text)} is not a whole number of years from 0 to ${MAX_PLAUSIBLE_AGE}; kept as an extra field`)
       } else {
         lead.age = age
+        sentAge = { age, name: ageEntry.name }
       }
     }
 
@@ -232,14 +233,14 @@ class Intake {
       this.warn(computed.code, dobEntry.name, computed.message)
       return
     }
-    if (lead.age === undefined) {
+    if (sentAge === undefined) {
       lead.age = computed.age
       return
     }
     // Both sent: the age is kept as sent, but a sender's age a year off (computed on another day) is
     // common, and more than that is worth a look.
-    if (Math.abs(computed.age - lead.age) > 1) {
-      this.warn('age_dob_mismatch', ageEntry?.name ?? 'age', `age ${lead.age} disagrees with the date of birth ${parsed.date} (${computed.age} today); both kept as sent`)
+    if (Math.abs(computed.age - sentAge.age) > 1) {
+      this.warn('age_dob_mismatch', sentAge.name, `age ${sentAge.age} disagrees with the date of birth ${parsed.date} (${computed.age} today); both kept as sent`)
     }
   }
 
@@ -265,8 +266,7 @@ class Intake {
         continue
       }
       this.setAside(entries, chosen)
-      this.keepOtherValues(chosen)
-      industryFields[field.key] = this.bound(chosen.name, chosen.read.text)
+        industryFields[field.key] = this.bound(chosen.name, chosen.read.text)
     }
     return industryFields
   }
@@ -284,7 +284,6 @@ class Intake {
       return undefined
     }
     this.setAside(candidates, chosen)
-    this.keepOtherValues(chosen)
     return { name: chosen.name, text: this.bound(chosen.name, chosen.read.text), entry: chosen }
   }
 
@@ -295,7 +294,11 @@ class Intake {
     return entries.length === 1 ? entries : [...entries].sort((a, b) => a.rank - b.rank || a.order - b.order)
   }
 
-  /** Everything not chosen for a field is kept as an extra, with a warning saying why. */
+  /**
+   * Everything not chosen for a field is kept as an extra, with a warning saying why; so is the chosen
+   * entry itself when it carried several values (`phone=A&phone=B`, a lead-ads `values` list of two):
+   * the first fills the field, and every value is kept, so none is lost.
+   */
   private setAside(entries: readonly Entry[], chosen: Entry): void {
     for (const entry of entries) {
       if (entry === chosen) continue
@@ -306,14 +309,8 @@ class Intake {
       this.extras.push(entry)
       this.warn('field_duplicate', entry.name, `${entry.name} repeats ${chosen.name}; the first was used and this one kept as an extra field`)
     }
-  }
-
-  /**
-   * A field sent with several values (`phone=A&phone=B`, a lead-ads `values` list of two) fills its
-   * field with the first; the whole field, every value, is kept as an extra too, so none is lost.
-   */
-  private keepOtherValues(chosen: Entry): void {
-    const count = countValues(chosen.value)
+    if (!Array.isArray(chosen.value)) return
+    const count = chosen.value.filter(isPresent).length
     if (count < 2) return
     this.extras.push(chosen)
     this.warn('field_multiple_values', chosen.name, `${chosen.name} had ${count} values; the first was used and all of them kept as an extra field`)
