@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { ROOT, runLeadline, runLeadlineInProcess, startServer } from '../helpers/cli.ts'
-import { COMMANDS, commandUsage } from '../../src/cli/main.ts'
+import { COMMANDS, USAGE, commandUsage } from '../../src/cli/main.ts'
 
 function envFor(dir: string): NodeJS.ProcessEnv {
   return { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com' }
@@ -85,6 +85,11 @@ t.test('every command answers --help, -h and `help COMMAND` with its own usage, 
   for (const name of Object.keys(COMMANDS)) {
     const usage = commandUsage(name)
     t.ok(usage, `USAGE documents ${name}`)
+    // Its own lines, every one of them from the full usage, and no other command's.
+    const lines = (usage as string).split('\n')
+    const commandLines = lines.filter((line) => line.startsWith('  leadline '))
+    t.ok(commandLines.length > 0 && commandLines.every((line) => line === `  leadline ${name}` || line.startsWith(`  leadline ${name} `)), `${name}: only its own lines`)
+    t.ok(lines.every((line) => line === '' || line === 'usage:' || USAGE.includes(line)), `${name}: lines as USAGE has them`)
     for (const args of [[name, '--help'], [name, '-h'], ['help', name]]) {
       const result = await runLeadlineInProcess(args, env)
       t.equal(result.code, 0, `${args.join(' ')}: exit 0`)
