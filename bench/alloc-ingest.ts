@@ -38,14 +38,14 @@ const config = loadConfig({
 const server = await serve(config)
 const url = `http://127.0.0.1:${values.port}/api/ingest/lead`
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
-await load({ url, connections: 50, durationSeconds: 3, pattern: newLeadsPattern(headers, 100_000_000) })
+await load({ url, connections: 50, durationSeconds: 3, pattern: newLeadsPattern(headers, 125_000_000) })
 
 const session = new Session()
 session.connect()
 await session.post('HeapProfiler.enable')
 // Node 20's typings lack the two flags; V8 takes them (without them only survivors are sampled).
 await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !values.survivors } as { samplingInterval: number })
-const result = await load({ url, connections: 50, durationSeconds: Number(values.duration), pattern: newLeadsPattern(headers, 110_000_000) })
+const result = await load({ url, connections: 50, durationSeconds: Number(values.duration), pattern: newLeadsPattern(headers, 135_000_000) })
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }
 session.disconnect()
 await server.stop()

@@ -130,13 +130,17 @@ export async function load(options: {
   }
 }
 
-/** New leads for the webhook: phone 2 followed by nine digits, numbered from `first` (no two runs send the same person). */
+/**
+ * New leads for the webhook: phone 2 followed by nine digits, numbered from `first` (no two runs send the same person).
+ * Start `first` where the phones stay valid North American numbers (exchange 2-9: 125_000_000 gives 212-500-0000
+ * onwards), or every lead carries a phone_not_valid warning that real traffic does not.
+ */
 export function newLeadsPattern(headers: Record<string, string>, first: number): RequestPattern {
   return { headers, first, body: '{"name":"Bench Lead","phone":"2{n}","email":"lead@example.com","source":"bench"}' }
 }
 
-/** The people repeatLeadsPattern sends again and again (seed them first: one request each, numbered from 0). */
-export const REPEAT_POOL = { first: 300_000_000, size: 1000 } as const
+/** The people repeatLeadsPattern sends again and again (seed them first: one request each, numbered from 0); 332-500-0000 on. */
+export const REPEAT_POOL = { first: 325_000_000, size: 1000 } as const
 /** Repeats: the pool's people in turn, each repeat changing the vendor (a real update, not only a touch). */
 export function repeatLeadsPattern(headers: Record<string, string>): RequestPattern {
   return {

@@ -35,7 +35,7 @@ const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3901)
 const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, 3902)
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 
-const NEW_LEADS_FROM = 100_000_000
+const NEW_LEADS_FROM = 125_000_000
 /** New leads sent to Leadline so far: each run starts its numbering where the last ended. */
 let counter = 0
 const newLead = () => newLeadsPattern(headers, NEW_LEADS_FROM + counter)

@@ -33,7 +33,7 @@ const flags = values['no-prof'] ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.o
 const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, Number(values.port))
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 if (values.repeats) await seedRepeatPool(server.url, headers)
-const pattern = values.repeats ? repeatLeadsPattern(headers) : newLeadsPattern(headers, 100_000_000)
+const pattern = values.repeats ? repeatLeadsPattern(headers) : newLeadsPattern(headers, 125_000_000)
 const before = threadTimes(server.child.pid as number)
 const r = await load({ url: `${server.url}/api/ingest/lead`, connections: 50, durationSeconds: Number(values.duration), pattern })
 const after = threadTimes(server.child.pid as number)

@@ -174,6 +174,9 @@ class Intake {
     // Kept as received (not trimmed), but bounded like every other string.
     const raw = result.phone.raw
     const phoneRaw = raw.length > MAX_FIELD_LENGTH ? this.truncate(chosen.name, raw) : raw
+    if (!result.phone.valid) {
+      this.warn('phone_not_valid', chosen.name, `phone ${JSON.stringify(phoneRaw)} is not a valid number in any numbering plan Leadline knows; kept as ${result.phone.e164}: check it before it is called`)
+    }
     return { ok: true, fields: { phone: result.phone.e164, phoneLast10: result.phone.last10, phoneRaw } }
   }
 

@@ -21,6 +21,12 @@ export interface NormalizedPhone {
   last10: string
   /** The value as received, stringified (arrays: the element used). */
   raw: string
+  /**
+   * Whether the number is valid in a numbering plan libphonenumber knows (its country's, or North
+   * America's for ten NANP-shaped digits). False for a number kept only by the fallbacks below
+   * (`0000000000`, `+999…`): still a lead, and still dialable, but worth a warning to the sender.
+   */
+  valid: boolean
 }
 
 export type PhoneResult = { ok: true; phone: NormalizedPhone } | { ok: false; error: PhoneError }
@@ -67,11 +73,11 @@ export function normalizePhone(raw: unknown, defaultCountry = 'US'): PhoneResult
       `phone must contain at least ${IDENTITY_DIGITS} digits; received ${digits.length} in ${JSON.stringify(clip(value.text))}`,
     )
   }
-  const e164 = toE164(line, digits, resolveCountry(defaultCountry))
-  if (e164 === undefined) {
+  const dialable = toE164(line, digits, resolveCountry(defaultCountry))
+  if (dialable === undefined) {
     return invalid(`phone ${JSON.stringify(clip(value.text))} cannot be read as a dialable number`)
   }
-  return { ok: true, phone: { e164, last10: digits.slice(-IDENTITY_DIGITS), raw: value.text } }
+  return { ok: true, phone: { e164: dialable.e164, last10: digits.slice(-IDENTITY_DIGITS), raw: value.text, valid: dialable.valid } }
 }
 
 /**
@@ -97,14 +103,35 @@ export function resolveCountry(defaultCountry: string): CountryCode {
 // not asked (checked for every area code and exchange, US and CA; phone.test.ts samples it).
 const PLAIN_NANP_LINE = /^[2-9]\d{9}$/
 
-function toE164(line: string, digits: string, country: CountryCode): string | undefined {
-  if (PLUS_ONE_COUNTRIES.has(country) && PLAIN_NANP_LINE.test(line)) return `+1${line}`
+interface Dialable {
+  readonly e164: string
+  readonly valid: boolean
+}
+
+/**
+ * The number to dial. A reading valid in the account's country wins; then ten NANP-shaped digits
+ * as North American (a US number sent to a GB account without +1); then, marked not valid,
+ * whatever the digits can still be dialed as, so a lead is never lost to a numbering plan.
+ *
+ * A +1 number is valid on its shape (area code and exchange 2-9), not by libphonenumber's list of
+ * assigned area codes: plans add codes faster than a dependency is upgraded, and the same number
+ * must not be valid written `2125550142` and invalid written `(212) 555-0142`.
+ */
+function toE164(line: string, digits: string, country: CountryCode): Dialable | undefined {
+  if (PLUS_ONE_COUNTRIES.has(country) && PLAIN_NANP_LINE.test(line)) return { e164: `+1${line}`, valid: NANP_TEN_DIGITS.test(line) }
   const parsed = parsePhoneNumberFromString(line, { defaultCountry: country })
+  if (parsed !== undefined && (parsed.isValid() || (parsed.countryCallingCode === '1' && NANP_TEN_DIGITS.test(parsed.nationalNumber)))) {
+    return { e164: parsed.number, valid: true }
+  }
   const international = line.trimStart().startsWith('+')
-  if (parsed !== undefined && (parsed.isPossible() || international)) return parsed.number
-  if (digits.length === IDENTITY_DIGITS && NANP_TEN_DIGITS.test(digits)) return `+1${digits}`
-  if (digits.length > IDENTITY_DIGITS && digits.length <= MAX_E164_DIGITS) return `+${digits}`
-  if (digits.length === IDENTITY_DIGITS && PLUS_ONE_COUNTRIES.has(country)) return `+1${digits}`
+  const nanpShaped = digits.length === IDENTITY_DIGITS && NANP_TEN_DIGITS.test(digits)
+  if (nanpShaped && !international) return { e164: `+1${digits}`, valid: true }
+  const unverified = (e164: string): Dialable => ({ e164, valid: false })
+  if (parsed !== undefined && (parsed.isPossible() || international)) return unverified(parsed.number)
+  if (digits.length > IDENTITY_DIGITS && digits.length <= MAX_E164_DIGITS) {
+    return { e164: `+${digits}`, valid: parsePhoneNumberFromString(`+${digits}`)?.isValid() === true }
+  }
+  if (digits.length === IDENTITY_DIGITS && PLUS_ONE_COUNTRIES.has(country)) return unverified(`+1${digits}`)
   return undefined
 }
 

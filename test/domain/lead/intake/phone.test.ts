@@ -92,6 +92,40 @@ t.test('fallbacks when the account country cannot place the number', async (t) =
   expectOk(t, normalizePhone('+999 1234 567 890', 'US'), '+9991234567890', '1234567890', 'unknown country code')
 })
 
+t.test('valid: whether a numbering plan libphonenumber knows has the number', async (t) => {
+  const cases: Array<[string, string, string, boolean, string]> = [
+    ['(312) 555-0142', 'US', '+13125550142', true, 'NANP-shaped, US account'],
+    ['020 7946 0958', 'GB', '+442079460958', true, 'UK national form'],
+    ['+44 20 7946 0958', 'US', '+442079460958', true, 'international'],
+    ['06 12 34 56 78', 'FR', '+33612345678', true, 'French mobile'],
+    // Kept by the fallbacks: dialable as written, but not a number any plan assigns.
+    ['0000000000', 'US', '+10000000000', false, 'zeros'],
+    ['155-123-4567', 'US', '+11551234567', false, 'area code starting 1'],
+    ['+1 555 123 45678', 'US', '+155512345678', false, '+ with odd length'],
+    ['+999 1234 567 890', 'US', '+9991234567890', false, 'unknown country code'],
+    ['44 20 7946 0958', 'US', '+442079460958', true, '11-15 digits read as international: a valid UK number'],
+    ['999 20 7946 0958', 'US', '+9992079460958', false, '11-15 digits read as international: no such number'],
+  ]
+  for (const [input, country, e164, valid, label] of cases) {
+    const result = normalizePhone(input, country)
+    expectOk(t, result, e164, input.replace(/\D/g, '').slice(-10), label)
+    if (result.ok) t.equal(result.phone.valid, valid, `${label}: valid ${valid}`)
+  }
+})
+
+t.test("a reading valid in the account's country wins; ten NANP digits invalid there are North American", async (t) => {
+  // 2079460958 is a London number without its 0 and also NANP-shaped: the GB reading is valid, so it wins.
+  expectOk(t, normalizePhone('2079460958', 'GB'), '+442079460958', '2079460958', 'GB number without its 0')
+  // 312 555 0142 is possible in GB's plan but no GB number; as North American it is valid.
+  const chicago = normalizePhone('(312) 555-0142', 'GB')
+  expectOk(t, chicago, '+13125550142', '3125550142', 'a Chicago number sent to a GB account')
+  if (chicago.ok) t.equal(chicago.phone.valid, true)
+  // With a +, the sender said which country: no North American second guess.
+  const plus = normalizePhone('+44 312 555 0142', 'GB')
+  expectOk(t, plus, '+443125550142', '3125550142', 'a + number is read as sent')
+  if (plus.ok) t.equal(plus.phone.valid, false, 'and flagged, since GB has no such number')
+})
+
 t.test('an unknown account country falls back to US', async (t) => {
   t.equal(resolveCountry('XX'), 'US')
   t.equal(resolveCountry(''), 'US')
