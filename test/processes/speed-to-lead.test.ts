@@ -83,6 +83,8 @@ t.test('no call, and the reason on the lead history', async (t) => {
   t.match(off.event.data, { reason: 'speed_to_lead_off', nextAllowedAt: null })
   const dnc = await skipped(DIALING, { phone: '3125550103', dnc: 'yes' })
   t.match(dnc.event.data, { reason: 'do_not_call', nextAllowedAt: null })
+  const box = await skipped(DIALING, { phone: '3125550105', do_not_call: 'on' })
+  t.match(box.event.data, { reason: 'do_not_call' }, "a web form's ticked do-not-call box (sent as on) is respected too")
   const guard = await skipped({ ...DIALING, leadTimeGuard: true }, { phone: '4155550104' })
   t.match(guard.event.data, { reason: 'outside_lead_hours', nextAllowedAt: '2026-03-10T15:00:00.000Z' }, "the lead-time guard: 08:00 on the lead's own clock")
   await sleep(200)

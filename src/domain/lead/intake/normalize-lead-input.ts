@@ -62,8 +62,11 @@ export interface IntakeContext {
   now: Date
 }
 
-// Spec §2.1 lists these truthy do-not-call values; any other non-empty value means "not flagged".
-const DNC_TRUE: ReadonlySet<string> = new Set(['1', 'true', 'yes', 'y'])
+// Spec §2.1 lists the truthy do-not-call values 1, true, yes and y. `on` is what a browser sends
+// for a ticked checkbox that has no value of its own: a web form's "do not call me" box. Any other
+// value means "not flagged"; one that is not a plain no either is pointed out to the sender.
+const DNC_TRUE: ReadonlySet<string> = new Set(['1', 'true', 'yes', 'y', 'on'])
+const DNC_FALSE: ReadonlySet<string> = new Set(['0', 'false', 'no', 'n', 'off'])
 
 // `34`, `34.0`, `34 years`, `34 yrs old`, `34 y/o`: whole years, fractions dropped.
 const AGE_TEXT = /^(\d{1,3})(?:\.\d+)?(?:\s*(?:years?|yrs?)(?:\s+old)?|\s*y\/?o)?$/i
@@ -148,8 +151,7 @@ class Intake {
     if (state !== undefined) lead.state = usStateCode(state) ?? state
     this.readDobAndAge(lead)
     this.readLeadDate(lead)
-    const doNotCall = this.readText('doNotCall')
-    if (doNotCall !== undefined) lead.doNotCall = DNC_TRUE.has(doNotCall.toLowerCase())
+    this.readDoNotCall(lead)
     for (const field of PLAIN_TEXT_FIELDS) {
       const text = this.readText(field)
       if (text !== undefined) lead[field] = text
@@ -198,6 +200,16 @@ class Intake {
     if (fullName === undefined && filledFull !== undefined) this.derived.push('fullName')
     if (firstName === undefined && filledFirst !== undefined) this.derived.push('firstName')
     if (lastName === undefined && filledLast !== undefined) this.derived.push('lastName')
+  }
+
+  private readDoNotCall(lead: CoreLead): void {
+    const picked = this.pick('doNotCall')
+    if (picked === undefined) return
+    const value = picked.text.toLowerCase()
+    lead.doNotCall = DNC_TRUE.has(value)
+    if (!lead.doNotCall && !DNC_FALSE.has(value)) {
+      this.warn('dnc_unrecognized', picked.name, `do-not-call value ${JSON.stringify(picked.text)} is not one Leadline reads (1, true, yes, y, on flag the lead; 0, false, no, n, off do not): the lead is not flagged`)
+    }
   }
 
   private readEmail(lead: CoreLead): void {

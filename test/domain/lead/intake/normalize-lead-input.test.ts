@@ -271,10 +271,25 @@ t.test('lead date', async (t) => {
 })
 
 t.test('do-not-call values', async (t) => {
-  const truthy: unknown[] = ['1', 'true', 'TRUE', 'True', 'yes', 'Yes', 'YES', 'y', 'Y', ' yes ', true, 1, ['', 'y']]
-  const falsy: unknown[] = ['0', 'false', 'no', 'n', 'N', 'maybe', '2', 'on', '1.5', 'yes please', false, 0, 2]
-  for (const value of truthy) t.equal(accept(t, { phone: PHONE, DNC: value }).lead.doNotCall, true, JSON.stringify(value))
-  for (const value of falsy) t.equal(accept(t, { phone: PHONE, do_not_call: value }).lead.doNotCall, false, JSON.stringify(value))
+  const truthy: unknown[] = ['1', 'true', 'TRUE', 'True', 'yes', 'Yes', 'YES', 'y', 'Y', ' yes ', true, 1, ['', 'y'], 'on', 'ON']
+  const falsy: unknown[] = ['0', 'false', 'no', 'n', 'N', 'off', 'Off', false, 0]
+  const unrecognized: unknown[] = ['maybe', '2', '1.5', 'yes please', 'checked', 2]
+  for (const value of truthy) {
+    const result = accept(t, { phone: PHONE, DNC: value })
+    t.equal(result.lead.doNotCall, true, JSON.stringify(value))
+    t.same(result.warnings, [], `${JSON.stringify(value)}: no warning`)
+  }
+  for (const value of falsy) {
+    const result = accept(t, { phone: PHONE, do_not_call: value })
+    t.equal(result.lead.doNotCall, false, JSON.stringify(value))
+    t.same(result.warnings, [], `${JSON.stringify(value)}: no warning`)
+  }
+  for (const value of unrecognized) {
+    const result = accept(t, { phone: PHONE, 'Do Not Call': value })
+    t.equal(result.lead.doNotCall, false, `${JSON.stringify(value)}: not flagged`)
+    t.same(codes(result), ['dnc_unrecognized:Do Not Call'], `${JSON.stringify(value)}: and the sender is told`)
+    t.match(result.warnings[0]?.message, `do-not-call value ${JSON.stringify(String(value))} is not one Leadline reads`)
+  }
   for (const value of [undefined, null, '', '  ', []]) {
     t.equal(Object.hasOwn(accept(t, { phone: PHONE, dnc: value }).lead, 'doNotCall'), false, `absent for ${JSON.stringify(value)}`)
   }
