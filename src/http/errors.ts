@@ -2,7 +2,7 @@
  * Every HTTP error Leadline answers, in one place. `error` is the stable text callers match on
  * (spec §7.2: `phone required`); `code` names the same error in logs, docs and JSON-RPC `data.code`.
  */
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 export const HTTP_ERRORS = {
   phone_required: { status: 400, error: 'phone required' },
@@ -18,6 +18,9 @@ export const HTTP_ERRORS = {
   payload_too_large: { status: 413, error: 'payload too large' },
   unsupported_media_type: { status: 415, error: 'unsupported media type' },
   rate_limited: { status: 429, error: 'rate limited' },
+  sign_in_failed: { status: 401, error: 'wrong email or password' },
+  form_expired: { status: 403, error: 'form expired' },
+  link_expired: { status: 410, error: 'link expired' },
   internal_error: { status: 500, error: 'internal error' },
   store_unavailable: { status: 503, error: 'store unavailable' },
 } as const
@@ -36,4 +39,46 @@ export function errorBody(code: HttpErrorCode, detail?: string): { error: string
 
 export function sendError(reply: FastifyReply, code: HttpErrorCode, detail?: string): FastifyReply {
   return reply.code(HTTP_ERRORS[code].status).type('application/json; charset=utf-8').send(errorBody(code, detail))
+}
+
+/**
+ * Whether the client takes `type` (for pages for people: `text/html`), by its Accept header. A
+ * browser names text/html when it navigates or posts a form; an API client, curl and a monitor do
+ * not, and get the JSON error every other route answers.
+ */
+export function accepts(request: FastifyRequest, types: readonly string[]): boolean {
+  const header = request.headers.accept
+  if (header === undefined) return false
+  return header.split(',').some((entry) => {
+    const [range, ...params] = entry.split(';').map((part) => part.trim().toLowerCase())
+    return range !== undefined && types.includes(range) && !params.some((param) => /^q=0(?:\.0*)?$/.test(param))
+  })
+}
+
+const ERROR_FOR_STATUS: Readonly<Record<number, HttpErrorCode>> = {
+  401: 'sign_in_failed',
+  403: 'form_expired',
+  404: 'not_found',
+  410: 'link_expired',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+  503: 'store_unavailable',
+}
+
+/**
+ * A page for people (the console, the docs, the pay page) that failed: the page to a browser, and to
+ * any other client the JSON error body every route answers, so no 4xx or 5xx is ever a page a
+ * program has to scrape. `error` names it when the status alone does not say which.
+ */
+export function sendErrorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  page: { readonly type: string; readonly body: string; readonly acceptedAs: readonly string[] },
+  detail: string,
+  error?: HttpErrorCode,
+): FastifyReply {
+  if (accepts(request, page.acceptedAs)) return reply.code(status).type(page.type).send(page.body)
+  const code = error ?? ERROR_FOR_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request')
+  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(code, detail))
 }

@@ -9,7 +9,7 @@ import type { Tokens, Token } from 'marked'
 import { loadDocsSource, type DocsPage } from '../../src/http/docs/docs-source.ts'
 import { absolutePageLinks, fillPlaceholders } from '../../src/http/docs/docs-site.ts'
 import { headingsOf, lex, PAGE_LINK } from '../../src/http/docs/render-markdown.ts'
-import { buildApp } from '../helpers/build-app.ts'
+import { BROWSER_ACCEPT, buildApp } from '../helpers/build-app.ts'
 
 const PUBLIC_URL = 'https://leads.example.com'
 const DOCS_URL = `${PUBLIC_URL}/docs`
@@ -130,9 +130,9 @@ t.test('behind a proxy, links keep the public URL path', async (t) => {
 
 t.test('unknown pages', async (t) => {
   const app = await docsApp(t)
-  const html = await app.inject({ url: '/docs/no-such-page' })
+  const html = await app.inject({ url: '/docs/no-such-page', headers: { accept: BROWSER_ACCEPT } })
   t.equal(html.statusCode, 404, 'an unknown page is 404')
-  t.equal(html.headers['content-type'], 'text/html; charset=utf-8', 'as an HTML page')
+  t.equal(html.headers['content-type'], 'text/html; charset=utf-8', 'as an HTML page, to a browser')
   t.match(html.body, 'Page not found')
   t.match(html.body, 'href="/docs/webhook"', 'with the sidebar, to find the way')
   t.equal(html.headers['x-frame-options'], 'DENY', 'with the security headers')
@@ -140,18 +140,27 @@ t.test('unknown pages', async (t) => {
   t.equal(html.headers['cache-control'], 'no-store', 'not cached')
   t.notOk(html.headers.etag)
 
-  const md = await app.inject({ url: '/docs/no-such-page.md' })
+  const md = await app.inject({ url: '/docs/no-such-page.md', headers: { accept: 'text/markdown, text/plain;q=0.9' } })
   t.equal(md.statusCode, 404, 'an unknown .md is 404')
-  t.equal(md.headers['content-type'], 'text/plain; charset=utf-8', 'as text')
+  t.equal(md.headers['content-type'], 'text/plain; charset=utf-8', 'as text, to a client that takes markdown or text')
   t.equal(md.body, `not found: there is no such documentation page. Every page is listed at ${DOCS_URL}/llms.txt\n`)
   t.equal(md.headers['x-content-type-options'], 'nosniff')
+
+  // Any other client (curl's */*, none at all, or JSON) gets the JSON error every route answers.
+  for (const [url, accept] of [['/docs/no-such-page', undefined], ['/docs/no-such-page.md', '*/*'], ['/docs/no-such-page', 'application/json'], ['/docs/no-such-page', 'text/html;q=0']] as const) {
+    const response = await app.inject({ url, headers: accept === undefined ? {} : { accept } })
+    t.equal(response.statusCode, 404, `${url} (${accept}): 404`)
+    t.match(response.headers['content-type'], /^application\/json/, `${url} (${accept}): JSON`)
+    t.same(response.json(), { error: 'not found', detail: `there is no such documentation page. Every page is listed at ${DOCS_URL}/llms.txt` })
+    t.equal(response.headers['cache-control'], 'no-store', 'not cached either')
+  }
 
   for (const url of ['/docs/Webhook', '/docs/webhook.md.md', '/docs/webhook.html', '/docs/a/b', '/docs//webhook', '/docs/webhook/', '/docs/%E2%80%A6', '/docs/pages.json', '/docs/README.md', '/docs/llms']) {
     t.equal((await app.inject({ url })).statusCode, 404, `${url}: 404`)
   }
-  const nested = await app.inject({ url: '/docs/a/b.md' })
+  const nested = await app.inject({ url: '/docs/a/b.md', headers: { accept: 'text/plain' } })
   t.equal(nested.headers['content-type'], 'text/plain; charset=utf-8', 'a nested .md is a text 404')
-  t.equal((await app.inject({ url: '/docs/<script>' })).body.includes('<script>'), false, 'the name asked for is never echoed')
+  t.equal((await app.inject({ url: '/docs/<script>', headers: { accept: BROWSER_ACCEPT } })).body.includes('<script>'), false, 'the name asked for is never echoed')
 })
 
 /** A request sent as written (no normalisation of `..`), over a real socket. */

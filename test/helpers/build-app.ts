@@ -10,6 +10,9 @@ import { createHttpServer } from '../../src/http/server.ts'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import type { RateLimit } from '../../src/config/config.ts'
 
+/** What Chromium sends in Accept when it navigates or posts a form: pages for people answer it with HTML. */
+export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
+
 export type TestTap = Pick<Test, 'testdir' | 'teardown'>
 
 export interface TestApp {

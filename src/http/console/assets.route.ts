@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyPluginAsync } from 'fastify'
 import { projectPath } from '../../config/project-root.ts'
+import { sendError } from '../errors.ts'
 
 const ASSETS: Readonly<Record<string, string>> = {
   'console.css': 'text/css; charset=utf-8',
@@ -23,7 +24,7 @@ export const assetsRoute: FastifyPluginAsync = async (fastify) => {
   fastify.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
     const name = request.params.name
     const body = Object.hasOwn(ASSETS, name) ? files.get(name) : undefined
-    if (!body) return reply.code(404).type('text/plain; charset=utf-8').send('not found')
+    if (!body) return sendError(reply, 'not_found', 'there is no such console asset')
     return reply.header('cache-control', 'public, max-age=86400').type(ASSETS[name] as string).send(body)
   })
 }

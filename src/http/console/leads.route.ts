@@ -122,7 +122,7 @@ ${page.leads.length === 0
       const last10 = lead ? phoneIdentity(lead.phone) : undefined
       const found = lead && last10 ? await readLeadHistory(leadline.store, account.accountId, last10, null) : null
       if (!lead || !found) {
-        return sendPage(reply, { title: 'Lead not found', frame, body: html`<h1>Lead not found</h1><p>There is no such lead in ${account.name}. <a href="${CONSOLE_PREFIX}/leads">Back to Inbound Leads</a></p>` }, 404)
+        return sendPage(reply, { title: 'Lead not found', frame, body: html`<h1>Lead not found</h1><p>There is no such lead in ${account.name}. <a href="${CONSOLE_PREFIX}/leads">Back to Inbound Leads</a></p>` }, 404, { error: 'not_found', detail: 'there is no such lead in this account' })
       }
       const state = found.history.state
       const d = state.dialing

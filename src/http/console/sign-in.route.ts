@@ -68,7 +68,7 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   const byAddress = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_ADDRESS_LIMIT, keyGenerator: (request) => request.ip })
 
   const showSignIn = (reply: FastifyReply, status: number, options: Parameters<typeof signInForm>[1]) =>
-    sendPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status)
+    sendPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status, { detail: String(options.error ?? 'sign in') })
 
   fastify.get('/', async (request, reply) => {
     const principal = await users.authenticate(request.cookies[SESSION_COOKIE])
@@ -115,7 +115,7 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.get<{ Querystring: { token?: string } }>('/set-password', async (request, reply) => {
     const token = typeof request.query.token === 'string' ? request.query.token : ''
     const user = await users.userOfSetupToken(token)
-    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410)
+    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
     return sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, null) })
   })
 
@@ -123,8 +123,8 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
     const token = formField(request.body, 'token')
     const password = formField(request.body, 'password')
     const user = await users.userOfSetupToken(token)
-    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410)
-    const again = (error: string) => sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, error) }, 400)
+    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
+    const again = (error: string) => sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, error) }, 400, { error: 'invalid_request', detail: error })
     if (password !== formField(request.body, 'confirm')) return again('The two passwords differ.')
     try {
       await users.setPassword(token, password, request.id)

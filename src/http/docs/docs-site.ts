@@ -35,6 +35,8 @@ export interface DocsSite {
   readonly llmsFullTxt: Representation
   readonly notFoundHtml: Representation
   readonly notFoundText: Representation
+  /** What a client that takes neither page gets as the JSON error's `detail`. */
+  readonly notFoundDetail: string
   /** Path (under docsPath) of a page's HTML; the index page is the docs home. */
   pagePath(name: string): string
 }
@@ -149,6 +151,7 @@ export function buildDocsSite(source: DocsSource, publicUrl: string): DocsSite {
     ...source.pages.flatMap((page) => ['', '---', '', `Source: ${docsUrl}/${page.name}.md`, '', (pages.get(page.name) as SitePage).markdown.body.trimEnd()]),
   ].join('\n')
 
+  const notFoundDetail = `there is no such documentation page. Every page is listed at ${docsUrl}/llms.txt`
   const notFound = frame({
     title: 'Page not found',
     description: 'There is no documentation page at this address.',
@@ -166,7 +169,8 @@ export function buildDocsSite(source: DocsSource, publicUrl: string): DocsSite {
     llmsTxt: representation(llmsTxt(source, urls, byName), TEXT),
     llmsFullTxt: representation(`${full}\n`, TEXT),
     notFoundHtml: representation(notFound, HTML),
-    notFoundText: representation(`not found: there is no such documentation page. Every page is listed at ${docsUrl}/llms.txt\n`, TEXT),
+    notFoundText: representation(`not found: ${notFoundDetail}\n`, TEXT),
+    notFoundDetail,
     pagePath,
   }
 }

@@ -10,6 +10,7 @@ import { INDEX_PAGE, loadDocsSource, PAGE_NAME, SCREENSHOTS_DIR, type DocsSource
 import { readdirSync, readFileSync } from 'node:fs'
 import { buildDocsSite, SCREENSHOT_NAME, type DocsSite, type Representation } from './docs-site.ts'
 import { STYLE_HASH } from './layout.ts'
+import { sendErrorPage } from '../errors.ts'
 
 export interface DocsOptions {
   /** Pages already loaded (tests); otherwise `docs/` of this checkout is read. */
@@ -45,10 +46,9 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque)
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, rep: Representation, status = 200): FastifyReply {
+function send(request: FastifyRequest, reply: FastifyReply, rep: Representation): FastifyReply {
   reply.header('x-content-type-options', 'nosniff')
   if (rep.contentType.startsWith('text/html')) reply.headers(HTML_HEADERS)
-  if (status !== 200) return reply.code(status).header('cache-control', 'no-store').type(rep.contentType).send(rep.body)
   reply.header('etag', rep.etag).header('cache-control', CACHE_CONTROL)
   if (matchesEtag(request.headers['if-none-match'], rep.etag)) return reply.code(304).send()
   return reply.code(200).type(rep.contentType).send(rep.body)
@@ -92,6 +92,15 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
   if (!index) throw new Error(`docs: the ${INDEX_PAGE} page is missing`)
   const home = site.docsPath
 
+  /** No such page: a page for people to a browser or a markdown reader, the JSON error every route answers to any other client. */
+  const notFound = (request: FastifyRequest, reply: FastifyReply, markdown: boolean) => {
+    const rep = markdown ? site.notFoundText : site.notFoundHtml
+    reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store')
+    if (!markdown) reply.headers(HTML_HEADERS)
+    const page = { type: rep.contentType, body: rep.body, acceptedAs: markdown ? ['text/plain', 'text/markdown'] : ['text/html'] }
+    return sendErrorPage(request, reply, 404, page, site.notFoundDetail, 'not_found')
+  }
+
   // HTML pages name their markdown, for agents that arrive at the HTML first.
   const alternate = (reply: FastifyReply, name: string) =>
     reply.header('link', `<${site.docsPath}/${name}.md>; rel="alternate"; type="text/markdown"`)
@@ -108,7 +117,7 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
     const markdown = requested.endsWith('.md')
     const name = markdown ? requested.slice(0, -'.md'.length) : requested
     const page = PAGE_NAME.test(name) ? site.pages.get(name) : undefined
-    if (!page) return send(request, reply, markdown ? site.notFoundText : site.notFoundHtml, 404)
+    if (!page) return notFound(request, reply, markdown)
     if (markdown) return send(request, reply, page.markdown)
     if (name === INDEX_PAGE) return reply.redirect(home, 301)
     return send(request, alternate(reply, name), page.html)
@@ -116,12 +125,12 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
 
   fastify.get<{ Params: { name: string } }>('/docs/screenshots/:name', (request, reply) => {
     const image = SCREENSHOT_NAME.test(request.params.name) ? screenshot(request.params.name) : undefined
-    if (!image) return send(request, reply, site.notFoundText, 404)
+    if (!image) return notFound(request, reply, true)
     return reply.header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff').type('image/png').send(image)
   })
 
   // Deeper paths (`/docs/a/b`, `/docs//x`) are never pages.
   fastify.get<{ Params: { '*': string } }>('/docs/*', (request, reply) =>
-    send(request, reply, request.params['*'].endsWith('.md') ? site.notFoundText : site.notFoundHtml, 404),
+    notFound(request, reply, request.params['*'].endsWith('.md')),
   )
 }

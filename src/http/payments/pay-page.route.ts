@@ -11,6 +11,7 @@ import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/lead-payments.ts'
 import { SIMULATED_SESSION_ID } from '../../integrations/payments/simulated/simulated-payments.adapter.ts'
+import { sendErrorPage } from '../errors.ts'
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string)
@@ -28,13 +29,9 @@ button{font-size:1.25rem;padding:.75rem 1.5rem;width:100%;border:0;border-radius
 </style></head><body>
 ${body}
 </body></html>`
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-robots-tag', 'noindex')
-    .send(html)
+  reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex')
+  if (status < 400) return reply.code(status).type('text/html; charset=utf-8').send(html)
+  return sendErrorPage(reply.request, reply, status, { type: 'text/html; charset=utf-8', body: html, acceptedAs: ['text/html'] }, title.toLowerCase())
 }
 
 const BANNER = '<div class="simulated" role="alert">SIMULATED PAYMENT<br>No card will be charged</div>'

@@ -5,7 +5,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify'
 import type { TestTap } from '../../helpers/build-app.ts'
-import { buildApp, operatorContext, type TestApp } from '../../helpers/build-app.ts'
+import { BROWSER_ACCEPT, buildApp, operatorContext, type TestApp } from '../../helpers/build-app.ts'
 
 export const PASSWORD = 'correct horse battery staple'
 export const TEST_ENV = { LEADLINE_SIMULATED_DELAY_MS: '20', LEADLINE_SCRYPT_LOG_N: '10' }
@@ -34,7 +34,7 @@ export class Browser {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() } }))
+    return this.keep(await this.app.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader(), accept: BROWSER_ACCEPT } }))
   }
 
   /** Posts a form; `_csrf` is the last page's token unless given. Arrays become repeated fields. */
@@ -44,7 +44,7 @@ export class Browser {
     for (const [name, value] of Object.entries(fields)) for (const v of Array.isArray(value) ? value : [value]) form.append(name, v)
     return this.keep(
       await this.app.app.inject({
-        method: 'POST', url, payload: form.toString(), headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+        method: 'POST', url, payload: form.toString(), headers: { cookie: this.cookieHeader(), accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
       }),
     )
   }
