@@ -21,11 +21,14 @@ async function remote(io: Io, asJson: boolean | undefined, use: (remote: Remote)
   }
 }
 
-/** The key a write command sends: the caller's, or a new one printed so a retry can reuse it. */
-function idempotencyKey(given: string | undefined, io: Io): string {
+/**
+ * The key a write command sends: the caller's, or a new one printed so a retry can reuse it. A dry
+ * run changes nothing, so there is nothing to retry safely: its key is not printed.
+ */
+function idempotencyKey(given: string | undefined, io: Io, dryRun: boolean): string {
   if (given !== undefined) return given
   const key = `cli-${randomUUID()}`
-  io.err(`idempotency key: ${key} (to retry this exact call safely, repeat it with --idempotency-key ${key})`)
+  if (!dryRun) io.err(`idempotency key: ${key} (to retry this exact call safely, repeat it with --idempotency-key ${key})`)
   return key
 }
 
@@ -105,7 +108,7 @@ export async function callCommand(args: string[], io: Io): Promise<void> {
   })
   if (values.phone === undefined || values.name === undefined) throw new UsageError('call needs --phone and --name')
   const dryRun = values['dry-run'] === true
-  const key = idempotencyKey(values['idempotency-key'], io)
+  const key = idempotencyKey(values['idempotency-key'], io, dryRun)
   await remote(io, values.json, async (r) => {
     const result = await r.call('place_call', { phone: values.phone, name: values.name, idempotency_key: key, dry_run: dryRun })
     const out = result.output
@@ -130,9 +133,10 @@ export async function dncCommand(args: string[], io: Io): Promise<void> {
     json: { type: 'boolean' },
   })
   const reference = leadReference(values)
-  const key = idempotencyKey(values['idempotency-key'], io)
+  const dryRun = values['dry-run'] === true
+  const key = idempotencyKey(values['idempotency-key'], io, dryRun)
   await remote(io, values.json, async (r) => {
-    const result = await r.call('mark_do_not_call', { ...reference, idempotency_key: key, dry_run: values['dry-run'] === true })
+    const result = await r.call('mark_do_not_call', { ...reference, idempotency_key: key, dry_run: dryRun })
     if (values.json) return io.out(json(result.output))
     io.out(String(result.output.message) + replayNote(result))
   })
@@ -155,7 +159,7 @@ export async function payCommand(args: string[], io: Io): Promise<void> {
   }
   if (values.description === undefined) throw new UsageError('pay needs --description, what the customer pays for')
   const dryRun = values['dry-run'] === true
-  const key = idempotencyKey(values['idempotency-key'], io)
+  const key = idempotencyKey(values['idempotency-key'], io, dryRun)
   await remote(io, values.json, async (r) => {
     const result = await r.call('request_payment', { ...reference, amountCents, description: values.description, idempotency_key: key, dry_run: dryRun })
     const out = result.output
