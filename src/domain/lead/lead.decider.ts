@@ -3,7 +3,8 @@
  * receives the lead and groups it into Inbound Leads; later ones record only what changed.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
-import { joinName, type LeadFields } from './intake/normalize-lead-input.ts'
+import type { LeadFields } from './intake/normalize-lead-input.ts'
+import { joinName, namesAgree } from './intake/full-name.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
 import { INITIAL_DIALING, decideCalls, evolveCalls, type CallCommand, type DialingState } from './lead-calls.ts'
@@ -75,12 +76,12 @@ function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolea
 
 /**
  * A name form the sender left out follows the one they changed, when the stored forms agreed (the
- * full name was the first and last names joined): "last_name: Smith" on Jane Doe makes her Jane
+ * full name was the first and last names joined, or split into them): "last_name: Smith" on Jane Doe makes her Jane
  * Smith, not Jane Smith by last name and Jane Doe by full name. Forms that disagree were sent apart
  * (full name "Bob Smith", first name "Robert"): what was sent is kept, and only a sent form changes.
  */
 function reconcileNames(current: LeadFields, incoming: LeadFields, derived: readonly string[], changes: Record<string, unknown>): void {
-  if (current.fullName !== joinName(current.firstName, current.lastName)) return
+  if (!namesAgree(current.fullName, current.firstName, current.lastName)) return
   const sent = (key: 'fullName' | 'firstName' | 'lastName'): boolean => incoming[key] !== undefined && !derived.includes(key)
   if (sent('fullName')) {
     // The normaliser split the sent full name into the forms not sent.

@@ -97,6 +97,24 @@ t.test('a changed name keeps its forms agreeing when they agreed', async (t) => 
   })
 })
 
+t.test('names split past a title or a last-name-first form still agree, and follow each other', async (t) => {
+  const changes = (events: LeadEvent[]) => (events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.changes
+  const titled = receivedEvents({ phone: '5552345678', 'full name': 'Mr John Smith' })
+  t.match(titled[0], { data: { fields: { fullName: 'Mr John Smith', firstName: 'John', lastName: 'Smith' } } }, 'the title is not the first name')
+  spec(titled).when(receive({ phone: '5552345678', last_name: 'Jones' })).then(t, (events, after) => {
+    t.same(changes(events), { lastName: 'Jones', fullName: 'John Jones' }, 'split forms agree: the full name follows the sent last name')
+    t.match(after.fields, { firstName: 'John', lastName: 'Jones' })
+  })
+  spec(titled).when(receive({ phone: '5552345678', 'full name': 'Mr John Doe' })).then(t, (events) => {
+    t.same(changes(events), { fullName: 'Mr John Doe', lastName: 'Doe' }, 'and the last name follows a sent full name')
+  })
+  const reversed = receivedEvents({ phone: '5552345678', name: 'Doe, Jane' })
+  t.match(reversed[0], { data: { fields: { fullName: 'Doe, Jane', firstName: 'Jane', lastName: 'Doe' } } }, 'a CRM export: last name first')
+  spec(reversed).when(receive({ phone: '5552345678', first_name: 'Janet' })).then(t, (events) => {
+    t.same(changes(events), { firstName: 'Janet', fullName: 'Janet Doe' })
+  })
+})
+
 t.test('do-not-call is sticky until the operator clears it', async (t) => {
   const given = receivedEvents({ phone: '5551234567', dnc: 'Yes' })
   t.equal(spec(given).when({ type: 'ClearDoNotCall' }).state.doNotCall, true)

@@ -10,6 +10,7 @@ import type { FieldValue } from './field-value.ts'
 import { matchIndustryField } from './industry-fields.ts'
 import type { IndustryField } from './industry-fields.ts'
 import { normalizePhone, phoneRequired } from './phone.ts'
+import { joinName, splitFullName } from './full-name.ts'
 import type { PhoneErrorCode } from './phone.ts'
 import { usStateCode } from './us-states.ts'
 
@@ -188,11 +189,10 @@ class Intake {
     const firstName = collapse(this.readText('firstName'))
     const lastName = collapse(this.readText('lastName'))
     // Each form of the name fills the other when the sender sent only one: the full name's first
-    // word, and the rest (names are single-spaced by now).
-    const space = fullName?.indexOf(' ') ?? -1
-    const first = fullName === undefined || space < 0 ? fullName : fullName.slice(0, space)
-    const filledFirst = firstName ?? first
-    const filledLast = lastName ?? (fullName !== undefined && space >= 0 ? fullName.slice(space + 1) : undefined)
+    // name and the rest (see full-name.ts; names are single-spaced by now).
+    const split = fullName !== undefined && (firstName === undefined || lastName === undefined) ? splitFullName(fullName) : undefined
+    const filledFirst = firstName ?? split?.first
+    const filledLast = lastName ?? split?.last
     const filledFull = fullName ?? joinName(firstName, lastName)
     if (filledFull !== undefined) lead.fullName = filledFull
     if (filledFirst !== undefined) lead.firstName = filledFirst
@@ -369,12 +369,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key)
   if (list === undefined) map.set(key, [value])
   else list.push(value)
-}
-
-/** The full name a first and a last name make (either may be missing). */
-export function joinName(first: string | undefined, last: string | undefined): string | undefined {
-  if (first === undefined) return last
-  return last === undefined ? first : `${first} ${last}`
 }
 
 function collapse(text: string | undefined): string | undefined {
