@@ -48,10 +48,16 @@ export const CORE_FIELD_ALIASES: Readonly<Record<CoreField, readonly string[]>> 
  * The loose form of a field name (spec §2.1: case ignored, spaces and
  * underscores interchangeable): trimmed, lowercased, underscores and runs of
  * whitespace folded to one space. Hyphens are kept, so `e-mail` stays itself.
+ * Form builders that post a field's label as its name add a required-field
+ * `*`, a colon, a `?` or a number sign: trailing, they do not count, so
+ * `Phone Number *`, `Email:` and `Phone #` are phone and email.
  */
 export function canonicalFieldName(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s_]+/g, ' ').trim()
+  return name.toLowerCase().replace(LABEL_MARKS, '').replace(/[\s_]+/g, ' ').trim()
 }
+
+// Trailing only, so `sq. ft.` and `x-date` keep every character that tells them apart.
+const LABEL_MARKS = /[\s*:?#]+$/
 
 /** A recognised core field and where its alias stands in the spec's order. */
 export interface CoreFieldMatch {

@@ -46,6 +46,24 @@ t.test('canonicalFieldName folds case, underscores and whitespace runs', async (
   for (const [input, expected] of cases) t.equal(canonicalFieldName(input), expected, JSON.stringify(input))
 })
 
+t.test("a form label's trailing marks do not count: required *, colon, ? and #", async (t) => {
+  const cases: Array<[string, CoreField]> = [
+    ['Phone Number *', 'phone'],
+    ['Phone Number*', 'phone'],
+    ['Phone:', 'phone'],
+    ['Phone #', 'phone'],
+    ['Mobile # :', 'phone'],
+    ['Email Address: *', 'email'],
+    ['E-mail:', 'email'],
+    ['Do Not Call?', 'doNotCall'],
+    ['First Name*', 'firstName'],
+  ]
+  for (const [name, field] of cases) t.equal(lookupCoreField(name), field, JSON.stringify(name))
+  // Only trailing marks: inside a name they still tell names apart.
+  for (const name of ['phone*2', '#phone', 'phone #2', 'e*mail', '*', ': #']) t.equal(lookupCoreField(name), undefined, JSON.stringify(name))
+  t.equal(canonicalFieldName('Sq. Ft.'), 'sq. ft.', 'periods are kept: industry names use them')
+})
+
 t.test('every spec alias resolves to its field', async (t) => {
   for (const [field, aliases] of Object.entries(SPEC_TABLE)) {
     for (const alias of aliases) t.equal(lookupCoreField(alias), field, alias)
