@@ -69,6 +69,12 @@ function receivedSummary(fields: LeadFields): string {
   return `lead received: ${parts.join(', ')}`
 }
 
+/** A submission's warnings, by code and the field as sent: `; warnings: phone_not_valid (phone)`. */
+function warningList(warnings: readonly { code: string; field: string }[] | undefined): string {
+  if (warnings === undefined || warnings.length === 0) return ''
+  return `; warnings: ${warnings.map((w) => `${printable(w.code)} (${printable(w.field)})`).join(', ')}`
+}
+
 function changeList(changes: Readonly<Record<string, unknown>>): string[] {
   return Object.entries(changes)
     .filter(([, value]) => value !== undefined)
@@ -83,7 +89,7 @@ const SUMMARIES: Summaries = {
   ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,
   ApiKeyRevoked: (d) => `API key ${d.keyId} revoked`,
 
-  LeadReceived: (d) => receivedSummary(d.fields),
+  LeadReceived: (d) => receivedSummary(d.fields) + warningList(d.warnings),
   LeadUpdated: (d) => {
     const changed = changeList(d.changes)
     const more = [
@@ -91,7 +97,7 @@ const SUMMARIES: Summaries = {
       ...(d.extraFields.length > 0 ? [`${plural(d.extraFields.length, 'extra field')} added`] : []),
     ]
     const all = [...changed, ...more]
-    return `submitted again: ${all.length === 0 ? 'nothing changed' : all.join(', ')}`
+    return `submitted again: ${all.length === 0 ? 'nothing changed' : all.join(', ')}${warningList(d.warnings)}`
   },
   LeadAddedToList: (d) => `added to list ${quoted(d.listName)}`,
   LeadDoNotCallCleared: () => 'do-not-call cleared',

@@ -43,7 +43,7 @@ export class LeadIntakeService {
     const result = await this.commands.handle(
       leadStream(account.accountId, lead.phoneLast10),
       leadDecider,
-      { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, speedToLead: { settings: account.settings, decisionId: newId('dec') } },
+      { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') } },
       context,
     )
     return {

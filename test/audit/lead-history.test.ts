@@ -58,6 +58,16 @@ t.test('summaries say what happened, in the domain words; recordings and transcr
   const byType = (type: string, n = 0) => summarise(lead.filter((e) => e.type === type)[n] as RecordedEvent)
   t.equal(byType('LeadReceived'), 'lead received: Jane Doe, +13125550142, jane@example.com, IL, source "Spring FB", 1 industry field, 1 extra field')
   t.equal(byType('LeadUpdated'), 'submitted again: email → "jane@new.example.com", state → "TX"')
+  const warned = (type: string, warnings: unknown) => {
+    const event = lead.find((e) => e.type === type) as RecordedEvent
+    return summarise({ ...event, data: { ...(event.data as object), warnings } })
+  }
+  t.equal(
+    warned('LeadReceived', [{ code: 'phone_not_valid', field: 'Phone', message: 'm' }, { code: 'dnc_unrecognized', field: 'dnc', message: 'm' }]),
+    'lead received: Jane Doe, +13125550142, jane@example.com, IL, source "Spring FB", 1 industry field, 1 extra field; warnings: phone_not_valid (Phone), dnc_unrecognized (dnc)',
+    "intake's warnings, by code and the field as sent",
+  )
+  t.equal(warned('LeadUpdated', [{ code: 'email_invalid', field: 'email', message: 'm' }]), 'submitted again: email → "jane@new.example.com", state → "TX"; warnings: email_invalid (email)')
   t.equal(byType('CallDecided'), 'call decided: place_call tool, attempt 1, +15125550100 → +13125550142 (idempotency key given)')
   t.equal(byType('CallDecided', 1), 'call decided: follow-up, attempt 2, +15125550100 → +13125550142')
   t.equal(byType('CallFailed'), 'call failed: carrier_rejected: number unreachable (carrier code 21211)')

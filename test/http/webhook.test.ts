@@ -121,6 +121,17 @@ t.test('a field sent twice (form or multipart) fills its field with the first va
   t.same(leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000003' })?.extraFields, [{ name: 'mobile', value: ['555-300-0003', '555-300-0004'] }])
 })
 
+t.test("the warnings a sender got are kept on the lead's history", async (t) => {
+  const { post, leadline, account } = await setup(t)
+  const response = await post({ phone: '000-000-0000', name: 'Doe, Jane', 'Do Not Call': 'maybe' })
+  t.equal(response.statusCode, 201)
+  const { warnings } = response.json() as { warnings: unknown[] }
+  t.equal(warnings.length, 2, 'phone_not_valid and dnc_unrecognized')
+  const [received] = await leadline.store.readStream(`lead-${account.accountId}-0000000000`)
+  t.same((received?.data as { warnings?: unknown }).warnings, warnings, 'exactly what the response said')
+  t.match((received?.data as { fields: unknown }).fields, { fullName: 'Doe, Jane', firstName: 'Jane', lastName: 'Doe', doNotCall: false })
+})
+
 t.test('every rejected request has a JSON error body and appends nothing', async (t) => {
   const { app, post, token, leadline } = await setup(t)
   const before = await leadline.store.headPosition()

@@ -3,7 +3,7 @@
  * receives the lead and groups it into Inbound Leads; later ones record only what changed.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
-import type { LeadFields } from './intake/normalize-lead-input.ts'
+import type { IntakeWarning, LeadFields } from './intake/normalize-lead-input.ts'
 import { joinName, namesAgree } from './intake/full-name.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
@@ -21,6 +21,8 @@ export type LeadCommand =
        * overwrite a stored name only to keep its forms agreeing (reconcileNames), never a name sent apart.
        */
       derived?: readonly string[]
+      /** Intake's warnings on this submission, kept on its event so the operator and auditors see them too. */
+      warnings?: readonly IntakeWarning[]
       /** Group a new lead into Inbound Leads (true for the webhook; false for a lead first met by place_call). */
       list?: boolean
       /**
@@ -95,6 +97,11 @@ function reconcileNames(current: LeadFields, incoming: LeadFields, derived: read
     const full = joinName(first, last)
     if (full !== undefined && full !== current.fullName) changes.fullName = full
   }
+}
+
+/** The submission's warnings as an event carries them: only when there are any, so most events stay as they were. */
+function warningsOf(command: { readonly warnings?: readonly IntakeWarning[] }): { warnings?: readonly IntakeWarning[] } {
+  return command.warnings !== undefined && command.warnings.length > 0 ? { warnings: command.warnings } : {}
 }
 
 /** A lead that becomes do-not-call stops its pending follow-up at once. */
@@ -173,7 +180,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       case 'ReceiveLead': {
         const { fields } = command
         if (!state.exists || !state.fields) {
-          const received: LeadEvent = { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at } }
+          const received: LeadEvent = { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at, ...warningsOf(command) } }
           if (command.list === false) return [received]
           const events: LeadEvent[] = [received, { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } }]
           if (!command.speedToLead) return events
@@ -191,7 +198,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         const events: LeadEvent[] = [
           {
             type: 'LeadUpdated',
-            data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall, command.derived ?? []), industryFields, extraFields, updatedAt: at },
+            data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall, command.derived ?? []), industryFields, extraFields, updatedAt: at, ...warningsOf(command) },
           },
         ]
         if (command.list !== false && !state.lists.includes(INBOUND_LEADS.listName)) {

@@ -1,6 +1,6 @@
 /** Events of the `lead-{accountId}-{last10}` stream: one person's whole history. */
 import type { DomainEvent } from '../shared/decider.ts'
-import type { LeadFields } from './intake/normalize-lead-input.ts'
+import type { IntakeWarning, LeadFields } from './intake/normalize-lead-input.ts'
 import type { PaymentEvent } from './lead-payments.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
@@ -10,7 +10,14 @@ export type LeadFieldChanges = Partial<Omit<LeadFields, 'phoneLast10' | 'phoneRa
 
 export type LeadReceived = DomainEvent<
   'LeadReceived',
-  { leadId: string; accountId: string; fields: LeadFields; receivedAt: string }
+  {
+    leadId: string
+    accountId: string
+    fields: LeadFields
+    receivedAt: string
+    /** What intake told the sender about this submission (absent when it had nothing to say). */
+    warnings?: readonly IntakeWarning[]
+  }
 >
 /** A later submission for the same person: only what changed (empty values never erase data). */
 export type LeadUpdated = DomainEvent<
@@ -21,6 +28,8 @@ export type LeadUpdated = DomainEvent<
     industryFields: Record<string, string>
     extraFields: Array<{ name: string; value: unknown }>
     updatedAt: string
+    /** What intake told the sender about this submission (absent when it had nothing to say). */
+    warnings?: readonly IntakeWarning[]
   }
 >
 export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string; listId: string; listName: string }>

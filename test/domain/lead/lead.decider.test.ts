@@ -115,6 +115,27 @@ t.test('names split past a title or a last-name-first form still agree, and foll
   })
 })
 
+t.test("intake's warnings go on the submission's event, and only when there are any", async (t) => {
+  const warned = (input: Record<string, unknown>): LeadCommand => {
+    const result = normalizeLeadInput(input, { defaultCountry: 'US', timeZone: 'America/New_York', industry: null, now: NOW })
+    if (!result.ok) throw new Error(result.error.message)
+    return { type: 'ReceiveLead', accountId: 'acc_1', newLeadId: 'ld_1', fields: result.lead, derived: result.derived, warnings: result.warnings }
+  }
+  spec([]).when(warned({ phone: '000-000-0000', dnc: 'maybe' })).then(t, (events) => {
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadReceived' }>).data.warnings?.map((w) => `${w.code}:${w.field}`), ['phone_not_valid:phone', 'dnc_unrecognized:dnc'])
+  })
+  spec([]).when(warned({ phone: '312-555-0142' })).then(t, (events) => {
+    t.notOk('warnings' in (events[0] as LeadEvent).data, 'no warnings: no member, the event as before')
+  })
+  const given = receivedEvents({ phone: '3125550142' })
+  spec(given).when(warned({ phone: '3125550142', email: 'nope' })).then(t, (events) => {
+    t.match((events[0] as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.warnings, [{ code: 'email_invalid', field: 'email' }], 'an update carries its own')
+  })
+  spec(given).when(warned({ phone: '3125550142', email: 'a@b.co' })).then(t, (events) => {
+    t.notOk('warnings' in (events[0] as LeadEvent).data)
+  })
+})
+
 t.test('do-not-call is sticky until the operator clears it', async (t) => {
   const given = receivedEvents({ phone: '5551234567', dnc: 'Yes' })
   t.equal(spec(given).when({ type: 'ClearDoNotCall' }).state.doNotCall, true)
