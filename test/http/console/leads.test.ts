@@ -76,6 +76,14 @@ t.test('a lead page: details, calls, payments and the replayed timeline, never a
   t.match(page.body, 'its hash chain is intact')
 })
 
+t.test("a lead's timeline shows the warnings its sender got", async (t) => {
+  const f = await signedInConsole(t)
+  const leadId = await push(f, { name: 'Lee Park', phone: '000-000-0000', dnc: 'maybe' })
+  const page = await f.browser.get(`/app/leads/${leadId}`)
+  t.equal(page.statusCode, 200)
+  t.match(page.body, 'lead received: Lee Park, +10000000000; warnings: phone_not_valid (phone), dnc_unrecognized (dnc)')
+})
+
 t.test('another account\'s lead id reads exactly like one that does not exist', async (t) => {
   const f = await signedInConsole(t)
   const other = await f.app.createAccount('Other Co')
