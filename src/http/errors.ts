@@ -55,11 +55,9 @@ export function accepts(request: FastifyRequest, types: readonly string[]): bool
   })
 }
 
+// Statuses that say which error they are whatever the page; any other status names its error.
 const ERROR_FOR_STATUS: Readonly<Record<number, HttpErrorCode>> = {
-  401: 'sign_in_failed',
-  403: 'form_expired',
   404: 'not_found',
-  410: 'link_expired',
   413: 'payload_too_large',
   429: 'rate_limited',
   503: 'store_unavailable',

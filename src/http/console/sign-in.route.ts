@@ -67,8 +67,9 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   const byEmail = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_LIMIT, keyGenerator: (request) => `${request.ip}|${normaliseEmail(formField(request.body, 'email'))}` })
   const byAddress = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_ADDRESS_LIMIT, keyGenerator: (request) => request.ip })
 
-  const showSignIn = (reply: FastifyReply, status: number, options: Parameters<typeof signInForm>[1]) =>
-    sendPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status, { detail: String(options.error ?? 'sign in') })
+  /** The sign-in form again, refused: 401 for a wrong email or password, 429 after too many. */
+  const showSignIn = (reply: FastifyReply, status: 401 | 429, options: Parameters<typeof signInForm>[1] & { error: string }) =>
+    sendPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status, { error: status === 401 ? 'sign_in_failed' : 'rate_limited', detail: String(options.error) })
 
   fastify.get('/', async (request, reply) => {
     const principal = await users.authenticate(request.cookies[SESSION_COOKIE])

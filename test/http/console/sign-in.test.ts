@@ -54,6 +54,14 @@ t.test('a wrong password or an unknown email: 401, the same words, no cookie, no
     t.match(response.body, 'Wrong email or password.')
     t.notOk(browser.cookies.has('leadline_session'))
   }
+  // A script posting the same form (no text/html in its Accept) gets the JSON error, not the page.
+  await browser.get('/app/sign-in')
+  const scripted = await app.app.inject({
+    method: 'POST', url: '/app/sign-in', headers: { cookie: browser.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: browser.csrf, email, password: 'not it either' }).toString(),
+  })
+  t.equal(scripted.statusCode, 401)
+  t.same(scripted.json(), { error: 'wrong email or password', detail: 'Wrong email or password.' })
   t.equal(await app.leadline.store.headPosition(), before, 'a failed sign-in appends nothing')
 })
 
