@@ -63,8 +63,9 @@ t.test('account, key and token commands: readable output, --json, and exit 2 on 
   const keyJson = JSON.parse(key.stdout)
   t.match(keyJson, { keyId: /^key_/, key: /^ll_live_[0-9a-z]{32}$/, scopes: ['read', 'dial'], label: 'agent' })
   const keys = JSON.parse((await runLeadlineInProcess(['key', 'list', '--account', account.accountId, '--json'], env)).stdout)
-  t.match(keys, [{ keyId: keyJson.keyId, scopes: ['read', 'dial'], label: 'agent', revokedAt: null }])
+  t.match(keys, [{ keyId: keyJson.keyId, scopes: ['read', 'dial'], label: 'agent', lastUsedAt: null, revokedAt: null }])
   t.notOk(JSON.stringify(keys).includes(keyJson.key), 'a listed key never shows the secret')
+  t.match((await runLeadlineInProcess(['key', 'list', '--account', account.accountId], env)).stdout, /last used.*\n.*never\s+active/, 'an unused key: never')
   t.equal((await runLeadlineInProcess(['key', 'revoke', keyJson.keyId], env)).code, 0)
   t.match((await runLeadlineInProcess(['key', 'list', '--account', account.accountId], env)).stdout, /revoked 20/)
 
@@ -134,6 +135,18 @@ t.test('the CLI works on the store while a server runs on it', async (t) => {
   const rotated = JSON.parse((await runLeadline(['token', 'rotate', '--account', account.accountId, '--json'], env)).stdout)
   t.equal((await post('5125550103')).status, 401, 'the old token fails at once')
   t.equal((await post('5125550103', rotated.token)).status, 201, 'the new one works at once')
+
+  // A key the CLI made, used on the running server: key list says when.
+  const key = JSON.parse((await runLeadline(['key', 'create', '--account', account.accountId, '--scopes', 'read', '--json'], env)).stdout)
+  const called = await fetch(`${server.url}/api/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_next_actions', arguments: {} } }),
+  })
+  t.equal(called.status, 200)
+  t.notOk('error' in (await called.json()), 'the key works on the running server')
+  const [listed] = JSON.parse((await runLeadline(['key', 'list', '--account', account.accountId, '--json'], env)).stdout)
+  t.ok(Math.abs(Date.parse(listed.lastUsedAt) - Date.now()) < 120_000, `key list says when the key was last used (${listed.lastUsedAt})`)
 
   t.equal(await server.stop('SIGTERM'), 0, 'SIGTERM stops the server cleanly')
   t.notOk(server.output().includes(token), 'the server never logged the token')

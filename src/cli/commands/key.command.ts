@@ -27,15 +27,17 @@ export async function keyCommand(args: string[], io: Io): Promise<void> {
       const accountId = required(values.account, '--account')
       await withLeadline(io, async (leadline) => {
         const account = await leadline.accounts.require(accountId)
+        // When each key last called the tool endpoint (to the minute), as the console shows it: which keys a rotation can drop.
+        const lastUsed = leadline.apiKeyUsage.lastUsed(accountId)
         const keys = Object.values(account.apiKeys).map((k) => ({
-          keyId: k.keyId, hint: k.hint, scopes: k.scopes, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt,
+          keyId: k.keyId, hint: k.hint, scopes: k.scopes, label: k.label, createdAt: k.createdAt, lastUsedAt: lastUsed.get(k.keyId) ?? null, revokedAt: k.revokedAt,
         }))
         if (values.json) return io.out(json(keys))
         io.out(
           keys.length === 0
             ? `no keys: leadline key create --account ${accountId} --scopes read`
-            : table(['key', 'starts with', 'scopes', 'label', 'created', 'status'], keys.map((k) => [
-                k.keyId, k.hint, k.scopes.join(','), k.label ?? '', k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
+            : table(['key', 'starts with', 'scopes', 'label', 'created', 'last used', 'status'], keys.map((k) => [
+                k.keyId, k.hint, k.scopes.join(','), k.label ?? '', k.createdAt, k.lastUsedAt ?? 'never', k.revokedAt ? `revoked ${k.revokedAt}` : 'active',
               ])),
         )
       })
