@@ -144,7 +144,7 @@ t.test('the CLI works on the store while a server runs on it', async (t) => {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_next_actions', arguments: {} } }),
   })
   t.equal(called.status, 200)
-  t.notOk('error' in (await called.json()), 'the key works on the running server')
+  t.notOk('error' in ((await called.json()) as object), 'the key works on the running server')
   const [listed] = JSON.parse((await runLeadline(['key', 'list', '--account', account.accountId, '--json'], env)).stdout)
   t.ok(Math.abs(Date.parse(listed.lastUsedAt) - Date.now()) < 120_000, `key list says when the key was last used (${listed.lastUsedAt})`)
 
