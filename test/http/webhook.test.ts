@@ -132,6 +132,14 @@ t.test("the warnings a sender got are kept on the lead's history", async (t) => 
   t.match((received?.data as { fields: unknown }).fields, { fullName: 'Doe, Jane', firstName: 'Jane', lastName: 'Doe', doNotCall: false })
 })
 
+t.test("a legacy page's form (Windows-1252, undeclared) keeps its accents", async (t) => {
+  const { postForm, leadline, account } = await setup(t)
+  const form = await postForm('name=Jos%E9+N%FA%F1ez&phone=312-555-0190&city=K%F6ln')
+  t.equal(form.statusCode, 201, form.body)
+  await leadline.runner.catchUp()
+  t.match(leadline.inboundLeads.get(account.accountId, { phoneLast10: '3125550190' }), { fullName: 'José Núñez', firstName: 'José', lastName: 'Núñez', city: 'Köln' })
+})
+
 t.test('every rejected request has a JSON error body and appends nothing', async (t) => {
   const { app, post, token, leadline } = await setup(t)
   const before = await leadline.store.headPosition()

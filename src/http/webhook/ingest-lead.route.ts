@@ -10,6 +10,7 @@ import type { WebhookPrincipal } from '../../services/accounts.service.ts'
 import { sendError } from '../errors.ts'
 import { TokenBuckets } from '../token-buckets.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
+import { parseFormBody } from './form-body.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
 /** No lead form nests this deep (lead ads: 3 levels); deeper bodies are refused before anything is recorded. */
@@ -42,7 +43,7 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
   const buckets = rateLimit ? new TokenBuckets(rateLimit.ratePerSecond, rateLimit.burst) : null
   // Only JSON, form-encoded and multipart bodies are leads; anything else is a 415.
   fastify.removeContentTypeParser(['text/plain'])
-  await fastify.register(formbody, { bodyLimit: WEBHOOK_BODY_LIMIT })
+  await fastify.register(formbody, { bodyLimit: WEBHOOK_BODY_LIMIT, parser: parseFormBody })
   await fastify.register(multipart, {
     attachFieldsToBody: 'keyValues',
     limits: { fieldSize: WEBHOOK_BODY_LIMIT, fields: 200, files: 20, fileSize: WEBHOOK_BODY_LIMIT, parts: 220 },
