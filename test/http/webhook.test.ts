@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream'
+import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { loggerOptions } from '../../src/http/server.ts'
@@ -13,7 +14,7 @@ async function setup(t: Test, options: Parameters<typeof buildApp>[1] = {}) {
       method: 'POST',
       url: `${URL_PATH}${query}`,
       headers: { 'x-service-token': token, 'content-type': 'application/json', ...headers },
-      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+      payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
     })
   /** A form-encoded body, the token in the query string (as a plain HTML form's action would carry it). */
   const postForm = (payload: string) =>
@@ -158,6 +159,8 @@ t.test('every rejected request has a JSON error body and appends nothing', async
     { name: 'an API key is not a webhook token', send: () => post({ phone: '5551234567' }, { 'x-service-token': 'll_live_abc' }), status: 401, body: { error: 'invalid token' } },
     { name: 'text/plain', send: () => post('phone=5551234567', { 'content-type': 'text/plain' }), status: 415, body: { error: 'unsupported media type' } },
     { name: 'xml', send: () => post('<phone>5551234567</phone>', { 'content-type': 'application/xml' }), status: 415, body: { error: 'unsupported media type' } },
+    { name: 'gzip', send: () => post(gzipSync(JSON.stringify({ phone: '5551234567' })), { 'content-encoding': 'gzip' }), status: 415, body: { error: 'unsupported media type', detail: /content-encoding "gzip" is not supported/ } },
+    { name: 'a claimed encoding on a plain body', send: () => post({ phone: '5551234567' }, { 'content-encoding': 'br' }), status: 415, body: { error: 'unsupported media type' } },
     { name: 'over 64 KiB', send: () => post({ phone: '5551234567', notes: 'x'.repeat(70_000) }), status: 413, body: { error: 'payload too large' } },
     { name: 'GET', send: () => app.inject({ method: 'GET', url: `${URL_PATH}?token=${token}` }), status: 405, body: { error: 'method not allowed' } },
     { name: 'PUT', send: () => app.inject({ method: 'PUT', url: URL_PATH, headers: { 'x-service-token': token }, payload: { phone: '5551234567' } }), status: 405, body: { error: 'method not allowed' } },

@@ -100,6 +100,11 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
         )
       }
       if (length > WEBHOOK_BODY_LIMIT) return sendError(reply, 'payload_too_large', `the body is limited to ${WEBHOOK_BODY_LIMIT} bytes`)
+      // A compressed body would be read as if it were the JSON or form it encodes: refuse it (RFC 9110 §15.5.16).
+      const encoding = request.headers['content-encoding']?.trim().toLowerCase()
+      if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+        return sendError(reply, 'unsupported_media_type', `content-encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported: send the body uncompressed`)
+      }
       request.webhookPrincipal = principal
     },
     async handler(request, reply) {
