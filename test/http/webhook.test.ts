@@ -141,6 +141,17 @@ t.test("a legacy page's form (Windows-1252, undeclared) keeps its accents", asyn
   t.match(leadline.inboundLeads.get(account.accountId, { phoneLast10: '3125550190' }), { fullName: 'José Núñez', firstName: 'José', lastName: 'Núñez', city: 'Köln' })
 })
 
+t.test('the token may also come as Authorization: Bearer; x-service-token wins over it, and it over the query', async (t) => {
+  const { app, token } = await setup(t)
+  const send = (headers: Record<string, string>, query = '') =>
+    app.inject({ method: 'POST', url: `${URL_PATH}${query}`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ phone: '312-555-0191' }) })
+  t.equal((await send({ authorization: `Bearer ${token}` })).statusCode, 201, 'Bearer alone')
+  t.equal((await send({ authorization: `bearer   ${token} ` })).statusCode, 200, 'any case and spacing')
+  t.equal((await send({ authorization: 'Bearer llwh_wrong' }, `?token=${token}`)).statusCode, 401, 'a wrong bearer is not rescued by the query')
+  t.equal((await send({ 'x-service-token': token, authorization: 'Bearer llwh_wrong' })).statusCode, 200, 'x-service-token is read first')
+  t.equal((await send({ authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` })).statusCode, 401, 'only Bearer carries a token')
+})
+
 t.test('every rejected request has a JSON error body and appends nothing', async (t) => {
   const { app, post, token, leadline } = await setup(t)
   const before = await leadline.store.headPosition()

@@ -23,9 +23,15 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The webhook token: the `x-service-token` header (spec §4.1), else `Authorization: Bearer` (what
+ * automation tools with a "bearer token" setting send), else the `token` query parameter.
+ */
 function tokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-service-token']
   if (typeof header === 'string' && header !== '') return header.trim()
+  const bearer = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]
+  if (bearer !== undefined) return bearer
   const query = (request.query as Record<string, unknown> | undefined)?.token
   if (typeof query === 'string' && query !== '') return query.trim()
   return undefined
@@ -73,7 +79,7 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
           principal.account.accountId, fastify.leadline.clock(), reply.statusCode,
           ok ? (/"leadId":"([^"]{1,64})"/.exec(payload)?.[1] ?? null) : null,
           ok ? null : (/"error":"([^"]{1,100})"/.exec(payload)?.[1] ?? null),
-          request.headers['x-service-token'] === undefined ? 'query' : 'header', request.headers['user-agent'],
+          request.headers['x-service-token'] === undefined && request.headers.authorization === undefined ? 'query' : 'header', request.headers['user-agent'],
         )
       }
       done(null, payload)
