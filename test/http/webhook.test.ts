@@ -152,6 +152,25 @@ t.test('the token may also come as Authorization: Bearer; x-service-token wins o
   t.equal((await send({ authorization: `Basic ${Buffer.from(`x:${token}`).toString('base64')}` })).statusCode, 401, 'only Bearer carries a token')
 })
 
+t.test("a browser's CORS preflight is answered; the answer to a cross-origin post is readable; plain OPTIONS stays 405", async (t) => {
+  const { app, post } = await setup(t)
+  const preflight = await app.inject({ method: 'OPTIONS', url: URL_PATH, headers: { origin: 'https://landing.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-service-token' } })
+  t.equal(preflight.statusCode, 204)
+  t.match(preflight.headers, {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'POST',
+    'access-control-allow-headers': 'content-type, x-service-token, authorization',
+    'access-control-max-age': '600',
+  })
+  t.equal((await app.inject({ method: 'OPTIONS', url: URL_PATH })).statusCode, 405, 'not a preflight: 405, as every other method')
+  t.equal((await app.inject({ method: 'OPTIONS', url: URL_PATH, headers: { origin: 'https://x.example', 'access-control-request-method': 'PUT' } })).statusCode, 405, 'a preflight for another method: 405')
+  const cross = await post({ phone: '312-555-0195' }, { origin: 'https://landing.example.com' })
+  t.equal(cross.statusCode, 201)
+  t.equal(cross.headers['access-control-allow-origin'], '*', "the page's script may read the answer")
+  t.equal((await post({ phone: '312-555-0195' }, { origin: 'https://x.example', 'x-service-token': 'llwh_wrong' })).headers['access-control-allow-origin'], '*', 'and an error')
+  t.equal((await post({ phone: '312-555-0195' })).headers['access-control-allow-origin'], undefined, 'no Origin, no CORS header')
+})
+
 t.test('every rejected request has a JSON error body and appends nothing', async (t) => {
   const { app, post, token, leadline } = await setup(t)
   const before = await leadline.store.headPosition()

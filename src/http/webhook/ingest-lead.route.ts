@@ -17,6 +17,17 @@ export const WEBHOOK_BODY_LIMIT = 64 * 1024
 export const WEBHOOK_MAX_DEPTH = 32
 const PATH = '/api/ingest/lead'
 
+/**
+ * The answer to a browser's preflight: any origin may POST with the headers a lead needs. No
+ * credentials (cookies) are involved: the webhook token is the only one, and the page sends it itself.
+ */
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'content-type, x-service-token, authorization',
+  'access-control-max-age': '600',
+} as const
+
 declare module 'fastify' {
   interface FastifyRequest {
     webhookPrincipal?: WebhookPrincipal
@@ -72,6 +83,8 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
     // authenticated request, accepted or refused, and written to the views database in batches;
     // never an event on the log.
     onSend(request, reply, payload, done) {
+      // A page on any site may post leads (with its account's token); its script may read the answer.
+      if (request.headers.origin !== undefined) reply.header('access-control-allow-origin', '*')
       const principal = request.webhookPrincipal
       if (principal && typeof payload === 'string') {
         const ok = reply.statusCode < 300
@@ -137,6 +150,13 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
     method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
     url: PATH,
     exposeHeadRoute: false,
-    handler: (_request, reply) => sendError(reply.header('allow', 'POST'), 'method_not_allowed', 'use POST'),
+    handler: (request, reply) => {
+      // A browser's CORS preflight for a form's fetch() POST (JSON, or the token in a header): allowed,
+      // or the lead never leaves the page. Any other use of these methods is a 405.
+      if (request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] === 'POST') {
+        return reply.code(204).headers(PREFLIGHT_HEADERS).send()
+      }
+      return sendError(reply.header('allow', 'POST'), 'method_not_allowed', 'use POST')
+    },
   })
 }
