@@ -15,14 +15,15 @@ export interface NameParts {
 // Two plain words split the same either way; the parser is asked only when a name has a comma, a
 // period or a third word (about 2 µs a name).
 const NEEDS_PARSER = /[,.]|\S\s+\S+\s+\S/
+const CONJUNCTION = /^(?:and|&|or|\+)$/i
 
 /** Splits a single-spaced full name into first and last (last undefined for one word). */
 export function splitFullName(fullName: string): NameParts {
   if (!NEEDS_PARSER.test(fullName)) return firstWordAndRest(fullName)
   const parsed = humanparser.parseName(fullName)
   const first = parsed.firstName?.trim() ?? ''
-  // A name the parser cannot place (`Smith,`, a lone title) keeps the plain split.
-  if (first === '' || first.includes(',')) return firstWordAndRest(fullName)
+  // A name the parser cannot place (`Smith,`, a lone title, a couple's `Mr. and Mrs. Smith`) keeps the plain split.
+  if (first === '' || first.includes(',') || CONJUNCTION.test(first)) return firstWordAndRest(fullName)
   // `Doe, Jane Q.`: the last name is what came before the comma; otherwise the rest after the first name.
   const lastNameFirst = fullName.includes(',') && fullName.indexOf(',') < fullName.indexOf(first)
   const parts = lastNameFirst ? [parsed.lastName, parsed.suffix] : [parsed.middleName, parsed.lastName, parsed.suffix]

@@ -26,6 +26,8 @@ t.test('a full name splits into the first name a person is greeted by, and the r
     // What the parser cannot place keeps the plain split: first word, then the rest.
     ['Smith,', 'Smith,', undefined],
     ['Dr. Who', 'Dr.', 'Who'],
+    ['Mr. and Mrs. Smith', 'Mr.', 'and Mrs. Smith'],
+    ['Mr & Mrs John Smith', 'Mr', '& Mrs John Smith'],
     ['. .', '.', '.'],
   ]
   for (const [full, first, last] of cases) t.same(splitFullName(full), { first, last }, full)
