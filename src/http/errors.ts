@@ -55,28 +55,30 @@ export function accepts(request: FastifyRequest, types: readonly string[]): bool
   })
 }
 
-// Statuses that say which error they are whatever the page; any other status names its error.
-const ERROR_FOR_STATUS: Readonly<Record<number, HttpErrorCode>> = {
-  404: 'not_found',
-  413: 'payload_too_large',
-  429: 'rate_limited',
-  503: 'store_unavailable',
+/** A page for people, and the media types a client names in Accept to be given it. */
+export interface PeoplePage {
+  readonly type: string
+  readonly body: string
+  readonly acceptedAs: readonly string[]
+}
+
+/** What a failed page is to any other client: its stable error, and what happened. */
+export interface PageFailure {
+  readonly error: HttpErrorCode
+  readonly detail: string
+}
+
+/** An HTML page, as the console and the pay page send theirs. */
+export function htmlPage(body: string): PeoplePage {
+  return { type: 'text/html; charset=utf-8', body, acceptedAs: ['text/html'] }
 }
 
 /**
  * A page for people (the console, the docs, the pay page) that failed: the page to a browser, and to
  * any other client the JSON error body every route answers, so no 4xx or 5xx is ever a page a
- * program has to scrape. `error` names it when the status alone does not say which.
+ * program has to scrape.
  */
-export function sendErrorPage(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  page: { readonly type: string; readonly body: string; readonly acceptedAs: readonly string[] },
-  detail: string,
-  error?: HttpErrorCode,
-): FastifyReply {
-  if (accepts(request, page.acceptedAs)) return reply.code(status).type(page.type).send(page.body)
-  const code = error ?? ERROR_FOR_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request')
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(code, detail))
+export function sendErrorPage(reply: FastifyReply, status: number, page: PeoplePage, failure: PageFailure): FastifyReply {
+  if (accepts(reply.request, page.acceptedAs)) return reply.code(status).type(page.type).send(page.body)
+  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(failure.error, failure.detail))
 }

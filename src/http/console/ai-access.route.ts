@@ -9,7 +9,7 @@ import { SCOPES } from '../../domain/account/account.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
-import { actingUser, frameOf, refreshAccount, requireSession, sendPage, signedIn } from './session.ts'
+import { actingUser, frameOf, refreshAccount, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 
 const PATH = '/setup/ai-access'
 
@@ -73,7 +73,7 @@ function scopesOf(body: unknown): string[] {
 export const aiAccessRoutes: FastifyPluginAsync = async (fastify) => {
   const leadline = fastify.leadline
 
-  const show = (request: FastifyRequest, reply: FastifyReply, extra: { status?: number; notice?: string | null; created?: Html; error?: string | null; values?: { label: string; scopes: readonly string[] } }) => {
+  const show = (request: FastifyRequest, reply: FastifyReply, extra: { created?: Html; notice?: string | null; error?: string | null; values?: { label: string; scopes: readonly string[] } }) => {
     const frame = frameOf(request, reply, 'ai-access')
     const { account } = signedIn(request)
     const body = html`<h1>Setup → AI access</h1>
@@ -83,7 +83,10 @@ ${extra.created ?? ''}
 ${createForm(frame.csrfToken, extra.error ?? null, extra.values ?? { label: '', scopes: ['read'] })}
 <h2>Keys</h2>
 ${keyList(account, leadline.apiKeyUsage.lastUsed(account.accountId), frame.csrfToken)}`
-    return sendPage(reply, { title: 'AI access', frame, body, notice: extra.notice ?? null }, extra.status ?? 200)
+    const page = { title: 'AI access', frame, body, notice: extra.notice ?? null }
+    // 201 with the key just created; 400 (nothing created) when the form comes back with an error.
+    if (extra.error) return sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: extra.error })
+    return sendPage(reply, page, extra.created ? 201 : 200)
   }
 
   fastify.register(async (routes) => {
@@ -99,10 +102,10 @@ ${keyList(account, leadline.apiKeyUsage.lastUsed(account.accountId), frame.csrfT
       try {
         const { key, scopes: granted } = await leadline.accounts.createApiKey(account.accountId, scopes, label === '' ? null : label, actingUser(request))
         await refreshAccount(request, leadline.accounts)
-        return show(request, reply, { created: newKeyBox(key.secret, granted, fastify.publicUrl), status: 201 })
+        return show(request, reply, { created: newKeyBox(key.secret, granted, fastify.publicUrl) })
       } catch (error) {
         if (error instanceof DomainError && (error.code === 'invalid_scopes' || error.code === 'invalid_label')) {
-          return show(request, reply, { status: 400, error: error.code === 'invalid_scopes' ? 'Choose at least one scope.' : `${error.message}.`, values: { label, scopes } })
+          return show(request, reply, { error: error.code === 'invalid_scopes' ? 'Choose at least one scope.' : `${error.message}.`, values: { label, scopes } })
         }
         throw error
       }

@@ -16,7 +16,7 @@ import { html } from './html.ts'
 import { CONSOLE_PREFIX } from './layout.ts'
 import { leadWebhookRoutes } from './lead-webhook.route.ts'
 import { leadsRoutes } from './leads.route.ts'
-import { cookieOptions, CSRF_COOKIE, securityHeaders, sendPage } from './session.ts'
+import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
 import { signInRoutes } from './sign-in.route.ts'
 
@@ -49,26 +49,26 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
       request.log.info({ code: 'csrf_rejected' }, 'console form refused: missing or wrong CSRF token')
-      return sendPage(reply, { title: 'Form expired', frame: null, body: errorPage('This form has expired', 'Nothing was changed. Go back, reload the page and try again.') }, 403, { error: 'form_expired', detail: 'the form has no valid CSRF token: nothing was changed' })
+      return sendFailedPage(reply, { title: 'Form expired', frame: null, body: errorPage('This form has expired', 'Nothing was changed. Go back, reload the page and try again.') }, 403, { error: 'form_expired', detail: 'the form has no valid CSRF token: nothing was changed' })
     }
     if (error instanceof DomainError) {
       const notFound = error.code.endsWith('_not_found')
-      return sendPage(reply, { title: notFound ? 'Not found' : 'Not done', frame: null, body: errorPage(notFound ? 'Not found' : 'That could not be done', `${error.message}.`) }, notFound ? 404 : 400, { error: notFound ? 'not_found' : 'invalid_request', detail: error.message })
+      return sendFailedPage(reply, { title: notFound ? 'Not found' : 'Not done', frame: null, body: errorPage(notFound ? 'Not found' : 'That could not be done', `${error.message}.`) }, notFound ? 404 : 400, { error: notFound ? 'not_found' : 'invalid_request', detail: error.message })
     }
     if (isStoreUnavailable(error)) {
       request.log.error({ err: error }, 'store unavailable')
-      return sendPage(reply.header('retry-after', '5'), { title: 'Unavailable', frame: null, body: errorPage('Leadline cannot save right now', 'Nothing was changed. Try again in a few seconds.') }, 503, { error: 'store_unavailable', detail: 'nothing was changed: try again in a few seconds' })
+      return sendFailedPage(reply.header('retry-after', '5'), { title: 'Unavailable', frame: null, body: errorPage('Leadline cannot save right now', 'Nothing was changed. Try again in a few seconds.') }, 503, { error: 'store_unavailable', detail: 'nothing was changed: try again in a few seconds' })
     }
-    if (error.statusCode === 413) return sendPage(reply, { title: 'Too large', frame: null, body: errorPage('That form is too large', 'Nothing was changed.') }, 413, { error: 'payload_too_large', detail: 'the form is too large: nothing was changed' })
+    if (error.statusCode === 413) return sendFailedPage(reply, { title: 'Too large', frame: null, body: errorPage('That form is too large', 'Nothing was changed.') }, 413, { error: 'payload_too_large', detail: 'the form is too large: nothing was changed' })
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendPage(reply, { title: 'Bad request', frame: null, body: errorPage('Bad request', 'Nothing was changed.') }, error.statusCode, { error: 'invalid_request', detail: 'nothing was changed' })
+      return sendFailedPage(reply, { title: 'Bad request', frame: null, body: errorPage('Bad request', 'Nothing was changed.') }, error.statusCode, { error: 'invalid_request', detail: 'nothing was changed' })
     }
     request.log.error({ err: error }, 'console: unhandled error')
-    return sendPage(reply, { title: 'Error', frame: null, body: errorPage('Something went wrong', 'Nothing was shown or changed that should not have been. Try again.') }, 500, { error: 'internal_error', detail: 'internal error' })
+    return sendFailedPage(reply, { title: 'Error', frame: null, body: errorPage('Something went wrong', 'Nothing was shown or changed that should not have been. Try again.') }, 500, { error: 'internal_error', detail: 'internal error' })
   })
 
   fastify.setNotFoundHandler((_request, reply) =>
-    sendPage(securityHeaders(reply), { title: 'Not found', frame: null, body: errorPage('Not found', 'There is no console page at this address.') }, 404, { error: 'not_found', detail: 'there is no console page at this address' }))
+    sendFailedPage(securityHeaders(reply), { title: 'Not found', frame: null, body: errorPage('Not found', 'There is no console page at this address.') }, 404, { error: 'not_found', detail: 'there is no console page at this address' }))
 
   await fastify.register(assetsRoute)
   await fastify.register(signInRoutes)

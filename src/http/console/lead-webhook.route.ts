@@ -34,7 +34,7 @@ export const leadWebhookRoutes: FastifyPluginAsync = async (fastify) => {
   const leadline = fastify.leadline
   const webhookUrl = `${fastify.publicUrl}/api/ingest/lead`
 
-  const show = (request: FastifyRequest, reply: FastifyReply, extra: { newToken?: string; notice?: string | null; sentLeadId?: string | null; status?: number }) => {
+  const show = (request: FastifyRequest, reply: FastifyReply, extra: { newToken?: string; notice?: string | null; sentLeadId?: string | null }) => {
     const frame = frameOf(request, reply, 'lead-webhook')
     const { account } = signedIn(request)
     const zone = account.settings.timeZone
@@ -85,7 +85,7 @@ ${deliveries.length === 0
 <td>${d.via === 'console' ? 'test button' : html`token in ${d.via}${d.userAgent ? html` <span class="muted">(${d.userAgent})</span>` : ''}`}</td>
 </tr>`)}</tbody></table></div>`}
 <p class="muted">Requests with a wrong token are not listed: they cannot be told apart from anyone's.</p>`
-    return sendPage(reply, { title: 'Lead webhook', frame, body, notice: extra.notice ?? null }, extra.status ?? 200)
+    return sendPage(reply, { title: 'Lead webhook', frame, body, notice: extra.notice ?? null })
   }
 
   fastify.register(async (routes) => {

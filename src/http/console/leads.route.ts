@@ -14,7 +14,7 @@ import { withoutRecordings } from '../mcp/recordings-filter.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
 import { CONSOLE_PREFIX, timeElement } from './layout.ts'
-import { frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
@@ -122,7 +122,7 @@ ${page.leads.length === 0
       const last10 = lead ? phoneIdentity(lead.phone) : undefined
       const found = lead && last10 ? await readLeadHistory(leadline.store, account.accountId, last10, null) : null
       if (!lead || !found) {
-        return sendPage(reply, { title: 'Lead not found', frame, body: html`<h1>Lead not found</h1><p>There is no such lead in ${account.name}. <a href="${CONSOLE_PREFIX}/leads">Back to Inbound Leads</a></p>` }, 404, { error: 'not_found', detail: 'there is no such lead in this account' })
+        return sendFailedPage(reply, { title: 'Lead not found', frame, body: html`<h1>Lead not found</h1><p>There is no such lead in ${account.name}. <a href="${CONSOLE_PREFIX}/leads">Back to Inbound Leads</a></p>` }, 404, { error: 'not_found', detail: 'there is no such lead in this account' })
       }
       const state = found.history.state
       const d = state.dialing

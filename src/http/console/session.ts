@@ -8,7 +8,7 @@ import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { SessionPrincipal } from '../../services/users.service.ts'
 import { CONSOLE_PREFIX, renderPage, type NavKey, type PageInput, type SignedInFrame } from './layout.ts'
-import { sendErrorPage, type HttpErrorCode } from '../errors.ts'
+import { htmlPage, sendErrorPage, type PageFailure } from '../errors.ts'
 
 export const SESSION_COOKIE = 'leadline_session'
 export const CSRF_COOKIE = 'leadline_csrf'
@@ -105,15 +105,14 @@ export function frameOf(request: FastifyRequest, reply: FastifyReply, current: N
   return { email: principal.user.email, accountName: account.name, csrfToken: reply.generateCsrf(), current }
 }
 
-/**
- * A console page. A failed one (status 400 and up) is a page to a browser and the JSON error body to
- * any other client (see sendErrorPage); `failure` names its error and says what happened.
- */
-export function sendPage(reply: FastifyReply, input: PageInput, status = 200, failure?: { readonly error?: HttpErrorCode; readonly detail: string }): FastifyReply {
-  const html = renderPage(input)
-  if (status < 400) return reply.code(status).type('text/html; charset=utf-8').send(html)
-  const page = { type: 'text/html; charset=utf-8', body: html, acceptedAs: ['text/html'] }
-  return sendErrorPage(reply.request, reply, status, page, failure?.detail ?? input.title.toLowerCase(), failure?.error)
+/** A console page that did what was asked (200, or 201 when it created something). */
+export function sendPage(reply: FastifyReply, input: PageInput, status: 200 | 201 = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(renderPage(input))
+}
+
+/** A console page that failed: the page to a browser, the JSON error body to any other client (sendErrorPage). */
+export function sendFailedPage(reply: FastifyReply, input: PageInput, status: number, failure: PageFailure): FastifyReply {
+  return sendErrorPage(reply, status, htmlPage(renderPage(input)), failure)
 }
 
 /** Who acts, for the events a console request causes: the signed-in user, by id. */

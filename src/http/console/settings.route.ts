@@ -8,7 +8,7 @@ import { DAY_NAMES } from '../../domain/account/calling-hours.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
-import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { changeOf, valuesFromForm, valuesFromSettings, type SettingsFormValues } from './settings-form.ts'
 
 const PATH = '/settings'
@@ -98,10 +98,12 @@ function fieldOf(error: DomainError): string | null {
 }
 
 export const settingsRoutes: FastifyPluginAsync = async (fastify) => {
-  const show = (request: FastifyRequest, reply: FastifyReply, values: SettingsFormValues, extra: { status?: number; notice?: string | null; error?: { message: string; field: string | null } | null }) => {
+  /** The settings form; refused (400, nothing saved) when it comes back with an error. */
+  const show = (request: FastifyRequest, reply: FastifyReply, values: SettingsFormValues, extra: { notice?: string | null; error?: { message: string; field: string | null } | null }) => {
     const frame = frameOf(request, reply, 'settings')
     const body = html`<h1>Settings</h1>${form(values, frame.csrfToken, extra.error ?? null)}`
-    return sendPage(reply, { title: 'Settings', frame, body, notice: extra.notice ?? null }, extra.status ?? 200)
+    const page = { title: 'Settings', frame, body, notice: extra.notice ?? null }
+    return extra.error ? sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: extra.error.message }) : sendPage(reply, page)
   }
 
   fastify.register(async (routes) => {
@@ -116,7 +118,7 @@ export const settingsRoutes: FastifyPluginAsync = async (fastify) => {
         await fastify.leadline.accounts.changeSettings(signedIn(request).account.accountId, changeOf(values), actingUser(request))
       } catch (error) {
         if (!(error instanceof DomainError) || error.code === 'account_not_found') throw error
-        return show(request, reply, values, { status: 400, error: { message: `Nothing was saved: ${error.message}.`, field: fieldOf(error) } })
+        return show(request, reply, values, { error: { message: `Nothing was saved: ${error.message}.`, field: fieldOf(error) } })
       }
       return reply.redirect(`${CONSOLE_PREFIX}${PATH}?saved`, 303)
     })

@@ -9,7 +9,7 @@ import { normaliseEmail, SESSION_ABSOLUTE_MS } from '../../domain/user/user.deci
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../services/password-hasher.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
-import { cookieOptions, formField, requireSession, safeNext, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
+import { cookieOptions, formField, requireSession, safeNext, sendFailedPage, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
 
 /** Failed sign-ins allowed per email and address in SIGN_IN_WINDOW_MS. */
 export const SIGN_IN_LIMIT = 5
@@ -69,7 +69,7 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
 
   /** The sign-in form again, refused: 401 for a wrong email or password, 429 after too many. */
   const showSignIn = (reply: FastifyReply, status: 401 | 429, options: Parameters<typeof signInForm>[1] & { error: string }) =>
-    sendPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status, { error: status === 401 ? 'sign_in_failed' : 'rate_limited', detail: String(options.error) })
+    sendFailedPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status, { error: status === 401 ? 'sign_in_failed' : 'rate_limited', detail: options.error })
 
   fastify.get('/', async (request, reply) => {
     const principal = await users.authenticate(request.cookies[SESSION_COOKIE])
@@ -116,7 +116,7 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.get<{ Querystring: { token?: string } }>('/set-password', async (request, reply) => {
     const token = typeof request.query.token === 'string' ? request.query.token : ''
     const user = await users.userOfSetupToken(token)
-    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
+    if (!user) return sendFailedPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
     return sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, null) })
   })
 
@@ -124,8 +124,8 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
     const token = formField(request.body, 'token')
     const password = formField(request.body, 'password')
     const user = await users.userOfSetupToken(token)
-    if (!user) return sendPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
-    const again = (error: string) => sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, error) }, 400, { error: 'invalid_request', detail: error })
+    if (!user) return sendFailedPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
+    const again = (error: string) => sendFailedPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, error) }, 400, { error: 'invalid_request', detail: error })
     if (password !== formField(request.body, 'confirm')) return again('The two passwords differ.')
     try {
       await users.setPassword(token, password, request.id)

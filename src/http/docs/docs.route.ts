@@ -93,12 +93,12 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
   const home = site.docsPath
 
   /** No such page: a page for people to a browser or a markdown reader, the JSON error every route answers to any other client. */
-  const notFound = (request: FastifyRequest, reply: FastifyReply, markdown: boolean) => {
+  const notFound = (reply: FastifyReply, markdown: boolean) => {
     const rep = markdown ? site.notFoundText : site.notFoundHtml
     reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store')
     if (!markdown) reply.headers(HTML_HEADERS)
     const page = { type: rep.contentType, body: rep.body, acceptedAs: markdown ? ['text/plain', 'text/markdown'] : ['text/html'] }
-    return sendErrorPage(request, reply, 404, page, site.notFoundDetail, 'not_found')
+    return sendErrorPage(reply, 404, page, { error: 'not_found', detail: site.notFoundDetail })
   }
 
   // HTML pages name their markdown, for agents that arrive at the HTML first.
@@ -117,7 +117,7 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
     const markdown = requested.endsWith('.md')
     const name = markdown ? requested.slice(0, -'.md'.length) : requested
     const page = PAGE_NAME.test(name) ? site.pages.get(name) : undefined
-    if (!page) return notFound(request, reply, markdown)
+    if (!page) return notFound(reply, markdown)
     if (markdown) return send(request, reply, page.markdown)
     if (name === INDEX_PAGE) return reply.redirect(home, 301)
     return send(request, alternate(reply, name), page.html)
@@ -125,12 +125,12 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
 
   fastify.get<{ Params: { name: string } }>('/docs/screenshots/:name', (request, reply) => {
     const image = SCREENSHOT_NAME.test(request.params.name) ? screenshot(request.params.name) : undefined
-    if (!image) return notFound(request, reply, true)
+    if (!image) return notFound(reply, true)
     return reply.header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff').type('image/png').send(image)
   })
 
   // Deeper paths (`/docs/a/b`, `/docs//x`) are never pages.
   fastify.get<{ Params: { '*': string } }>('/docs/*', (request, reply) =>
-    notFound(request, reply, request.params['*'].endsWith('.md')),
+    notFound(reply, request.params['*'].endsWith('.md')),
   )
 }

@@ -11,13 +11,13 @@ import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/lead-payments.ts'
 import { SIMULATED_SESSION_ID } from '../../integrations/payments/simulated/simulated-payments.adapter.ts'
-import { sendErrorPage } from '../errors.ts'
+import { htmlPage, sendErrorPage } from '../errors.ts'
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string)
 
-function page(reply: FastifyReply, status: number, title: string, body: string): FastifyReply {
-  const html = `<!doctype html>
+function pageHtml(title: string, body: string): string {
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${escape(title)}</title>
 <style>
@@ -29,15 +29,22 @@ button{font-size:1.25rem;padding:.75rem 1.5rem;width:100%;border:0;border-radius
 </style></head><body>
 ${body}
 </body></html>`
-  reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex')
-  if (status < 400) return reply.code(status).type('text/html; charset=utf-8').send(html)
-  return sendErrorPage(reply.request, reply, status, { type: 'text/html; charset=utf-8', body: html, acceptedAs: ['text/html'] }, title.toLowerCase())
+}
+
+/** The pay page's headers: never cached, indexed or referred. */
+function privatePage(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex')
+}
+
+function page(reply: FastifyReply, title: string, body: string): FastifyReply {
+  return privatePage(reply).code(200).type('text/html; charset=utf-8').send(pageHtml(title, body))
 }
 
 const BANNER = '<div class="simulated" role="alert">SIMULATED PAYMENT<br>No card will be charged</div>'
 
 function notFound(reply: FastifyReply): FastifyReply {
-  return page(reply, 404, 'Payment link not found', '<h1>Payment link not found</h1><p>This payment link does not exist. Ask the business for a new one.</p>')
+  const html = pageHtml('Payment link not found', '<h1>Payment link not found</h1><p>This payment link does not exist. Ask the business for a new one.</p>')
+  return sendErrorPage(privatePage(reply), 404, htmlPage(html), { error: 'not_found', detail: 'payment link not found' })
 }
 
 /** The request behind a simulated session, read from the lead's own stream (fresh after a settlement). */
@@ -62,7 +69,7 @@ export const payPageRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4096 }, (_request, _body, done) => done(null, null))
 
   fastify.get('/pay/thanks', async (_request, reply) =>
-    page(reply, 200, 'Thank you', '<h1>Thank you</h1><p>Your payment was received. You can close this page.</p>'),
+    page(reply, 'Thank you', '<h1>Thank you</h1><p>Your payment was received. You can close this page.</p>'),
   )
 
   fastify.get<{ Params: { session: string } }>('/pay/:session', async (request, reply) => {
@@ -80,7 +87,7 @@ export const payPageRoutes: FastifyPluginAsync = async (fastify) => {
       action = `<form method="post" action="/pay/${escape(request.params.session)}"><button type="submit">Pay ${escape(amount)} (simulated)</button></form>
 <p>This is Leadline's simulated payment page: the button records the payment as settled, exactly as a real card payment would be recorded. No card details are asked for and no money moves.</p>`
     }
-    return page(reply, 200, `${account.name}: ${amount}`, head + action)
+    return page(reply, `${account.name}: ${amount}`, head + action)
   })
 
   fastify.post<{ Params: { session: string } }>('/pay/:session', async (request, reply) => {

@@ -66,6 +66,14 @@ t.test('a refused form: 400, the reason next to the values as typed, and nothing
   }
   const typed = await f.browser.post('/app/settings', form({ callerId: '555-0100' }))
   t.match(typed.body, /id="callerId" name="callerId" inputmode="tel" autocomplete="off" value="555-0100" aria-invalid="true" aria-describedby="settings-error"/, 'the bad field is marked and keeps its value')
+  // A script posting the same form (no text/html in Accept) is told why, as JSON.
+  await f.browser.get('/app/settings')
+  const scripted = await f.app.app.inject({
+    method: 'POST', url: '/app/settings', headers: { cookie: f.browser.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...form({ callerId: '555-0100' }), _csrf: f.browser.csrf }).toString(),
+  })
+  t.equal(scripted.statusCode, 400)
+  t.match(scripted.json(), { error: 'invalid request', detail: /^Nothing was saved: invalid callerId: must be an E\.164 number/ })
   t.equal(await f.app.leadline.store.headPosition(), before, 'nothing was appended')
   t.same((await f.app.leadline.accounts.require(f.accountId)).settings, DEFAULT_SETTINGS)
 })

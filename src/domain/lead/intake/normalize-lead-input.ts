@@ -281,7 +281,7 @@ class Intake {
         continue
       }
       this.setAside(entries, chosen)
-        industryFields[field.key] = this.bound(chosen.name, chosen.read.text)
+      industryFields[field.key] = this.bound(chosen.name, chosen.read.text)
     }
     return industryFields
   }
