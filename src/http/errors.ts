@@ -3,6 +3,7 @@
  * (spec §7.2: `phone required`); `code` names the same error in logs, docs and JSON-RPC `data.code`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import Negotiator from 'negotiator'
 
 export const HTTP_ERRORS = {
   phone_required: { status: 400, error: 'phone required' },
@@ -42,17 +43,14 @@ export function sendError(reply: FastifyReply, code: HttpErrorCode, detail?: str
 }
 
 /**
- * Whether the client takes `type` (for pages for people: `text/html`), by its Accept header. A
+ * Whether the client names one of `types` (for pages for people: `text/html`) in its Accept header,
+ * read by negotiator (q-values, parameters, case; `;q=0` refuses a type). A
  * browser names text/html when it navigates or posts a form; an API client, curl and a monitor do
  * not, and get the JSON error every other route answers.
  */
-export function accepts(request: FastifyRequest, types: readonly string[]): boolean {
-  const header = request.headers.accept
-  if (header === undefined) return false
-  return header.split(',').some((entry) => {
-    const [range, ...params] = entry.split(';').map((part) => part.trim().toLowerCase())
-    return range !== undefined && types.includes(range) && !params.some((param) => /^q=0(?:\.0*)?$/.test(param))
-  })
+function accepts(request: FastifyRequest, types: readonly string[]): boolean {
+  // Named, not matched: `*/*` (curl's, and what a missing header means) asks for no page in particular.
+  return new Negotiator(request.raw).mediaTypes().some((type) => types.includes(type.toLowerCase()))
 }
 
 /** A page for people, and the media types a client names in Accept to be given it. */
