@@ -7,12 +7,13 @@
  * service's own public origin (DNS-rebinding protection) is 403, and an unsupported
  * `MCP-Protocol-Version` header is 400. Everything else is HTTP 200 with a JSON-RPC body (§7.1).
  */
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify'
 import { sendError } from '../errors.ts'
 import { failure, RPC_CODES, type RpcErrorObject } from './json-rpc.ts'
 import { DEFAULT_MCP_LIMITS, McpEndpoint, PROTOCOL_VERSIONS, type McpLimits } from './mcp-endpoint.ts'
 import { ReadCache } from './read-cache.ts'
 import { loadTools, ToolRegistry } from './tool-registry.ts'
+import { bearerToken } from '../bearer-token.ts'
 
 export const MCP_PATH = '/api/mcp'
 
@@ -25,11 +26,6 @@ export interface McpRouteOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-
-function bearer(request: FastifyRequest): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
-  return match?.[1]
-}
 
 function refuse(reply: FastifyReply, status: number, error: RpcErrorObject): FastifyReply {
   return reply.code(status).type(JSON_TYPE).header('cache-control', 'no-store').send(failure(null, error))
@@ -103,7 +99,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
     handler: async (request, reply) => {
       const answer = await endpoint.handle({
         body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-        apiKey: bearer(request),
+        apiKey: bearerToken(request),
         requestId: request.id,
         log: request.log,
       })

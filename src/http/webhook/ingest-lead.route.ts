@@ -11,6 +11,7 @@ import { sendError } from '../errors.ts'
 import { TokenBuckets } from '../token-buckets.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 import { parseFormBody } from './form-body.ts'
+import { bearerToken } from '../bearer-token.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
 /** No lead form nests this deep (lead ads: 3 levels); deeper bodies are refused before anything is recorded. */
@@ -41,7 +42,7 @@ declare module 'fastify' {
 function tokenOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-service-token']
   if (typeof header === 'string' && header !== '') return header.trim()
-  const bearer = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]
+  const bearer = bearerToken(request)
   if (bearer !== undefined) return bearer
   const query = (request.query as Record<string, unknown> | undefined)?.token
   if (typeof query === 'string' && query !== '') return query.trim()
