@@ -53,11 +53,18 @@ export const CORE_FIELD_ALIASES: Readonly<Record<CoreField, readonly string[]>> 
  * `Phone Number *`, `Email:` and `Phone #` are phone and email.
  */
 export function canonicalFieldName(name: string): string {
-  return name.toLowerCase().replace(LABEL_MARKS, '').replace(/[\s_]+/g, ' ').trim()
+  return withoutLabelMarks(name).toLowerCase().replace(/[\s_]+/g, ' ').trim()
 }
 
-// Trailing only, so `sq. ft.` and `x-date` keep every character that tells them apart.
-const LABEL_MARKS = /[\s*:?#]+$/
+// Trailing only, so `sq. ft.` and `x-date` keep every character that tells them apart. A loop from
+// the end, not /[\s*:?#]+$/: that regex retries from every mark in a name, so a 64 KiB body's name of
+// spaces ending in a letter took seconds of the event loop.
+const LABEL_MARK = /[\s*:?#]/
+function withoutLabelMarks(name: string): string {
+  let end = name.length
+  while (end > 0 && LABEL_MARK.test(name.charAt(end - 1))) end--
+  return end === name.length ? name : name.slice(0, end)
+}
 
 /** A recognised core field and where its alias stands in the spec's order. */
 export interface CoreFieldMatch {
