@@ -65,13 +65,14 @@ export const inboundLeadsProjection: Projection = {
         statement(db, 
           `INSERT OR IGNORE INTO inbound_leads (stream, account_id, lead_id, phone, phone_last10, full_name, first_name, last_name, email,
              state, age, dob, source, vendor, lead_date, city, zip, address, do_not_call, industry_fields, extra_fields,
-             received_at, updated_at, received_position)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             listed, received_at, updated_at, received_position)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           recorded.stream, event.data.accountId, event.data.leadId, f.phone, f.phoneLast10, f.fullName ?? null, f.firstName ?? null,
           f.lastName ?? null, f.email ?? null, f.state ?? null, f.age ?? null, f.dob ?? null, f.source ?? null, f.vendor ?? null,
           f.leadDate ?? null, f.city ?? null, f.zip ?? null, f.address ?? null, f.doNotCall === true ? 1 : 0,
-          JSON.stringify(f.industryFields), JSON.stringify(f.extraFields), event.data.receivedAt, event.data.receivedAt, recorded.position,
+          JSON.stringify(f.industryFields), JSON.stringify(f.extraFields), event.data.list?.listId === INBOUND_LEADS.listId ? 1 : 0,
+          event.data.receivedAt, event.data.receivedAt, recorded.position,
         )
         return
       }

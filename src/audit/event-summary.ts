@@ -89,7 +89,11 @@ const SUMMARIES: Summaries = {
   ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,
   ApiKeyRevoked: (d) => `API key ${d.keyId} revoked`,
 
-  LeadReceived: (d) => receivedSummary(d.fields) + warningList(d.warnings),
+  LeadReceived: (d) =>
+    receivedSummary(d.fields) +
+    warningList(d.warnings) +
+    (d.list ? `; ${SUMMARIES.LeadAddedToList({ leadId: d.leadId, ...d.list })}` : '') +
+    (d.speedToLeadSkipped ? `; ${SUMMARIES.SpeedToLeadSkipped({ leadId: d.leadId, ...d.speedToLeadSkipped, skippedAt: d.receivedAt })}` : ''),
   LeadUpdated: (d) => {
     const changed = changeList(d.changes)
     const more = [

@@ -9,7 +9,7 @@ import { checkCall, type CallCheck } from '../dialing/call-check.ts'
 import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../dialing/follow-up-policy.ts'
 import { DomainError } from '../shared/decider.ts'
 import type { CallStatusUpdate } from '../../integrations/carrier/carrier.port.ts'
-import { INBOUND_LEADS, type CallEvent, type CallPurpose, type LeadEvent } from './lead.events.ts'
+import { INBOUND_LEADS, type CallDecided, type CallEvent, type CallPurpose, type LeadEvent, type SpeedToLeadSkip } from './lead.events.ts'
 import type { LeadState } from './lead.decider.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -164,7 +164,7 @@ export function checkLeadCall(settings: AccountSettings, state: LeadState, now: 
   return checkCall(settings, callTarget(state), now)
 }
 
-function decided(state: LeadState, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null): CallEvent {
+function decided(state: LeadState, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null): CallDecided {
   return {
     type: 'CallDecided',
     data: {
@@ -200,22 +200,30 @@ function nextFollowUp(state: LeadState, settings: AccountSettings, afterDecision
   return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt: due.toISOString(), afterDecisionId } }]
 }
 
+/**
+ * Speed to lead's decision for a lead that has just arrived: the call, or why there is none; null
+ * when it is not speed to lead's to decide (decided already, or not an inbound lead).
+ */
+export function speedToLeadOutcome(state: LeadState, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip | null {
+  requireLead(state)
+  // One person never gets two sequences: speed to lead is decided once per lead, ever.
+  if (state.dialing.speedToLead !== 'pending' || state.dialing.order.length > 0) return null
+  // Only inbound leads: a person first met by place_call is being called by that command already.
+  if (!state.lists.includes(INBOUND_LEADS.listName)) return null
+  if (!settings.speedToLead) return { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null }
+  const check = checkLeadCall(settings, state, now)
+  if (!check.allowed) return { reason: check.reason as string, message: check.message, nextAllowedAt: check.nextAllowedAt }
+  return decided(state, settings, decisionId, 'speed_to_lead', now.toISOString(), null)
+}
+
 export function decideCalls(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
   const at = now.toISOString()
   switch (command.type) {
     case 'DecideSpeedToLead': {
-      requireLead(state)
-      // One person never gets two sequences: speed to lead is decided once per lead, ever.
-      if (state.dialing.speedToLead !== 'pending' || state.dialing.order.length > 0) return []
-      // Only inbound leads: a person first met by place_call is being called by that command already.
-      if (!state.lists.includes(INBOUND_LEADS.listName)) return []
-      const skip = (reason: string, message: string, nextAllowedAt: string | null): LeadEvent[] => [
-        { type: 'SpeedToLeadSkipped', data: { leadId: state.leadId, reason, message, nextAllowedAt, skippedAt: at } },
-      ]
-      if (!command.settings.speedToLead) return skip('speed_to_lead_off', 'speed to lead is off for this account', null)
-      const check = checkLeadCall(command.settings, state, now)
-      if (!check.allowed) return skip(check.reason as string, check.message, check.nextAllowedAt)
-      return [decided(state, command.settings, command.decisionId, 'speed_to_lead', at, null)]
+      const outcome = speedToLeadOutcome(state, command.settings, command.decisionId, now)
+      if (outcome === null) return []
+      if ('type' in outcome) return [outcome]
+      return [{ type: 'SpeedToLeadSkipped', data: { leadId: state.leadId, ...outcome, skippedAt: at } }]
     }
     case 'DecidePlaceCall': {
       requireLead(state)

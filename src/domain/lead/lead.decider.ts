@@ -5,9 +5,9 @@
 import { DomainError, type Decider } from '../shared/decider.ts'
 import type { IntakeWarning, LeadFields } from './intake/normalize-lead-input.ts'
 import { joinName, namesAgree } from './intake/full-name.ts'
-import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges } from './lead.events.ts'
+import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges, type LeadReceived } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
-import { INITIAL_DIALING, decideCalls, evolveCalls, type CallCommand, type DialingState } from './lead-calls.ts'
+import { INITIAL_DIALING, decideCalls, evolveCalls, speedToLeadOutcome, type CallCommand, type DialingState } from './lead-calls.ts'
 import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, isPaymentEvent, type PaymentCommand, type PaymentsState } from './lead-payments.ts'
 
 export type LeadCommand =
@@ -127,9 +127,12 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
 
   evolve(state, event) {
     switch (event.type) {
-      case 'LeadReceived':
+      case 'LeadReceived': {
+        const { list, speedToLeadSkipped } = event.data
         return {
           ...state,
+          lists: list === undefined || state.lists.includes(list.listName) ? state.lists : [...state.lists, list.listName],
+          dialing: speedToLeadSkipped === undefined ? state.dialing : { ...state.dialing, speedToLead: 'skipped' },
           exists: true,
           leadId: event.data.leadId,
           accountId: event.data.accountId,
@@ -139,6 +142,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           updatedAt: event.data.receivedAt,
           submissions: 1,
         }
+      }
       case 'LeadUpdated': {
         const fields = state.fields as LeadFields
         return {
@@ -180,12 +184,16 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       case 'ReceiveLead': {
         const { fields } = command
         if (!state.exists || !state.fields) {
-          const received: LeadEvent = { type: 'LeadReceived', data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at, ...warningsOf(command) } }
-          if (command.list === false) return [received]
-          const events: LeadEvent[] = [received, { type: 'LeadAddedToList', data: { leadId: command.newLeadId, ...INBOUND_LEADS } }]
-          if (!command.speedToLead) return events
-          const arrived = events.reduce((s, e) => leadDecider.evolve(s, e), state)
-          return [...events, ...decideCalls({ type: 'DecideSpeedToLead', ...command.speedToLead }, arrived, now)]
+          // One event says it all when nothing else is decided: the lead, its list and why speed to lead did not call.
+          const received: LeadReceived = {
+            type: 'LeadReceived',
+            data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at, ...warningsOf(command), ...(command.list === false ? {} : { list: INBOUND_LEADS }) },
+          }
+          if (command.list === false || !command.speedToLead) return [received]
+          const outcome = speedToLeadOutcome(leadDecider.evolve(state, received), command.speedToLead.settings, command.speedToLead.decisionId, now)
+          if (outcome === null) return [received]
+          if ('type' in outcome) return [received, outcome]
+          return [{ ...received, data: { ...received.data, speedToLeadSkipped: outcome } }]
         }
         const current = state.fields
         const industryFields = Object.fromEntries(

@@ -17,6 +17,17 @@ export type LeadReceived = DomainEvent<
     receivedAt: string
     /** What intake told the sender about this submission (absent when it had nothing to say). */
     warnings?: readonly IntakeWarning[]
+    /**
+     * The list the lead joined as it arrived (Inbound Leads, for the webhook); absent for a person
+     * first met by place_call. Older logs record the grouping as a LeadAddedToList right after.
+     */
+    list?: LeadList
+    /**
+     * Speed to lead's answer when it did not call, decided with the lead (absent when it called: a
+     * CallDecided follows in the same append, or when none was decided). Older logs record it as a
+     * SpeedToLeadSkipped right after.
+     */
+    speedToLeadSkipped?: SpeedToLeadSkip
   }
 >
 /** A later submission for the same person: only what changed (empty values never erase data). */
@@ -32,18 +43,29 @@ export type LeadUpdated = DomainEvent<
     warnings?: readonly IntakeWarning[]
   }
 >
-export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string; listId: string; listName: string }>
+export interface LeadList {
+  readonly listId: string
+  readonly listName: string
+}
+/** A lead grouped into a list after it arrived (a new lead's own list is on its LeadReceived). */
+export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string } & LeadList>
 export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId: string; clearedAt: string }>
 /** Marked do-not-call by the account (a tool or the operator), as opposed to by the sender's own flag. */
 export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string }>
 
 export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
 
-/** Speed to lead did not call, and why: the troubleshooting answer of spec §4.1.7. */
-export type SpeedToLeadSkipped = DomainEvent<
-  'SpeedToLeadSkipped',
-  { leadId: string; reason: string; message: string; nextAllowedAt: string | null; skippedAt: string }
->
+/** Why speed to lead did not call: the troubleshooting answer of spec §4.1.7. */
+export interface SpeedToLeadSkip {
+  readonly reason: string
+  readonly message: string
+  readonly nextAllowedAt: string | null
+}
+/**
+ * Speed to lead did not call, recorded apart from the lead (older logs; a new lead now carries it
+ * as LeadReceived's `speedToLeadSkipped`).
+ */
+export type SpeedToLeadSkipped = DomainEvent<'SpeedToLeadSkipped', { leadId: string; skippedAt: string } & SpeedToLeadSkip>
 /** The decision to ring this person once. Exactly one exists per decision id, on any number of nodes. */
 export type CallDecided = DomainEvent<
   'CallDecided',
