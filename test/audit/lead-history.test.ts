@@ -106,6 +106,43 @@ t.test('summaries say what happened, in the domain words; recordings and transcr
   }
 })
 
+t.test('a new lead written as one event: its summary names the list and why speed to lead did not call; it folds as the three events of older logs', async (t) => {
+  const log = await writeAuditLog(path.join(t.testdir(), 'log.db'))
+  t.teardown(() => log.store.close())
+  const lead = await log.store.readStream(STREAM)
+  const received = lead[0] as RecordedEvent
+  const oneEvent = (more: Record<string, unknown>): RecordedEvent => ({ ...received, data: { ...(received.data as object), ...more } })
+  const list = { listId: 'inbound-leads', listName: 'Inbound Leads' }
+  const skipped = { reason: 'outside_calling_hours', message: 'outside the account calling hours', nextAllowedAt: '2026-03-11T13:00:00.000Z' }
+  const base = 'lead received: Jane Doe, +13125550142, jane@example.com, IL, source "Spring FB", 1 industry field, 1 extra field'
+
+  // The older log's three events read the same as the one event's three parts.
+  t.equal(summarise(lead[1] as RecordedEvent), 'added to list "Inbound Leads"')
+  t.equal(summarise(lead[2] as RecordedEvent), 'speed to lead did not call: outside the account calling hours (outside_calling_hours); next allowed 2026-03-11T13:00:00.000Z')
+  t.equal(summarise(oneEvent({ list })), `${base}; added to list "Inbound Leads"`, 'called, or not asked: the list alone')
+  t.equal(
+    summarise(oneEvent({ list, speedToLeadSkipped: skipped })),
+    `${base}; added to list "Inbound Leads"; speed to lead did not call: outside the account calling hours (outside_calling_hours); next allowed 2026-03-11T13:00:00.000Z`,
+  )
+  t.equal(
+    summarise(oneEvent({ list, speedToLeadSkipped: { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null } })),
+    `${base}; added to list "Inbound Leads"; speed to lead did not call: speed to lead is off for this account (speed_to_lead_off)`,
+    'no next allowed time: none said',
+  )
+  t.equal(
+    summarise(oneEvent({ warnings: [{ code: 'email_invalid', field: 'email', message: 'm' }], list, speedToLeadSkipped: { ...skipped, message: 'two\nlines' } })),
+    `${base}; warnings: email_invalid (email); added to list "Inbound Leads"; speed to lead did not call: two\uFFFDlines (outside_calling_hours); next allowed 2026-03-11T13:00:00.000Z`,
+    "warnings first, then the list and the skip; the sender's text still cannot break the line",
+  )
+
+  const older = buildLeadHistory(STREAM, lead.slice(0, 3), null)
+  const newer = buildLeadHistory(STREAM, [oneEvent({ list, speedToLeadSkipped: skipped })], null)
+  t.same(newer.state, older.state, 'one event rebuilds the lead that three did')
+  t.match(newer.state, { exists: true, lists: ['Inbound Leads'], dialing: { speedToLead: 'skipped' } })
+  t.same(newer.entries.map((e) => e.type), ['LeadReceived'])
+  t.match(newer.entries[0]?.summary, /; added to list "Inbound Leads"; speed to lead did not call: outside the account calling hours/)
+})
+
 t.test('actors: webhook token, key, operator and process, by id', async (t) => {
   t.equal(describeActor({ kind: 'webhook_token', id: TOKEN_ID }), `webhook token ${TOKEN_ID}`)
   t.equal(describeActor({ kind: 'api_key', id: KEY_ID }), `API key ${KEY_ID}`)

@@ -21,7 +21,7 @@ t.test('429 then success: retried, one call placed', async (t) => {
   t.same(fake.callRequests().map((r) => r.status), [429, 429, 201], 'two refusals, then the call')
   t.equal((placed.data as { callId: string }).callId, placedCalls(fake)[0]?.sid)
   await sleep(100)
-  t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'one attempt on the history')
+  t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'one attempt on the history')
 })
 
 t.test('429 every time: retried twice, then a failure that is not the carrier having rung', async (t) => {
@@ -51,7 +51,7 @@ for (const [name, fault] of [
     await leadline.dialing.sweep(0)
     await sleep(300)
     t.equal(fake.callRequests().length, 1, 'asked once')
-    t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallOutcomeUnknown'], 'no retry, no follow-up')
+    t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallOutcomeUnknown'], 'no retry, no follow-up')
     t.same(leadline.calls.dueFollowUps('9999-12-31T00:00:00.000Z'), [])
   })
 }

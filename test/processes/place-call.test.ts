@@ -8,7 +8,7 @@ import type { Test } from 'tap'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import { DomainError } from '../../src/domain/shared/decider.ts'
 import type { PlaceCallInput } from '../../src/services/dialing.types.ts'
-import { CALLER_ID, DIALING, dialingApp, fakeTwilio, leadEventTypes, manualClock, postLead, sleep, waitForEvent } from '../helpers/dialing-app.ts'
+import { CALLER_ID, DIALING, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, postLead, sleep, waitForEvent } from '../helpers/dialing-app.ts'
 
 /** Pacing is tested elsewhere; here calls follow each other within milliseconds. */
 const FAST = { ...DIALING, callsPerSecond: 100 }
@@ -40,11 +40,13 @@ t.test('a real call: placed through the dialer, {status, callId, from, to, carri
   const [request] = fake.callRequests()
   t.match(result, { status: 'placed', callId: request?.sid, from: CALLER_ID, to: '+13125550142', carrier: 'twilio', dryRun: false, leadId: /^ld_/ })
   t.match(request?.form, { From: CALLER_ID, To: '+13125550142', StatusCallback: 'http://leadline.test/api/carrier/twilio/status' })
-  t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'a person the book had not met becomes a lead (not in Inbound Leads)')
+  t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'a person the book had not met becomes a lead')
+  const [received] = await leadEvents(leadline, account.accountId, '3125550142')
+  t.notOk('list' in (received?.data as object), 'not in Inbound Leads')
   await sleep(300)
   t.equal(fake.callRequests().length, 1, 'speed to lead (on) does not ring the new lead a second time')
-  const types = await leadEventTypes(leadline, account.accountId, '3125550142')
-  t.notOk(types.includes('SpeedToLeadSkipped'), 'and does not record a skip for it')
+  const events = await leadEvents(leadline, account.accountId, '3125550142')
+  t.notOk(events.some((e) => e.type === 'SpeedToLeadSkipped' || 'speedToLeadSkipped' in (e.data as object)), 'and does not record a skip for it')
 })
 
 t.test('idempotent per key: the same key returns the original call, also when called concurrently', async (t) => {
@@ -72,7 +74,8 @@ t.test('the same key still returns its call after the conditions changed', async
 t.test('a dry run says what would happen and why, and appends nothing', async (t) => {
   const { fake, leadline, account, app, token } = await setup(t, { ...FAST, callingHours: 'mon-fri 13:00-18:00' })
   await postLead(app, token, { phone: '3125550143', dnc: 'yes' })
-  await waitForEvent(leadline, account.accountId, '3125550143', 'SpeedToLeadSkipped')
+  // Speed to lead has had its say (no call, on the lead itself) before the head is read.
+  t.match((await waitForEvent(leadline, account.accountId, '3125550143', 'LeadReceived')).data, { speedToLeadSkipped: { reason: 'do_not_call' } })
   const head = await leadline.store.headPosition()
 
   const outside = await leadline.dialing.placeCall(account, input({ dryRun: true }), context)
@@ -90,7 +93,8 @@ t.test('a dry run says what would happen and why, and appends nothing', async (t
 t.test('refusals: do-not-call, calling hours, no caller id, a bad number; nothing appended, nothing dialed', async (t) => {
   const { fake, leadline, account, app, token } = await setup(t, { ...FAST, callingHours: 'mon-fri 13:00-18:00' })
   await postLead(app, token, { phone: '3125550143', dnc: 'yes' })
-  await waitForEvent(leadline, account.accountId, '3125550143', 'SpeedToLeadSkipped')
+  // Speed to lead has had its say (no call, on the lead itself) before the head is read.
+  t.match((await waitForEvent(leadline, account.accountId, '3125550143', 'LeadReceived')).data, { speedToLeadSkipped: { reason: 'do_not_call' } })
   const head = await leadline.store.headPosition()
   const hours = await refused(t, leadline.dialing.placeCall(account, input(), context), 'outside_calling_hours')
   t.same(hours?.details, { next_allowed_at: '2026-03-10T17:00:00.000Z' })

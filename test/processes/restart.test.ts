@@ -51,7 +51,7 @@ t.test('a due follow-up fires once after a restart, and a restart decides nothin
   await sleep(400)
   t.equal(fake.callRequests().length, 2, 'two calls in all: the first and the follow-up, once')
   t.same(await leadEventTypes(third.leadline, account.accountId, PHONE), [
-    'LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallNotAnswered', 'FollowUpScheduled',
+    'LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallNotAnswered', 'FollowUpScheduled',
     'CallDecided', 'CallAttemptStarted', 'CallPlaced',
   ])
 })
@@ -123,7 +123,7 @@ t.test('SIGKILL between the carrier request and its record: outcome unknown afte
   t.match(unknown.data, { reason: /process stopped/ })
   await sleep(500)
   t.equal(fake.callRequests().length, 1, 'the carrier was asked once: the person is not rung twice')
-  t.same(await leadEventTypes(restarted.leadline, account.accountId, PHONE), ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallOutcomeUnknown'])
+  t.same(await leadEventTypes(restarted.leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallOutcomeUnknown'])
 })
 
 t.test('a decision left unclaimed overnight is not dialed outside calling hours after the restart', async (t) => {

@@ -34,11 +34,13 @@ t.test('a new lead inside calling hours: exactly one call request, with the righ
     },
   })
   t.same(request?.form.StatusCallbackEvent, ['initiated', 'ringing', 'answered', 'completed'])
-  t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'])
+  t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'])
   t.match(decided, { data: { purpose: 'speed_to_lead', from: CALLER_ID, to: '+13125550142', attempt: 1 }, metadata: { actor: { kind: 'webhook_token' } } })
   // Decided in the same append as the lead: no moment exists when the lead is on the log undecided.
   const [received] = await leadEvents(leadline, account.accountId, '3125550142')
-  t.equal(decided?.position, (received?.position as number) + 2, 'the decision follows the lead and its list entry at once')
+  t.match(received?.data, { list: { listId: 'inbound-leads', listName: 'Inbound Leads' } }, 'the lead carries its list')
+  t.notOk('speedToLeadSkipped' in (received?.data as object), 'and no skip: speed to lead called')
+  t.equal(decided?.position, (received?.position as number) + 1, 'the decision follows the lead at once')
   t.equal(decided?.recordedAt, received?.recordedAt, 'in the same commit')
   t.equal(decided?.metadata.correlationId, received?.metadata.correlationId)
   t.match(placed.data, { decisionId, callId: request?.sid, carrier: 'twilio' }, 'CallPlaced carries the carrier call id')
@@ -73,23 +75,26 @@ t.test('no call, and the reason on the lead history', async (t) => {
   const skipped = async (settings: Record<string, unknown>, lead: Record<string, unknown>) => {
     const { account, token } = await createAccount('Acme', settings)
     t.equal((await postLead(app, token, lead)).status, 201)
-    const event = await waitForEvent(leadline, account.accountId, String(lead.phone), 'SpeedToLeadSkipped')
-    return { event, account }
+    // The reason is on the lead's own LeadReceived, decided in the same append.
+    const event = await waitForEvent(leadline, account.accountId, String(lead.phone), 'LeadReceived')
+    return { skip: (event.data as { speedToLeadSkipped?: Record<string, unknown> }).speedToLeadSkipped, account }
   }
 
   const outside = await skipped({ ...DIALING, callingHours: 'mon-fri 09:00-18:00' }, { phone: '3125550101' })
-  t.match(outside.event.data, { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-10T13:00:00.000Z', message: /calling hours/i }, 'outside calling hours, with the next allowed time')
+  t.match(outside.skip, { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-10T13:00:00.000Z', message: /calling hours/i }, 'outside calling hours, with the next allowed time')
+  // When it was skipped is when the lead arrived: the skip has no time of its own.
+  t.same(Object.keys(outside.skip ?? {}).sort(), ['message', 'nextAllowedAt', 'reason'])
   const off = await skipped({ ...DIALING, speedToLead: false }, { phone: '3125550102' })
-  t.match(off.event.data, { reason: 'speed_to_lead_off', nextAllowedAt: null })
+  t.match(off.skip, { reason: 'speed_to_lead_off', nextAllowedAt: null })
   const dnc = await skipped(DIALING, { phone: '3125550103', dnc: 'yes' })
-  t.match(dnc.event.data, { reason: 'do_not_call', nextAllowedAt: null })
+  t.match(dnc.skip, { reason: 'do_not_call', nextAllowedAt: null })
   const box = await skipped(DIALING, { phone: '3125550105', do_not_call: 'on' })
-  t.match(box.event.data, { reason: 'do_not_call' }, "a web form's ticked do-not-call box (sent as on) is respected too")
+  t.match(box.skip, { reason: 'do_not_call' }, "a web form's ticked do-not-call box (sent as on) is respected too")
   const guard = await skipped({ ...DIALING, leadTimeGuard: true }, { phone: '4155550104' })
-  t.match(guard.event.data, { reason: 'outside_lead_hours', nextAllowedAt: '2026-03-10T15:00:00.000Z' }, "the lead-time guard: 08:00 on the lead's own clock")
+  t.match(guard.skip, { reason: 'outside_lead_hours', nextAllowedAt: '2026-03-10T15:00:00.000Z' }, "the lead-time guard: 08:00 on the lead's own clock")
   await sleep(200)
   t.equal(fake.callRequests().length, 0, 'no call request at all')
-  t.same(await leadEventTypes(leadline, outside.account.accountId, '3125550101'), ['LeadReceived', 'LeadAddedToList', 'SpeedToLeadSkipped'])
+  t.same(await leadEventTypes(leadline, outside.account.accountId, '3125550101'), ['LeadReceived'], 'one event: the lead, its list and the reason')
 })
 
 t.test('a later submission (LeadUpdated) never starts speed to lead', async (t) => {
@@ -97,12 +102,13 @@ t.test('a later submission (LeadUpdated) never starts speed to lead', async (t) 
   const { app, leadline, createAccount } = await dialingApp(t, { fake })
   const { account, token } = await createAccount('Acme', { ...DIALING, speedToLead: false })
   await postLead(app, token, { phone: '3125550142' })
-  await waitForEvent(leadline, account.accountId, '3125550142', 'SpeedToLeadSkipped')
+  const received = await waitForEvent(leadline, account.accountId, '3125550142', 'LeadReceived')
+  t.match(received.data, { speedToLeadSkipped: { reason: 'speed_to_lead_off' } })
   await leadline.accounts.changeSettings(account.accountId, { speedToLead: true }, { actor: { kind: 'operator', id: 'test' } })
   t.equal((await postLead(app, token, { phone: '3125550142', email: 'jane@example.com' })).status, 200)
   await sleep(300)
   t.equal(fake.callRequests().length, 0, 'one person never gets a second sequence')
-  t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'LeadAddedToList', 'SpeedToLeadSkipped', 'LeadUpdated'])
+  t.same(await leadEventTypes(leadline, account.accountId, '3125550142'), ['LeadReceived', 'LeadUpdated'])
 })
 
 t.test('a replayed subscription decides nothing again and rings no one again', async (t) => {
@@ -125,7 +131,7 @@ t.test('a replayed subscription decides nothing again and rings no one again', a
   await sleep(300)
   t.equal(fake.callRequests().length, 1, 'still one call request')
   const types = await leadEventTypes(again.leadline, account.accountId, '3125550142')
-  t.same(types, ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'and no new event')
+  t.same(types, ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'and no new event')
 })
 
 t.test('two nodes on one log: one decision, one call', async (t) => {

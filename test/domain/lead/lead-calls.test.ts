@@ -44,6 +44,8 @@ function stateOf(events: readonly LeadEvent[]): LeadState {
 }
 
 const receive = (extra: Partial<LeadFields> = {}): LeadCommand => ({ type: 'ReceiveLead', accountId: 'acc_1', newLeadId: 'ld_1', fields: fields(extra) })
+/** A new lead as the webhook receives it: speed to lead is decided in the same append. */
+const withSettings = (settings: AccountSettings): LeadCommand => ({ ...receive(), speedToLead: { settings, decisionId: 'dec_in' } } as LeadCommand)
 const status = (callId: string, s: CallStatusUpdate['status'], more: Partial<CallStatusUpdate> = {}): CallStatusUpdate => ({
   callId, status: s, timestamp: '', carrier: 'twilio', ...more,
 })
@@ -111,18 +113,31 @@ t.test('speed to lead', async (t) => {
   })
 
   t.test('decided with the lead: a new lead received with the account settings carries its decision in the same append', async (t) => {
-    const withSettings = (settings: AccountSettings): LeadCommand => ({ ...receive(), speedToLead: { settings, decisionId: 'dec_in' } } as LeadCommand)
+    const received = (events: readonly LeadEvent[]) => (events[0] as Extract<LeadEvent, { type: 'LeadReceived' }>).data
     const decided = leadDecider.decide(withSettings(ON), leadDecider.initialState(), NOW)
-    t.same(types(decided), ['LeadReceived', 'LeadAddedToList', 'CallDecided'])
-    t.match(decided[2], { data: { decisionId: 'dec_in', purpose: 'speed_to_lead', from: CALLER_ID, to: PHONE } })
+    t.same(types(decided), ['LeadReceived', 'CallDecided'])
+    t.same(received(decided).list, { listId: 'inbound-leads', listName: 'Inbound Leads' })
+    t.notOk('speedToLeadSkipped' in received(decided), 'a call follows: no reason for not calling')
+    t.match(decided[1], { data: { decisionId: 'dec_in', purpose: 'speed_to_lead', from: CALLER_ID, to: PHONE } })
+    t.match(stateOf(decided), { lists: ['Inbound Leads'], dialing: { speedToLead: 'decided', order: ['dec_in'] } })
+    // No call: the lead, its list and the reason are one event.
     const off = leadDecider.decide(withSettings({ ...ON, speedToLead: false }), leadDecider.initialState(), NOW)
-    t.same(types(off), ['LeadReceived', 'LeadAddedToList', 'SpeedToLeadSkipped'])
-    t.match(off[2], { data: { reason: 'speed_to_lead_off', nextAllowedAt: null } })
+    t.same(types(off), ['LeadReceived'])
+    t.same(received(off).list, { listId: 'inbound-leads', listName: 'Inbound Leads' })
+    t.same(received(off).speedToLeadSkipped, { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null })
+    t.match(stateOf(off), { lists: ['Inbound Leads'], dialing: { speedToLead: 'skipped', order: [] } })
     const dnc = leadDecider.decide({ ...withSettings(ON), fields: fields({ doNotCall: true }) } as LeadCommand, leadDecider.initialState(), NOW)
-    t.match(dnc[2], { type: 'SpeedToLeadSkipped', data: { reason: 'do_not_call' } })
+    t.same(types(dnc), ['LeadReceived'])
+    t.match(received(dnc).speedToLeadSkipped, { reason: 'do_not_call', nextAllowedAt: null })
+    const later = leadDecider.decide(withSettings({ ...ON, callingHours: 'mon-fri 13:00-17:00' }), leadDecider.initialState(), NOW)
+    t.match(received(later).speedToLeadSkipped, { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-10T17:00:00.000Z' })
+    // Skipped with the lead is skipped for good, as a SpeedToLeadSkipped event was.
+    deciderSpec(leadDecider, plus(NOW, 3 * HOUR))(off).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }).then(t, [])
     // A person first met by place_call is not an inbound lead: no speed to lead, even with settings.
     const unlisted = leadDecider.decide({ ...withSettings(ON), list: false } as LeadCommand, leadDecider.initialState(), NOW)
     t.same(types(unlisted), ['LeadReceived'])
+    t.notOk('list' in received(unlisted) || 'speedToLeadSkipped' in received(unlisted), 'no list, no speed to lead answer')
+    t.match(stateOf(unlisted), { lists: [], dialing: { speedToLead: 'pending' } })
     // A later submission is an update: never a second decision.
     const again = leadDecider.decide(withSettings(ON), stateOf(decided), plus(NOW, HOUR))
     t.same(types(again), ['LeadUpdated'])
@@ -169,7 +184,38 @@ t.test('speed to lead', async (t) => {
   t.test('a person first met by place_call is not an inbound lead: speed to lead leaves it alone', async (t) => {
     const metByPlaceCall = play([[NOW, { ...receive(), list: false } as LeadCommand]])
     t.same(types(metByPlaceCall), ['LeadReceived'])
+    t.notOk('list' in (metByPlaceCall[0] as LeadEvent).data, 'not in Inbound Leads')
     deciderSpec(leadDecider, NOW)(metByPlaceCall).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }).then(t, [])
+    // When the webhook later sends the same person, the list it missed is its own event after the update.
+    deciderSpec(leadDecider, plus(NOW, HOUR))(metByPlaceCall).when(withSettings(ON)).then(t, (events, after) => {
+      t.same(types(events), ['LeadUpdated', 'LeadAddedToList'])
+      t.same(events[1], { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } })
+      t.match(after, { lists: ['Inbound Leads'], dialing: { speedToLead: 'pending' } })
+    })
+  })
+
+  // Logs written before a new lead was one event hold it as three; they must rebuild the same lead.
+  t.test('an older log, received, listed and skipped (or decided) apart, folds to the same lead as one event now', async (t) => {
+    const bare: LeadEvent = { type: 'LeadReceived', data: { leadId: 'ld_1', accountId: 'acc_1', fields: fields(), receivedAt: NOW.toISOString() } }
+    const listed: LeadEvent = { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } }
+    const skippedNow = leadDecider.decide(withSettings({ ...ON, speedToLead: false }), leadDecider.initialState(), NOW)
+    const skippedThen: LeadEvent[] = [
+      bare,
+      listed,
+      { type: 'SpeedToLeadSkipped', data: { leadId: 'ld_1', reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null, skippedAt: NOW.toISOString() } },
+    ]
+    t.same(types(skippedNow), ['LeadReceived'])
+    t.same(stateOf(skippedThen), stateOf(skippedNow))
+    t.match(stateOf(skippedThen), { exists: true, lists: ['Inbound Leads'], dialing: { speedToLead: 'skipped', order: [] } })
+    const calledNow = leadDecider.decide(withSettings(ON), leadDecider.initialState(), NOW)
+    t.same(types(calledNow), ['LeadReceived', 'CallDecided'])
+    const calledThen: LeadEvent[] = [bare, listed, calledNow[1] as LeadEvent]
+    t.same(stateOf(calledThen), stateOf(calledNow))
+    t.match(stateOf(calledThen), { lists: ['Inbound Leads'], dialing: { speedToLead: 'decided', order: ['dec_in'] } })
+    // And either way speed to lead is spent.
+    for (const history of [skippedThen, calledThen]) {
+      deciderSpec(leadDecider, plus(NOW, HOUR))(history).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }).then(t, [])
+    }
   })
 
   t.test('a lead that does not exist is refused', async (t) => {

@@ -20,10 +20,12 @@ function receivedEvents(input: Record<string, unknown>): LeadEvent[] {
 
 t.test('a first submission receives the lead and groups it into Inbound Leads', async (t) => {
   spec([]).when(receive({ name: 'Jane Doe', phone: '(555) 123-4567' })).then(t, (events, after) => {
-    t.same(events.map((e) => e.type), ['LeadReceived', 'LeadAddedToList'])
+    t.same(events.map((e) => e.type), ['LeadReceived'], 'one event: the list is on the lead')
     t.match(events[0], { data: { leadId: 'ld_1', accountId: 'acc_1', receivedAt: NOW.toISOString(), fields: { phone: '+15551234567', phoneLast10: '5551234567', fullName: 'Jane Doe', firstName: 'Jane', lastName: 'Doe' } } })
-    t.same(events[1], { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } })
+    t.same((events[0] as Extract<LeadEvent, { type: 'LeadReceived' }>).data.list, { listId: 'inbound-leads', listName: 'Inbound Leads' })
+    t.notOk('speedToLeadSkipped' in (events[0] as LeadEvent).data, 'nothing was asked of speed to lead')
     t.same(after.lists, ['Inbound Leads'])
+    t.equal(after.dialing.speedToLead, 'pending')
     t.equal(after.submissions, 1)
   })
 })
@@ -172,6 +174,13 @@ t.test('evolve is total over unknown list ids and repeated list events', async (
     { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } },
   ].reduce((s, e) => leadDecider.evolve(s, e as LeadEvent), leadDecider.initialState())
   t.same(state.lists, ['Inbound Leads'])
+  // A list on the LeadReceived and the same list again as an event (a log that has both) is still one list.
+  const listed = [
+    { type: 'LeadReceived', data: { leadId: 'ld_1', accountId: 'acc_1', fields, receivedAt: NOW.toISOString(), list: { listId: 'inbound-leads', listName: 'Inbound Leads' } } },
+    { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'inbound-leads', listName: 'Inbound Leads' } },
+    { type: 'LeadAddedToList', data: { leadId: 'ld_1', listId: 'later-list', listName: 'Later List' } },
+  ].reduce((s, e) => leadDecider.evolve(s, e as LeadEvent), leadDecider.initialState())
+  t.same(listed.lists, ['Inbound Leads', 'Later List'])
 })
 
 t.test('the account can mark a lead do-not-call; marking twice is one event', async (t) => {

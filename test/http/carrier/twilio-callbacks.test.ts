@@ -76,7 +76,11 @@ t.test('duplicate and out-of-order callbacks are harmless: states only move forw
   ] as const
   for (const [status, extra, sequenceNumber] of sent) t.equal(await statusCallback(fake, baseUrl, sid, status, { extra, sequenceNumber }), 204, status)
   await sleep(100)
-  t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'LeadAddedToList', 'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallAnswered', 'CallCompleted'])
+  // Speed to lead called, so the new lead is two events: its LeadReceived (with its list, no skip) and the CallDecided.
+  t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallAnswered', 'CallCompleted'])
+  const received = (await leadEvents(leadline, account.accountId, PHONE))[0]?.data as { list?: unknown; speedToLeadSkipped?: unknown }
+  t.same(received.list, { listId: 'inbound-leads', listName: 'Inbound Leads' })
+  t.notOk('speedToLeadSkipped' in received, 'no skip on a lead speed to lead called')
 })
 
 t.test('concurrent duplicate no-answer callbacks: one outcome, one follow-up', async (t) => {
@@ -85,7 +89,7 @@ t.test('concurrent duplicate no-answer callbacks: one outcome, one follow-up', a
   t.same(statuses, Array.from({ length: 10 }, () => 204))
   await sleep(100)
   const types = await leadEventTypes(leadline, account.accountId, PHONE)
-  t.same(types.slice(5), ['CallNotAnswered', 'FollowUpScheduled'])
+  t.same(types, ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallNotAnswered', 'FollowUpScheduled'])
 })
 
 t.test('each not-answered status is an outcome: busy, failed, canceled (no-answer above)', async (t) => {
@@ -124,7 +128,7 @@ t.test('a callback that outruns the record of its own call is not lost', async (
   await fake.waitForCalls(1)
   t.match((await waitForEvent(built.leadline, account.accountId, PHONE, 'CallNotAnswered')).data, { status: 'busy' })
   t.same(await Promise.all(posted), [204])
-  t.same((await leadEventTypes(built.leadline, account.accountId, PHONE)).slice(4), ['CallPlaced', 'CallNotAnswered', 'FollowUpScheduled'])
+  t.same(await leadEventTypes(built.leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallNotAnswered', 'FollowUpScheduled'])
 })
 
 t.test('unknown calls and malformed callbacks', async (t) => {

@@ -55,14 +55,24 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   })
   t.match((await client.callTool({ name: 'get_lead', arguments: { lead_id: jane.leadId } })).structuredContent, { lead: { phone: '+13125550142' } })
   const history = await client.callTool({ name: 'get_lead_history', arguments: { lead_id: jane.leadId } })
+  // A new lead is one event: its list and why speed to lead did not call (off here) are on it.
   t.match(history.structuredContent, {
     lead_id: jane.leadId,
     events: [
-      { revision: 0, type: 'LeadReceived', actor: { kind: 'webhook_token' }, data: { leadId: jane.leadId } },
-      { revision: 1, type: 'LeadAddedToList', data: { listName: 'Inbound Leads' } },
+      {
+        revision: 0,
+        type: 'LeadReceived',
+        actor: { kind: 'webhook_token' },
+        data: {
+          leadId: jane.leadId,
+          list: { listId: 'inbound-leads', listName: 'Inbound Leads' },
+          speedToLeadSkipped: { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null },
+        },
+      },
     ],
     truncated: false,
   })
+  t.equal((history.structuredContent as { events: unknown[] }).events.length, 1, 'nothing else was appended for the new lead')
 
   const dry = await client.callTool({ name: 'mark_do_not_call', arguments: { phone: '3125550142', idempotency_key: 'sdk-1', dry_run: true } })
   t.match(dry.structuredContent, { lead_id: jane.leadId, changed: true, dry_run: true })

@@ -60,8 +60,10 @@ t.test('a Checkout Session on the connected account, and one text with its link 
   t.match(text?.form, { From: CALLER_ID, To: JANE_E164, Body: out.message })
   t.ok(String(text?.form.Body).includes(session?.url ?? '?'), 'the text carries the link')
 
-  t.same(await app.leadEventTypes(), ['LeadReceived', 'LeadAddedToList', 'SpeedToLeadSkipped', 'PaymentRequested', 'PayLinkCreated', 'PayLinkTextAttempted', 'PayLinkTexted'])
-  const events = (await app.leadline.store.readStream(`lead-${app.acme.accountId}-3125550142`)).slice(3)
+  // The lead is one event (its list and speed to lead's skip ride on it); the payment's events follow.
+  t.same(await app.leadEventTypes(), ['LeadReceived', 'PaymentRequested', 'PayLinkCreated', 'PayLinkTextAttempted', 'PayLinkTexted'])
+  const [received, ...events] = await app.leadline.store.readStream(`lead-${app.acme.accountId}-3125550142`)
+  t.match(received, { type: 'LeadReceived', data: { list: { listName: 'Inbound Leads' }, speedToLeadSkipped: { reason: 'speed_to_lead_off' } } })
   t.match(events[0], { data: { requestId: out.requestId, amountCents: 12500, currency: 'usd', connectedAccount: FAKE_CONNECTED_ACCOUNT, idempotencyKey: 'pay-1', providerIdempotencyKey: request?.headers['idempotency-key'] }, metadata: { actor: { kind: 'api_key', id: app.acme.keyIds.write } } })
   t.match(events[1], { data: { sessionId: session?.id, url: session?.url, expiresAt: out.expiresAt } })
   t.match(events[3], { data: { messageId: out.messageId, carrier: 'twilio', at: String } })
