@@ -7,16 +7,16 @@ import { CommandHandler } from './eventstore/command-handler.ts'
 import type { EventStore } from './eventstore/event-store.port.ts'
 import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
+import { PROJECTIONS } from '../projections/projections.ts'
+import type { SqliteEventStore } from './eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { READ_MODELS_ON_WRITER_THREAD, type ReadModelsOnWriterThreadOptions } from './read-models/read-models-on-writer-thread.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { startViewsCheckpointer, type ViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { AccountsService } from './services/accounts.service.ts'
 import { IdempotencyService } from './services/idempotency.service.ts'
 import { LeadIntakeService } from './services/lead-intake.service.ts'
-import { accountsProjection } from '../projections/accounts/accounts.projection.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
-import { inboundLeadsProjection } from '../projections/inbound-leads/inbound-leads.projection.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
-import { callsProjection } from '../projections/calls/calls.projection.ts'
 import { CallsQueries } from '../projections/calls/calls.queries.ts'
 import type { Carrier } from './integrations/carrier/carrier.port.ts'
 import { openCarrier } from './integrations/carrier/open-carrier.ts'
@@ -25,21 +25,18 @@ import { ProcessRunner } from './processes/process-runner.ts'
 import { dialerProcess } from './processes/dialer.process.ts'
 import { FollowUpScheduler } from './processes/follow-up-scheduler.ts'
 import { NextActionsService } from './services/next-actions.service.ts'
-import { staleLeadsProjection } from '../projections/stale-leads/stale-leads.projection.ts'
 import { StaleLeadsQueries } from '../projections/stale-leads/stale-leads.queries.ts'
-import { paymentsProjection } from '../projections/payments/payments.projection.ts'
 import { PaymentsQueries } from '../projections/payments/payments.queries.ts'
 import type { PaymentsProvider } from './integrations/payments/payments.port.ts'
 import { openPayments } from './integrations/payments/open-payments.ts'
 import { PaymentsService } from './services/payments.service.ts'
-import { usersProjection } from '../projections/users/users.projection.ts'
 import { UsersQueries } from '../projections/users/users.queries.ts'
 import { UsersService } from './services/users.service.ts'
 import { scryptLogNFromEnv } from './services/password-hasher.ts'
 import { WebhookDeliveries } from './read-models/webhook-deliveries.ts'
 import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection] as const
+export { PROJECTIONS }
 
 /** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
@@ -110,6 +107,13 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const store = await openEventStore(options.store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
+  // A server's writer thread applies each batch it commits to the read models: the event loop is spared that work.
+  if (store.kind === 'sqlite' && options.viewsPath !== ':memory:') {
+    await (store as SqliteEventStore).followOnWriterThread(READ_MODELS_ON_WRITER_THREAD, { viewsPath: options.viewsPath } satisfies ReadModelsOnWriterThreadOptions, {
+      followed: (through) => runner.appliedElsewhere(through),
+      failed: (error) => options.logger?.warn({ err: error }, 'read models on the writer thread failed a batch: the projection runner applies it'),
+    })
+  }
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
   const accounts = new AccountsService(store, commands, runner, accountsQueries)

@@ -44,7 +44,7 @@ export class ProjectionRunner {
     readonly projections: readonly Projection[],
     private readonly logger?: Pick<Logger, 'info' | 'error'>,
   ) {
-    this.handled = new Map(projections.map((projection) => [projection, new Set(projection.handles)]))
+    this.handled = handledTypes(projections)
     this.prepare()
   }
 
@@ -98,29 +98,17 @@ export class ProjectionRunner {
   applyBatch(events: readonly RecordedEvent[], through?: number): void {
     const last = Math.max(events[events.length - 1]?.position ?? 0, through ?? 0)
     if (last === 0) return
-    const read = statement(this.db, 'SELECT position FROM projection_checkpoints WHERE name = ?')
-    const write = statement(this.db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
-    const upcasted = events.map(upcast)
-    const apply = this.db.transaction(() => {
-        for (const projection of this.projections) {
-          const checkpoint = (read.get(projection.name) as { position: number }).position
-          if (checkpoint >= last) continue
-          const handles = this.handled.get(projection) as ReadonlySet<string>
-          for (const event of upcasted) {
-            if (event.position > checkpoint && handles.has(event.type)) projection.apply(this.db, event)
-          }
-          write.run(last, projection.name)
-        }
-      })
-    try {
-      apply.immediate()
-    } catch (error) {
-      // The views file is on the same disk as the log: full, read-only or failing, it is the store
-      // being unavailable (503), and the transaction left nothing behind, checkpoints included.
-      if (!isStoreFault(error)) throw error
-      throw new StoreUnavailableError(`read models cannot be written: ${(error as Error).message}`, { cause: error })
-    }
+    applyToReadModels(this.db, this.handled, events, last)
     this.advance(last)
+  }
+
+  /**
+   * Another applier (the writer thread: see read-models-on-writer-thread.ts) has brought every
+   * projection to `position`: what this runner's subscription delivers up to there is skipped
+   * without a transaction.
+   */
+  appliedElsewhere(position: number): void {
+    this.advance(position)
   }
 
   private advance(position: number): void {
@@ -164,7 +152,11 @@ export class ProjectionRunner {
           }
           const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH, lingerMs: LINGER_MS })
           this.subscription = subscription
-          for await (const batch of subscription) this.applyBatch(batch)
+          for await (const batch of subscription) {
+            // Events the writer thread applied already (appliedElsewhere) need no transaction here.
+            const fresh = batch[0] !== undefined && batch[0].position > this.position ? batch : batch.filter((event) => event.position > this.position)
+            if (fresh.length > 0) this.applyBatch(fresh)
+          }
           return // closed: the runner or the store is stopping
         } catch (error) {
           if (this.stopping) return
@@ -204,4 +196,53 @@ export class ProjectionRunner {
     this.subscription = null
     this.loop = null
   }
+}
+
+/**
+ * Applies `events` (ending at or before `last`, the position the batch covers) to the read models in
+ * one IMMEDIATE transaction that re-reads every checkpoint first, so runners sharing a views database
+ * (the server's, the CLI's, the writer thread's) never apply an event twice; events at or below a
+ * projection's checkpoint are skipped. With `after` (the position just before the batch), a projection
+ * whose checkpoint is behind it is left alone: the events between are not in the batch, and its own
+ * runner catches up from the log. Returns the position every projection has reached.
+ */
+export function applyToReadModels(
+  db: ViewsDatabase,
+  handled: ReadonlyMap<Projection, ReadonlySet<string>>,
+  events: readonly RecordedEvent[],
+  last: number,
+  after?: number,
+): number {
+  const read = statement(db, 'SELECT position FROM projection_checkpoints WHERE name = ?')
+  const write = statement(db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
+  const upcasted = events.map(upcast)
+  const apply = db.transaction(() => {
+    let reached = last
+    for (const [projection, handles] of handled) {
+      const checkpoint = (read.get(projection.name) as { position: number }).position
+      if (checkpoint >= last) continue
+      if (after !== undefined && checkpoint < after) {
+        reached = Math.min(reached, checkpoint)
+        continue
+      }
+      for (const event of upcasted) {
+        if (event.position > checkpoint && handles.has(event.type)) projection.apply(db, event)
+      }
+      write.run(last, projection.name)
+    }
+    return reached
+  })
+  try {
+    return apply.immediate()
+  } catch (error) {
+    // The views file is on the same disk as the log: full, read-only or failing, it is the store
+    // being unavailable (503), and the transaction left nothing behind, checkpoints included.
+    if (!isStoreFault(error)) throw error
+    throw new StoreUnavailableError(`read models cannot be written: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+/** Each projection with the event types it reads. */
+export function handledTypes(projections: readonly Projection[]): ReadonlyMap<Projection, ReadonlySet<string>> {
+  return new Map(projections.map((projection) => [projection, new Set(projection.handles)]))
 }

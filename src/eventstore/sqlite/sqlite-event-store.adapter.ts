@@ -31,7 +31,7 @@ import {
 } from '../event-store.port.ts'
 import { SCHEMA_VERSION, isSqliteError, openEventsDatabase } from './sqlite-schema.ts'
 import { SqliteWriter, appendError, type EncodedEvent, type WriteOutcome, type WriteRequest, type WrittenEvents } from './sqlite-writer.ts'
-import { WriterThread } from './sqlite-writer-thread.ts'
+import { WriterThread, type FollowerListener } from './sqlite-writer-thread.ts'
 
 export { SCHEMA_VERSION } from './sqlite-schema.ts'
 export { DuplicateEventIdError } from './sqlite-writer.ts'
@@ -98,6 +98,12 @@ export interface SqliteEventStore extends EventStore {
    * up and connected otherwise (a server waits for this before it listens).
    */
   ready(): Promise<void>
+  /**
+   * With the writer thread: loads `module` there and feeds its follower every batch committed from
+   * now on, as recorded, after the batch's appends were answered (a server's read models are
+   * applied so, off its event loop). Resolves false, doing nothing, with the inline writer.
+   */
+  followOnWriterThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean>
 }
 
 let processWriter: 'inline' | 'thread' = 'inline'
@@ -223,6 +229,12 @@ class SqliteStore implements SqliteEventStore {
 
   async ready(): Promise<void> {
     await this.writerThread?.ready()
+  }
+
+  async followOnWriterThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean> {
+    if (this.writerThread === undefined) return false
+    await this.writerThread.follow(module, options, listener)
+    return true
   }
 
   async flush(): Promise<void> {

@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads'
 import { RUNNING_BUILD } from '../../config/project-root.ts'
 import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
+import type { RecordedEvent } from '../event.ts'
 import { outcomesFromWire, requestsToWire, type Wire } from './sqlite-writer-wire.ts'
 
 interface ErrorDescription {
@@ -18,17 +19,45 @@ interface ErrorDescription {
   readonly code?: string
 }
 
+/**
+ * Follows what a store commits, on the writer thread itself, where each committed event is already
+ * at hand as recorded: `committed` gets every batch after its appends were answered, in order, and
+ * returns the position it has taken the log to (see followOnWriterThread).
+ */
+export interface CommitFollower {
+  committed(events: readonly RecordedEvent[]): number
+  close(): void
+}
+
+/** A module the writer thread loads for a follower: it exports `follow`, given plain-data options. */
+export interface CommitFollowerModule {
+  follow(options: unknown): CommitFollower
+}
+
+/** Told on this thread what a store's follower did with each batch. */
+export interface FollowerListener {
+  followed(through: number): void
+  failed(error: Error): void
+}
+
 export type ToWriter =
   | { readonly type: 'open'; readonly call: number; readonly store: number; readonly path: string }
   | { readonly type: 'write'; readonly call: number; readonly store: number; readonly requests: Wire }
+  | { readonly type: 'follow'; readonly call: number; readonly store: number; readonly module: string; readonly options: unknown }
   | { readonly type: 'close'; readonly call: number; readonly store: number }
 
 export type FromWriter =
   | { readonly type: 'ready' }
   | { readonly type: 'done'; readonly call: number; readonly outcomes?: Wire }
   | { readonly type: 'failed'; readonly call: number; readonly error: ErrorDescription }
+  | { readonly type: 'followed'; readonly store: number; readonly through: number }
+  | { readonly type: 'follow_failed'; readonly store: number; readonly error: ErrorDescription }
 
-type Call = { readonly type: 'open'; readonly store: number; readonly path: string } | { readonly type: 'write'; readonly store: number; readonly requests: Wire } | { readonly type: 'close'; readonly store: number }
+type Call =
+  | { readonly type: 'open'; readonly store: number; readonly path: string }
+  | { readonly type: 'write'; readonly store: number; readonly requests: Wire }
+  | { readonly type: 'follow'; readonly store: number; readonly module: string; readonly options: unknown }
+  | { readonly type: 'close'; readonly store: number }
 
 interface Waiting {
   resolve(outcomes: Wire | undefined): void
@@ -53,6 +82,8 @@ class SharedThread {
   generation = 0
   private nextCall = 1
   private readonly waiting = new Map<number, Waiting>()
+  /** store → the listener of its follower on the thread. */
+  readonly listeners = new Map<number, FollowerListener>()
 
   /** The running thread, if there is one (the synchronous fast path). */
   get running(): Worker | undefined {
@@ -91,6 +122,12 @@ class SharedThread {
             return
           case 'failed':
             this.settle(worker, message.call)?.reject(rebuild(message.error))
+            return
+          case 'followed':
+            this.listeners.get(message.store)?.followed(message.through)
+            return
+          case 'follow_failed':
+            this.listeners.get(message.store)?.failed(rebuild(message.error))
             return
         }
       })
@@ -146,10 +183,27 @@ export class WriterThread {
     await this.open((shared ??= new SharedThread()))
   }
 
+  /**
+   * Loads `module` into the thread and feeds its follower every batch this store commits from now
+   * on (and again on a new thread, should this one die); `listener` hears of each batch here.
+   */
+  async follow(module: URL, options: unknown, listener: FollowerListener): Promise<void> {
+    const thread = (shared ??= new SharedThread())
+    thread.listeners.set(this.store, listener)
+    // A connection not yet open on the thread gets its follower as it opens (connect()).
+    const open = thread.running !== undefined && this.openedOn === thread.generation
+    this.following = { module: module.href, options }
+    const worker = await this.open(thread)
+    if (open) await thread.send(worker, { type: 'follow', store: this.store, ...this.following })
+  }
+
+  private following: { readonly module: string; readonly options: unknown } | undefined
+
   /** Closes this store's connection on the thread (after the batch it may be writing). */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    shared?.listeners.delete(this.store)
     await this.opening?.catch(() => undefined)
     const thread = shared
     const worker = thread?.running
@@ -172,6 +226,8 @@ export class WriterThread {
       const generation = thread.generation
       try {
         await thread.send(worker, { type: 'open', store: this.store, path: this.path })
+        // A new thread (the last one died): its follower too, before any batch it would miss.
+        if (this.following !== undefined) await thread.send(worker, { type: 'follow', store: this.store, ...this.following })
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error
         throw new StoreUnavailableError(`cannot open event store at ${this.path}: ${(error as Error).message}`, { cause: error })

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import type { EventMetadata } from '../event.ts'
+import type { EventMetadata, RecordedEvent } from '../event.ts'
 import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
 import { hashParsedEvent } from '../hash-chain.ts'
 import { isSqliteError } from './sqlite-schema.ts'
@@ -136,21 +136,24 @@ export class SqliteWriter {
   /**
    * Writes the batch in one transaction and returns one outcome per request, in order. Throws
    * (nothing written) when the transaction itself fails: SQLITE_BUSY past the timeout, disk full,
-   * read-only, I/O error.
+   * read-only, I/O error. With `committed`, every event written is also pushed there as recorded
+   * (its data and metadata parsed once, for the hash), in position order.
    */
-  write(requests: readonly WriteRequest[]): WriteOutcome[] {
+  write(requests: readonly WriteRequest[], committed?: RecordedEvent[]): WriteOutcome[] {
     const outcomes: WriteOutcome[] = []
     try {
       this.stmt.begin.run()
       for (const request of requests) {
         this.stmt.savepoint.run()
+        const kept = committed?.length ?? 0
         try {
-          outcomes.push(this.writeOne(request))
+          outcomes.push(this.writeOne(request, committed))
           this.stmt.release.run()
         } catch (error) {
           if (isSqliteError(error) && !error.code.startsWith('SQLITE_CONSTRAINT')) throw error
           this.stmt.rollbackTo.run()
           this.stmt.release.run()
+          if (committed !== undefined) committed.length = kept
           outcomes.push({ ok: false, failure: this.failureOf(error, request) })
         }
       }
@@ -170,7 +173,7 @@ export class SqliteWriter {
   }
 
   /** One append, inside the open transaction. Throws to reject only this append. */
-  private writeOne(request: WriteRequest): WriteOutcome {
+  private writeOne(request: WriteRequest, committed: RecordedEvent[] | undefined): WriteOutcome {
     const { stream, events, expected, recordedAt } = request
     const head = this.stmt.head.get(stream)
     const actual = head?.revision ?? -1
@@ -202,12 +205,11 @@ export class SqliteWriter {
         metadataText = event.metadata
         metadata = JSON.parse(event.metadata) as EventMetadata
       }
-      const hash = hashParsedEvent(
-        { id, stream, revision, type: event.type, data: JSON.parse(event.data) as unknown, metadata: metadata as EventMetadata, recordedAt },
-        prevHash,
-      )
+      const data = JSON.parse(event.data) as unknown
+      const hash = hashParsedEvent({ id, stream, revision, type: event.type, data, metadata: metadata as EventMetadata, recordedAt }, prevHash)
       const info = this.stmt.insert.run(id, stream, revision, event.type, event.data, event.metadata, recordedAt, prevHash, hash)
       position = Number(info.lastInsertRowid)
+      committed?.push({ id, type: event.type, data, metadata: metadata as EventMetadata, stream, revision, position, recordedAt, prevHash, hash })
       if (firstPosition === 0) firstPosition = position
       ids.push(id)
       hashes.push(hash)

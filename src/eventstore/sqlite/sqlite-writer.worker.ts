@@ -7,7 +7,8 @@
 import { parentPort } from 'node:worker_threads'
 import { openEventsDatabase } from './sqlite-schema.ts'
 import { SqliteWriter } from './sqlite-writer.ts'
-import type { FromWriter, ToWriter } from './sqlite-writer-thread.ts'
+import type { CommitFollower, CommitFollowerModule, FromWriter, ToWriter } from './sqlite-writer-thread.ts'
+import type { RecordedEvent } from '../event.ts'
 import { outcomesToWire, requestsFromWire } from './sqlite-writer-wire.ts'
 
 const port = parentPort
@@ -20,7 +21,23 @@ function describe(error: unknown): { name: string; message: string; code?: strin
   return typeof code === 'string' ? { name: error.name, message: error.message, code } : { name: error.name, message: error.message }
 }
 
-const stores = new Map<number, { close(): void; writer: SqliteWriter }>()
+interface OpenStore {
+  readonly writer: SqliteWriter
+  close(): void
+  /** Fed every batch this store commits, once its module is loaded (see CommitFollower). */
+  follower?: CommitFollower
+}
+
+const stores = new Map<number, OpenStore>()
+
+/** Hands a committed batch to the store's follower, after its outcomes went out: no append waits for it. */
+function feed(storeId: number, follower: CommitFollower, committed: RecordedEvent[]): void {
+  try {
+    send({ type: 'followed', store: storeId, through: follower.committed(committed) })
+  } catch (error) {
+    send({ type: 'follow_failed', store: storeId, error: describe(error) })
+  }
+}
 
 port.on('message', (message: ToWriter) => {
   try {
@@ -34,11 +51,29 @@ port.on('message', (message: ToWriter) => {
       case 'write': {
         const store = stores.get(message.store)
         if (store === undefined) throw new Error(`store ${message.store} is not open on the writer thread`)
-        const outcomes = store.writer.write(requestsFromWire(message.requests))
+        const follower = store.follower
+        const committed: RecordedEvent[] | undefined = follower === undefined ? undefined : []
+        const outcomes = store.writer.write(requestsFromWire(message.requests), committed)
         send({ type: 'done', call: message.call, outcomes: outcomesToWire(outcomes) })
+        if (follower !== undefined && committed !== undefined && committed.length > 0) feed(message.store, follower, committed)
+        return
+      }
+      case 'follow': {
+        const store = stores.get(message.store)
+        if (store === undefined) throw new Error(`store ${message.store} is not open on the writer thread`)
+        const { call } = message
+        import(message.module).then(
+          (loaded: CommitFollowerModule) => {
+            store.follower?.close()
+            store.follower = loaded.follow(message.options)
+            send({ type: 'done', call })
+          },
+          (error: unknown) => send({ type: 'failed', call, error: describe(error) }),
+        )
         return
       }
       case 'close':
+        stores.get(message.store)?.follower?.close()
         stores.get(message.store)?.close()
         stores.delete(message.store)
         send({ type: 'done', call: message.call })

@@ -1,0 +1,9 @@
+/** Every read model the service keeps, in the order a batch is applied to them. */
+import { accountsProjection } from './accounts/accounts.projection.ts'
+import { callsProjection } from './calls/calls.projection.ts'
+import { inboundLeadsProjection } from './inbound-leads/inbound-leads.projection.ts'
+import { paymentsProjection } from './payments/payments.projection.ts'
+import { staleLeadsProjection } from './stale-leads/stale-leads.projection.ts'
+import { usersProjection } from './users/users.projection.ts'
+
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection] as const

@@ -1,0 +1,39 @@
+/**
+ * The read models, applied on the event store's writer thread (a server's embedded store): each batch
+ * the thread commits is applied there right after its appends were answered, from the events as the
+ * thread just wrote them, so the main thread neither reads them back nor spends its time on the
+ * views' SQLite writes. The thread has its own connection to the views database and shares it the
+ * way the CLI and a server do: every batch re-reads the checkpoints in its transaction. A projection
+ * whose checkpoint is behind the batch (another process committed in between, or the runner is
+ * still catching up) is left to the main thread's ProjectionRunner, which reads the log from its
+ * checkpoint; the runner is told how far the thread took them all (appliedElsewhere).
+ */
+import type { CommitFollower } from '../eventstore/sqlite/sqlite-writer-thread.ts'
+import type { RecordedEvent } from '../eventstore/event.ts'
+import { PROJECTIONS } from '../../projections/projections.ts'
+import { applyToReadModels, handledTypes } from './projection-runner.ts'
+import { openViewsDatabase } from './views-database.ts'
+
+/** This module, for the writer thread to load (the built .js or the .ts source, as it runs). */
+export const READ_MODELS_ON_WRITER_THREAD = new URL(import.meta.url)
+
+export interface ReadModelsOnWriterThreadOptions {
+  readonly viewsPath: string
+}
+
+/** Runs on the writer thread: the follower its store feeds (see CommitFollower). */
+export function follow(options: unknown): CommitFollower {
+  const { viewsPath } = options as ReadModelsOnWriterThreadOptions
+  const db = openViewsDatabase(viewsPath)
+  const handled = handledTypes(PROJECTIONS)
+  return {
+    committed(events: readonly RecordedEvent[]): number {
+      const first = events[0] as RecordedEvent
+      // Positions within a commit are contiguous, and the first follows the log's head before it.
+      return applyToReadModels(db, handled, events, (events[events.length - 1] as RecordedEvent).position, first.position - 1)
+    },
+    close(): void {
+      db.close()
+    },
+  }
+}
