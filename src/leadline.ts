@@ -109,10 +109,11 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   // A server's writer thread applies each batch it commits to the read models: the event loop is spared that work.
   if (store.kind === 'sqlite' && options.viewsPath !== ':memory:') {
-    await (store as SqliteEventStore).followOnWriterThread(READ_MODELS_ON_WRITER_THREAD, { viewsPath: options.viewsPath } satisfies ReadModelsOnWriterThreadOptions, {
+    const following = await (store as SqliteEventStore).followOnWriterThread(READ_MODELS_ON_WRITER_THREAD, { viewsPath: options.viewsPath } satisfies ReadModelsOnWriterThreadOptions, {
       followed: (through) => runner.appliedElsewhere(through),
       failed: (error) => options.logger?.warn({ err: error }, 'read models on the writer thread failed a batch: the projection runner applies it'),
     })
+    if (following) runner.followWriterThread()
   }
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)

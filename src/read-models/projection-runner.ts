@@ -21,6 +21,14 @@ const BATCH = 1000
  * are this much later; nothing that answers the webhook waits for them.
  */
 export const LINGER_MS = 5
+/**
+ * While the writer thread applies the live batches (followWriterThread), how long the live loop waits
+ * for it to report a batch before applying it here. It reports within milliseconds; it does not for a
+ * batch after another process's commit, which only this runner, reading the log, can apply. Applying
+ * here sooner would contend with the thread for the views database's write lock, and SQLite's busy
+ * wait blocks this event loop for milliseconds at a time.
+ */
+export const WRITER_THREAD_GRACE_MS = 100
 
 export interface ProjectionStatus {
   readonly name: string
@@ -37,6 +45,8 @@ export class ProjectionRunner {
   private stopping = false
   private readonly backoff = new Backoff()
   private readonly handled: ReadonlyMap<Projection, ReadonlySet<string>>
+  /** The writer thread applies the live batches (see read-models-on-writer-thread.ts). */
+  private followed = false
 
   constructor(
     private readonly store: EventStore,
@@ -103,9 +113,16 @@ export class ProjectionRunner {
   }
 
   /**
-   * Another applier (the writer thread: see read-models-on-writer-thread.ts) has brought every
-   * projection to `position`: what this runner's subscription delivers up to there is skipped
-   * without a transaction.
+   * The writer thread applies each batch it commits (see read-models-on-writer-thread.ts): the live
+   * loop leaves a batch to it for up to WRITER_THREAD_GRACE_MS, and applies only what it has not.
+   */
+  followWriterThread(): void {
+    this.followed = true
+  }
+
+  /**
+   * Another applier (the writer thread) has brought every projection to `position`: what this
+   * runner's subscription delivers up to there is skipped without a transaction.
    */
   appliedElsewhere(position: number): void {
     this.advance(position)
@@ -153,6 +170,8 @@ export class ProjectionRunner {
           const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH, lingerMs: LINGER_MS })
           this.subscription = subscription
           for await (const batch of subscription) {
+            const last = batch[batch.length - 1]?.position ?? 0
+            if (this.followed && last > this.position) await this.waitFor(last, WRITER_THREAD_GRACE_MS).catch(() => undefined)
             // Events the writer thread applied already (appliedElsewhere) need no transaction here.
             const fresh = batch[0] !== undefined && batch[0].position > this.position ? batch : batch.filter((event) => event.position > this.position)
             if (fresh.length > 0) this.applyBatch(fresh)

@@ -8,6 +8,9 @@ import Database from 'better-sqlite3'
 
 export type ViewsDatabase = Database.Database
 
+/** How long a views connection waits for another's write lock (a server's writer thread, the CLI). */
+export const VIEWS_BUSY_TIMEOUT_MS = 5000
+
 export function openViewsDatabase(file: string): ViewsDatabase {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
   const db = new Database(file)
@@ -15,7 +18,7 @@ export function openViewsDatabase(file: string): ViewsDatabase {
   // Read models can always be rebuilt from the log, so they do not pay for an fsync per commit;
   // WAL still makes each transaction (read model + checkpoint) atomic.
   db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 5000')
+  db.pragma(`busy_timeout = ${VIEWS_BUSY_TIMEOUT_MS}`)
   db.exec(`CREATE TABLE IF NOT EXISTS projection_checkpoints (
     name TEXT PRIMARY KEY,
     version INTEGER NOT NULL,

@@ -10,7 +10,8 @@
  */
 import type { Statement } from 'better-sqlite3'
 import type { Logger } from 'pino'
-import type { ViewsDatabase } from './views-database.ts'
+import { VIEWS_BUSY_TIMEOUT_MS, type ViewsDatabase } from './views-database.ts'
+import { isSqliteError } from '../eventstore/sqlite/sqlite-schema.ts'
 
 export const DELIVERIES_SHOWN = 20
 /** Rows written between two prunes of the whole table. */
@@ -18,6 +19,8 @@ const PRUNE_EVERY = 1000
 /** How long a noted delivery may wait to be written, and how many may wait. */
 export const FLUSH_MS = 100
 const FLUSH_ROWS = 500
+/** How soon a flush that found the views database's write lock held tries again. */
+const RETRY_MS = 5
 
 type Row = [accountId: string, at: string, status: number, leadId: string | null, error: string | null, via: DeliveryVia, userAgent: string | null]
 
@@ -73,33 +76,48 @@ export class WebhookDeliveries {
   /** Notes a delivery; it is written with the others within FLUSH_MS. */
   record(accountId: string, at: Date, status: number, leadId: string | null, error: string | null, via: DeliveryVia, userAgent: string | undefined): void {
     this.pending.push([accountId, at.toISOString(), status, leadId, error, via, userAgent === undefined ? null : userAgent.slice(0, 120)])
-    if (this.pending.length >= FLUSH_ROWS) this.flush()
-    else if (this.timer === null) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS)
-      this.timer.unref()
-    }
+    if (this.pending.length >= FLUSH_ROWS) this.flush({ wait: false })
+    else if (this.timer === null) this.schedule(FLUSH_MS)
   }
 
   /**
    * Writes the pending deliveries in one transaction. A failure (a full or read-only disk) drops
-   * them with a warning: the list is a convenience, and a lead is never refused for it.
+   * them with a warning: the list is a convenience, and a lead is never refused for it. The timer's
+   * flush does not wait for the views database's write lock (a server's writer thread holds it while
+   * it applies a batch to the read models, and SQLite's busy wait would block the event loop): when
+   * it is held, the rows wait for the next try, RETRY_MS later.
    */
-  flush(): void {
+  flush(options: { wait?: boolean } = {}): void {
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
     const rows = newestPerAccount(this.pending, DELIVERIES_SHOWN)
     this.pending = []
     if (rows.length === 0) return
+    const wait = options.wait ?? true
+    if (!wait) this.db.pragma('busy_timeout = 0')
     try {
       this.db.transaction(() => {
         for (const row of rows) this.insert.run(...row)
         const before = this.written
         this.written += rows.length
         if (Math.floor(this.written / PRUNE_EVERY) > Math.floor(before / PRUNE_EVERY)) this.pruneAll.run(DELIVERIES_SHOWN)
-      })()
+      }).immediate()
     } catch (error) {
+      if (!wait && isSqliteError(error) && error.code === 'SQLITE_BUSY') {
+        this.pending = rows.concat(this.pending)
+        this.schedule(RETRY_MS)
+        return
+      }
       this.logger?.warn({ err: error, deliveries: rows.length }, 'webhook deliveries not recorded')
+    } finally {
+      if (!wait) this.db.pragma(`busy_timeout = ${VIEWS_BUSY_TIMEOUT_MS}`)
     }
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer !== null) return
+    this.timer = setTimeout(() => this.flush({ wait: false }), ms)
+    this.timer.unref()
   }
 
   /** The account's last deliveries, newest first (what is pending included). */

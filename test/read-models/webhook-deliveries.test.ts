@@ -9,15 +9,21 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { DELIVERIES_SHOWN, FLUSH_MS, WebhookDeliveries } from '../../src/read-models/webhook-deliveries.ts'
 import { openViewsDatabase } from '../../src/read-models/views-database.ts'
+import Database from 'better-sqlite3'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 function views(t: Test) {
+  return viewsFile(t).db
+}
+
+function viewsFile(t: Test) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-deliveries-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const db = openViewsDatabase(path.join(dir, 'views.db'))
+  const file = path.join(dir, 'views.db')
+  const db = openViewsDatabase(file)
   t.teardown(() => db.close())
-  return db
+  return { db, file }
 }
 
 t.test('deliveries are written together within FLUSH_MS, and a read sees the pending ones', async (t) => {
@@ -64,4 +70,28 @@ t.test('a burst is written in batches of at most 500 rows without waiting for th
   t.ok(written() <= 3 * DELIVERIES_SHOWN + 500, `pruned on the way (${written()} rows)`)
   deliveries.flush()
   t.same(deliveries.last('acc_0').map((d) => d.leadId), Array.from({ length: DELIVERIES_SHOWN }, (_, i) => `ld_${1197 - 3 * i}`), 'the last 20 of the account, newest first')
+})
+
+t.test("the timer's flush never waits for another connection's write lock: it tries again, and nothing is lost", async (t) => {
+  const { db, file } = viewsFile(t)
+  const deliveries = new WebhookDeliveries(db)
+  const count = () => (db.prepare('SELECT count(*) AS n FROM webhook_deliveries').get() as { n: number }).n
+  // Another connection holds the write lock, as a server's writer thread does while it applies a batch.
+  const other = new Database(file)
+  t.teardown(() => other.close())
+  other.prepare('BEGIN IMMEDIATE').run()
+  deliveries.record('acc_1', new Date('2026-05-01T12:00:00Z'), 201, 'ld_1', null, 'header', undefined)
+  // The event loop keeps turning while the lock is held: a flush that waited would hold it up for its busy timeout.
+  const started = Date.now()
+  let turns = 0
+  while (Date.now() - started < FLUSH_MS * 4) {
+    await sleep(5)
+    turns++
+  }
+  t.ok(turns >= (FLUSH_MS * 4) / 5 / 2, `the event loop turned ${turns} times in ${FLUSH_MS * 4} ms`)
+  t.equal(count(), 0, 'not written while the lock is held')
+  other.prepare('COMMIT').run()
+  await sleep(FLUSH_MS)
+  t.equal(count(), 1, 'written once the lock is free')
+  t.same(db.pragma('busy_timeout', { simple: true }), 5000, 'the connection waits for locks again as before')
 })
