@@ -429,7 +429,7 @@ class SqliteStore implements SqliteEventStore {
       const outcome = outcomes[i] as WriteOutcome
       if (!outcome.ok || outcome.written === null) continue
       written += outcome.written.ids.length
-      if (live) this.remember(requests[i] as WriteRequest, outcome.written)
+      if (live) this.remember(appends[i] as PendingAppend, requests[i] as WriteRequest, outcome.written)
     }
     if (!live) this.recent.clear()
     if (written > 0) this.head = undefined
@@ -445,16 +445,21 @@ class SqliteStore implements SqliteEventStore {
     if (written > 0) this.wakeSubscribers()
   }
 
-  /** Keeps what was just committed, as a reader of the file would get it, for live subscriptions. */
-  private remember(request: WriteRequest, written: WrittenEvents): void {
+  /**
+   * Keeps what was just committed for live subscriptions, as a reader of the file would get it. Its
+   * data and metadata are the objects appended, not their JSON read back: events are never changed
+   * once made, and what an appender's objects hold (plain JSON values; an undefined member is as good
+   * as an absent one to every reader) is what was written.
+   */
+  private remember(append: PendingAppend, request: WriteRequest, written: WrittenEvents): void {
     let prevHash = written.prevHash
-    request.events.forEach((event, i) => {
+    append.events.forEach((event, i) => {
       const hash = written.hashes[i] as string
       this.recent.add({
         id: written.ids[i] as string,
         type: event.type,
-        data: JSON.parse(event.data) as unknown,
-        metadata: JSON.parse(event.metadata) as EventMetadata,
+        data: event.data === undefined ? null : event.data,
+        metadata: event.metadata,
         stream: request.stream,
         revision: written.firstRevision + i,
         position: written.firstPosition + i,

@@ -26,16 +26,43 @@ interface OpenStore {
   close(): void
   /** Fed every batch this store commits, once its module is loaded (see CommitFollower). */
   follower?: CommitFollower
+  /** Committed and not yet fed, in runs of contiguous positions (oldest first). */
+  unfed: RecordedEvent[][]
 }
 
 const stores = new Map<number, OpenStore>()
+let feeding = false
 
-/** Hands a committed batch to the store's follower, after its outcomes went out: no append waits for it. */
-function feed(storeId: number, follower: CommitFollower, committed: RecordedEvent[]): void {
-  try {
-    send({ type: 'followed', store: storeId, through: follower.committed(committed) })
-  } catch (error) {
-    send({ type: 'follow_failed', store: storeId, error: describe(error) })
+/**
+ * Queues a committed batch for the store's follower. It is fed once the batches already waiting
+ * here are written (setImmediate runs after the messages that have arrived), so no append waits for
+ * it, and batches committed back to back reach it together: one transaction of the read models for
+ * several commits. A batch joins the run before it only when its positions follow on: another
+ * process may have committed in between, and the follower must see that gap.
+ */
+function queueForFollower(store: OpenStore, committed: RecordedEvent[]): void {
+  const run = store.unfed[store.unfed.length - 1]
+  const last = run?.[run.length - 1]
+  if (run !== undefined && last !== undefined && (committed[0] as RecordedEvent).position === last.position + 1) run.push(...committed)
+  else store.unfed.push(committed)
+  if (feeding) return
+  feeding = true
+  setImmediate(feedFollowers)
+}
+
+function feedFollowers(): void {
+  feeding = false
+  for (const [id, store] of stores) {
+    const runs = store.unfed
+    store.unfed = []
+    for (const run of runs) {
+      if (store.follower === undefined) break
+      try {
+        send({ type: 'followed', store: id, through: store.follower.committed(run) })
+      } catch (error) {
+        send({ type: 'follow_failed', store: id, error: describe(error) })
+      }
+    }
   }
 }
 
@@ -44,7 +71,7 @@ port.on('message', (message: ToWriter) => {
     switch (message.type) {
       case 'open': {
         const db = openEventsDatabase(message.path)
-        stores.set(message.store, { writer: new SqliteWriter(db), close: () => db.close() })
+        stores.set(message.store, { writer: new SqliteWriter(db), close: () => db.close(), unfed: [] })
         send({ type: 'done', call: message.call })
         return
       }
@@ -55,7 +82,7 @@ port.on('message', (message: ToWriter) => {
         const committed: RecordedEvent[] | undefined = follower === undefined ? undefined : []
         const outcomes = store.writer.write(requestsFromWire(message.requests), committed)
         send({ type: 'done', call: message.call, outcomes: outcomesToWire(outcomes) })
-        if (follower !== undefined && committed !== undefined && committed.length > 0) feed(message.store, follower, committed)
+        if (committed !== undefined && committed.length > 0) queueForFollower(store, committed)
         return
       }
       case 'follow': {
@@ -72,12 +99,16 @@ port.on('message', (message: ToWriter) => {
         )
         return
       }
-      case 'close':
-        stores.get(message.store)?.follower?.close()
-        stores.get(message.store)?.close()
+      case 'close': {
+        const store = stores.get(message.store)
+        // What it committed last still reaches the read models before they close.
+        if (store !== undefined && store.unfed.length > 0) feedFollowers()
+        store?.follower?.close()
+        store?.close()
         stores.delete(message.store)
         send({ type: 'done', call: message.call })
         return
+      }
     }
   } catch (error) {
     send({ type: 'failed', call: message.call, error: describe(error) })
