@@ -2,22 +2,24 @@
 import { randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto'
 import { sha256Hex } from './sha256.ts'
 
-const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz' // Crockford's alphabet, lower case
+const BASE32 = Buffer.from('0123456789abcdefghjkmnpqrstvwxyz', 'latin1') // Crockford's alphabet, lower case
+/** Where base32 writes its digits: read back as one string (appending a digit at a time made a string per digit). */
+const digits = Buffer.alloc(64)
 
 function base32(bytes: Uint8Array, start = 0, end = bytes.length): string {
-  let out = ''
+  let length = 0
   let buffer = 0
   let bits = 0
   for (let i = start; i < end; i++) {
-    buffer = (buffer << 8) | (bytes[i] as number)
+    buffer = ((buffer << 8) | (bytes[i] as number)) & 0xfff
     bits += 8
     while (bits >= 5) {
-      out += BASE32[(buffer >>> (bits - 5)) & 31]
+      digits[length++] = BASE32[(buffer >>> (bits - 5)) & 31] as number
       bits -= 5
     }
   }
-  if (bits > 0) out += BASE32[(buffer << (5 - bits)) & 31]
-  return out
+  if (bits > 0) digits[length++] = BASE32[(buffer << (5 - bits)) & 31] as number
+  return digits.toString('latin1', 0, length)
 }
 
 const ID_BYTES = 10

@@ -178,13 +178,12 @@ export class SqliteWriter {
     const head = this.stmt.head.get(stream)
     const actual = head?.revision ?? -1
 
-    const firstId = events[0]?.id
-    if (firstId !== undefined) {
-      const placed = this.stmt.placeOfId.get(firstId)
+    if (!expectationHolds(expected, actual)) {
+      // Perhaps a retry of an append that succeeded, whose events now stand where it expected.
+      const placed = this.placed(events[0]?.id)
       if (placed !== undefined) return this.replayedAppend(request, placed, actual)
+      throw new WrongExpectedRevisionError(stream, expected, actual)
     }
-
-    if (!expectationHolds(expected, actual)) throw new WrongExpectedRevisionError(stream, expected, actual)
     if (events.length === 0) return { ok: true, nextExpectedRevision: actual, position: head?.position ?? 0, written: null }
 
     const firstPrevHash = head?.hash ?? null
@@ -207,7 +206,16 @@ export class SqliteWriter {
       }
       const data = JSON.parse(event.data) as unknown
       const hash = hashParsedEvent({ id, stream, revision, type: event.type, data, metadata: metadata as EventMetadata, recordedAt }, prevHash)
-      const info = this.stmt.insert.run(id, stream, revision, event.type, event.data, event.metadata, recordedAt, prevHash, hash)
+      let info: Database.RunResult
+      try {
+        info = this.stmt.insert.run(id, stream, revision, event.type, event.data, event.metadata, recordedAt, prevHash, hash)
+      } catch (error) {
+        // Its first id stored already (the statement alone is undone): a retry of an append that
+        // succeeded is answered as the original was; any other reuse of an id is refused by the caller.
+        const placed = firstPosition === 0 && isSqliteError(error) && error.code === 'SQLITE_CONSTRAINT_UNIQUE' ? this.placed(event.id) : undefined
+        if (placed !== undefined) return this.replayedAppend(request, placed, actual)
+        throw error
+      }
       position = Number(info.lastInsertRowid)
       committed?.push({ id, type: event.type, data, metadata: metadata as EventMetadata, stream, revision, position, recordedAt, prevHash, hash })
       if (firstPosition === 0) firstPosition = position
@@ -221,6 +229,11 @@ export class SqliteWriter {
       position,
       written: { firstPosition, firstRevision: actual + 1, prevHash: firstPrevHash, ids, hashes },
     }
+  }
+
+  /** Where the event with this id is stored, if it is. */
+  private placed(id: string | undefined): PlacedRow | undefined {
+    return id === undefined ? undefined : this.stmt.placeOfId.get(id)
   }
 
   /**
