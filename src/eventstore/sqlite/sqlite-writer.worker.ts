@@ -32,12 +32,19 @@ interface OpenStore {
 
 const stores = new Map<number, OpenStore>()
 let feeding = false
+/**
+ * How long committed batches wait for the ones after them before they reach the follower together.
+ * Each transaction of the read models writes every page it changed to their write-ahead log, so a
+ * few large ones cost far less than many small ones: under webhook load, applying every batch as it
+ * came took about a third of this thread's time, waiting 5 ms a quarter, 20 ms a fifth. Read models
+ * are this much later; nothing that answers a request waits for them.
+ */
+const FEED_DELAY_MS = 10
 
 /**
- * Queues a committed batch for the store's follower. It is fed once the batches already waiting
- * here are written (setImmediate runs after the messages that have arrived), so no append waits for
- * it, and batches committed back to back reach it together: one transaction of the read models for
- * several commits. A batch joins the run before it only when its positions follow on: another
+ * Queues a committed batch for the store's follower, which is fed FEED_DELAY_MS later, after the
+ * batch's appends were answered: batches committed meanwhile reach it together, in one transaction
+ * of the read models. A batch joins the run before it only when its positions follow on: another
  * process may have committed in between, and the follower must see that gap.
  */
 function queueForFollower(store: OpenStore, committed: RecordedEvent[]): void {
@@ -47,7 +54,7 @@ function queueForFollower(store: OpenStore, committed: RecordedEvent[]): void {
   else store.unfed.push(committed)
   if (feeding) return
   feeding = true
-  setImmediate(feedFollowers)
+  setTimeout(feedFollowers, FEED_DELAY_MS)
 }
 
 function feedFollowers(): void {
