@@ -1,8 +1,9 @@
 /**
- * The read models, applied on the event store's writer thread (a server's embedded store): each batch
- * the thread commits is applied there right after its appends were answered, from the events as the
- * thread just wrote them, so the main thread neither reads them back nor spends its time on the
- * views' SQLite writes. The thread has its own connection to the views database and shares it the
+ * The read models, applied on the event store's writer thread (a server's embedded store): what the
+ * thread commits is applied there shortly after its appends were answered (the batches of a few
+ * milliseconds together: see FEED_DELAY_MS in sqlite-writer.worker.ts), from the events as the thread
+ * just wrote them, so the main thread neither reads them back nor spends its time on the views'
+ * SQLite writes. The thread has its own connection to the views database and shares it the
  * way the CLI and a server do: every batch re-reads the checkpoints in its transaction. A projection
  * whose checkpoint is behind the batch (another process committed in between, or the runner is
  * still catching up) is left to the main thread's ProjectionRunner, which reads the log from its

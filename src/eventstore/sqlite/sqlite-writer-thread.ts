@@ -21,8 +21,9 @@ interface ErrorDescription {
 
 /**
  * Follows what a store commits, on the writer thread itself, where each committed event is already
- * at hand as recorded: `committed` gets every batch after its appends were answered, in order, and
- * returns the position it has taken the log to (see followOnWriterThread).
+ * at hand as recorded: `committed` gets the events of one or more batches after their appends were
+ * answered, in order and with no position missing between them (a commit by another process in
+ * between starts a new call), and returns the position it has taken the log to (see followOnWriterThread).
  */
 export interface CommitFollower {
   committed(events: readonly RecordedEvent[]): number

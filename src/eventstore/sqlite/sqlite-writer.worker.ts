@@ -37,7 +37,7 @@ let feeding = false
  * Each transaction of the read models writes every page it changed to their write-ahead log, so a
  * few large ones cost far less than many small ones: under webhook load, applying every batch as it
  * came took about a third of this thread's time, waiting 5 ms a quarter, 20 ms a fifth. Read models
- * are this much later; nothing that answers a request waits for them.
+ * are this much later; of the answers, only the console's test lead waits for them.
  */
 const FEED_DELAY_MS = 10
 
