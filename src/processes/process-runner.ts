@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { RecordedEvent } from '../eventstore/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
 import { upcast } from '../domain/upcasters.ts'
-import type { ViewsDatabase } from '../read-models/views-database.ts'
+import { writeUnlessBusy, type ViewsDatabase } from '../read-models/views-database.ts'
 import { statement } from '../read-models/statement-cache.ts'
 
 /**
@@ -19,6 +19,8 @@ import { statement } from '../read-models/statement-cache.ts'
  * take as they take any redelivery (their decisions are appends with an expected revision).
  */
 const SAVE_EVERY_MS = 250
+/** How soon a save that found the views database's write lock held tries again. */
+const RETRY_SAVE_MS = 5
 
 export interface Reactor {
   readonly name: string
@@ -112,7 +114,12 @@ export class ProcessRunner {
     this.saveTimer.unref()
   }
 
-  private saveDelivered(): void {
+  /**
+   * Saves the last position delivered. Unless `wait`, not while another connection holds the views
+   * database's write lock (a server's writer thread applying the read models): the save is tried
+   * again a moment later rather than blocking the event loop in SQLite's busy wait.
+   */
+  private saveDelivered(wait = false): void {
     if (this.saveTimer !== null) clearTimeout(this.saveTimer)
     this.saveTimer = null
     if (this.unsaved === null) return
@@ -120,7 +127,12 @@ export class ProcessRunner {
     this.unsaved = null
     this.savedAt = Date.now()
     try {
-      this.save(position)
+      if (wait) this.save(position)
+      else if (!writeUnlessBusy(this.db, () => this.save(position))) {
+        this.unsaved = Math.max(position, this.unsaved ?? 0)
+        this.saveTimer = setTimeout(() => this.saveDelivered(), RETRY_SAVE_MS)
+        this.saveTimer.unref()
+      }
     } catch (error) {
       // The views database refused (a full or read-only disk): delivered again later, which is harmless.
       this.logger?.error({ err: error, processes: this.name }, 'process checkpoint not saved')
@@ -151,7 +163,7 @@ export class ProcessRunner {
     this.backoff.interrupt()
     await this.subscription?.close()
     await this.loop
-    this.saveDelivered()
+    this.saveDelivered(true)
     this.subscription = null
     this.loop = null
   }

@@ -5,6 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
+import { isSqliteError } from '../eventstore/sqlite/sqlite-schema.ts'
 
 export type ViewsDatabase = Database.Database
 
@@ -25,4 +26,23 @@ export function openViewsDatabase(file: string): ViewsDatabase {
     position INTEGER NOT NULL
   )`)
   return db
+}
+
+/**
+ * Runs `write` in an IMMEDIATE transaction unless another connection holds the write lock (a
+ * server's writer thread applying a batch to the read models), in which case it returns false at
+ * once, having written nothing: SQLite's busy wait would block the event loop for milliseconds.
+ * For writes that can as well happen a moment later.
+ */
+export function writeUnlessBusy(db: ViewsDatabase, write: () => void): boolean {
+  db.pragma('busy_timeout = 0')
+  try {
+    db.transaction(write).immediate()
+    return true
+  } catch (error) {
+    if (isSqliteError(error) && error.code === 'SQLITE_BUSY') return false
+    throw error
+  } finally {
+    db.pragma(`busy_timeout = ${VIEWS_BUSY_TIMEOUT_MS}`)
+  }
 }

@@ -10,8 +10,7 @@
  */
 import type { Statement } from 'better-sqlite3'
 import type { Logger } from 'pino'
-import { VIEWS_BUSY_TIMEOUT_MS, type ViewsDatabase } from './views-database.ts'
-import { isSqliteError } from '../eventstore/sqlite/sqlite-schema.ts'
+import { writeUnlessBusy, type ViewsDatabase } from './views-database.ts'
 
 export const DELIVERIES_SHOWN = 20
 /** Rows written between two prunes of the whole table. */
@@ -93,24 +92,20 @@ export class WebhookDeliveries {
     const rows = newestPerAccount(this.pending, DELIVERIES_SHOWN)
     this.pending = []
     if (rows.length === 0) return
-    const wait = options.wait ?? true
-    if (!wait) this.db.pragma('busy_timeout = 0')
+    const write = (): void => {
+      for (const row of rows) this.insert.run(...row)
+      const before = this.written
+      this.written += rows.length
+      if (Math.floor(this.written / PRUNE_EVERY) > Math.floor(before / PRUNE_EVERY)) this.pruneAll.run(DELIVERIES_SHOWN)
+    }
     try {
-      this.db.transaction(() => {
-        for (const row of rows) this.insert.run(...row)
-        const before = this.written
-        this.written += rows.length
-        if (Math.floor(this.written / PRUNE_EVERY) > Math.floor(before / PRUNE_EVERY)) this.pruneAll.run(DELIVERIES_SHOWN)
-      }).immediate()
-    } catch (error) {
-      if (!wait && isSqliteError(error) && error.code === 'SQLITE_BUSY') {
+      if (options.wait ?? true) this.db.transaction(write).immediate()
+      else if (!writeUnlessBusy(this.db, write)) {
         this.pending = rows.concat(this.pending)
         this.schedule(RETRY_MS)
-        return
       }
+    } catch (error) {
       this.logger?.warn({ err: error, deliveries: rows.length }, 'webhook deliveries not recorded')
-    } finally {
-      if (!wait) this.db.pragma(`busy_timeout = ${VIEWS_BUSY_TIMEOUT_MS}`)
     }
   }
 
