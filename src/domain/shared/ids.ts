@@ -7,6 +7,8 @@ const BASE32 = Buffer.from('0123456789abcdefghjkmnpqrstvwxyz', 'latin1') // Croc
 const digits = Buffer.alloc(64)
 
 function base32(bytes: Uint8Array, start = 0, end = bytes.length): string {
+  const needed = Math.ceil(((end - start) * 8) / 5)
+  const out = needed <= digits.length ? digits : Buffer.alloc(needed)
   let length = 0
   let buffer = 0
   let bits = 0
@@ -14,12 +16,12 @@ function base32(bytes: Uint8Array, start = 0, end = bytes.length): string {
     buffer = ((buffer << 8) | (bytes[i] as number)) & 0xfff
     bits += 8
     while (bits >= 5) {
-      digits[length++] = BASE32[(buffer >>> (bits - 5)) & 31] as number
+      out[length++] = BASE32[(buffer >>> (bits - 5)) & 31] as number
       bits -= 5
     }
   }
-  if (bits > 0) digits[length++] = BASE32[(buffer << (5 - bits)) & 31] as number
-  return digits.toString('latin1', 0, length)
+  if (bits > 0) out[length++] = BASE32[(buffer << (5 - bits)) & 31] as number
+  return out.toString('latin1', 0, length)
 }
 
 const ID_BYTES = 10
