@@ -9,7 +9,7 @@ import { checkCall, type CallCheck } from '../dialing/call-check.ts'
 import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../dialing/follow-up-policy.ts'
 import { DomainError } from '../shared/decider.ts'
 import type { CallStatusUpdate } from '../../integrations/carrier/carrier.port.ts'
-import { INBOUND_LEADS, type CallDecided, type CallEvent, type CallPurpose, type LeadEvent, type SpeedToLeadSkip } from './lead.events.ts'
+import type { CallDecided, CallEvent, CallPurpose, LeadEvent, SpeedToLeadSkip } from './lead.events.ts'
 import type { LeadState } from './lead.decider.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -59,7 +59,6 @@ export const INITIAL_DIALING: DialingState = {
 }
 
 export type CallCommand =
-  | { type: 'DecideSpeedToLead'; settings: AccountSettings; decisionId: string }
   | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string }
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
@@ -201,15 +200,11 @@ function nextFollowUp(state: LeadState, settings: AccountSettings, afterDecision
 }
 
 /**
- * Speed to lead's decision for a lead that has just arrived: the call, or why there is none; null
- * when it is not speed to lead's to decide (decided already, or not an inbound lead).
+ * Speed to lead's decision for an inbound lead that has just arrived (the state after its
+ * LeadReceived): the call, or why there is none. The lead decider makes it part of receiving a new
+ * lead, so it is decided once per person, ever, and never for a person first met by place_call.
  */
-export function speedToLeadOutcome(state: LeadState, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip | null {
-  requireLead(state)
-  // One person never gets two sequences: speed to lead is decided once per lead, ever.
-  if (state.dialing.speedToLead !== 'pending' || state.dialing.order.length > 0) return null
-  // Only inbound leads: a person first met by place_call is being called by that command already.
-  if (!state.lists.includes(INBOUND_LEADS.listName)) return null
+export function speedToLeadOutcome(state: LeadState, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip {
   if (!settings.speedToLead) return { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null }
   const check = checkLeadCall(settings, state, now)
   if (!check.allowed) return { reason: check.reason as string, message: check.message, nextAllowedAt: check.nextAllowedAt }
@@ -219,12 +214,6 @@ export function speedToLeadOutcome(state: LeadState, settings: AccountSettings, 
 export function decideCalls(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
   const at = now.toISOString()
   switch (command.type) {
-    case 'DecideSpeedToLead': {
-      const outcome = speedToLeadOutcome(state, command.settings, command.decisionId, now)
-      if (outcome === null) return []
-      if ('type' in outcome) return [outcome]
-      return [{ type: 'SpeedToLeadSkipped', data: { leadId: state.leadId, ...outcome, skippedAt: at } }]
-    }
     case 'DecidePlaceCall': {
       requireLead(state)
       const existing = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.idempotencyKey === command.idempotencyKey)

@@ -191,7 +191,6 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           }
           if (command.list === false || !command.speedToLead) return [received]
           const outcome = speedToLeadOutcome(leadDecider.evolve(state, received), command.speedToLead.settings, command.speedToLead.decisionId, now)
-          if (outcome === null) return [received]
           if ('type' in outcome) return [received, outcome]
           return [{ ...received, data: { ...received.data, speedToLeadSkipped: outcome } }]
         }

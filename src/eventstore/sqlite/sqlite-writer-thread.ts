@@ -165,6 +165,8 @@ export class WriterThread {
   /** The thread generation this store's connection was opened on (0: not open). */
   private openedOn = 0
   private closed = false
+  /** The follower loaded for this store (followOnWriterThread), loaded again on a new thread. */
+  private following: { readonly module: string; readonly options: unknown } | undefined
 
   constructor(private readonly path: string) {}
 
@@ -197,8 +199,6 @@ export class WriterThread {
     const worker = await this.open(thread)
     if (open) await thread.send(worker, { type: 'follow', store: this.store, ...this.following })
   }
-
-  private following: { readonly module: string; readonly options: unknown } | undefined
 
   /** Closes this store's connection on the thread (after the batch it may be writing). */
   async close(): Promise<void> {

@@ -45,7 +45,10 @@ function stateOf(events: readonly LeadEvent[]): LeadState {
 
 const receive = (extra: Partial<LeadFields> = {}): LeadCommand => ({ type: 'ReceiveLead', accountId: 'acc_1', newLeadId: 'ld_1', fields: fields(extra) })
 /** A new lead as the webhook receives it: speed to lead is decided in the same append. */
-const withSettings = (settings: AccountSettings): LeadCommand => ({ ...receive(), speedToLead: { settings, decisionId: 'dec_in' } } as LeadCommand)
+const withSettings = (settings: AccountSettings, decisionId = 'dec_in', extra: Partial<LeadFields> = {}): LeadCommand =>
+  ({ ...receive(extra), speedToLead: { settings, decisionId } }) as LeadCommand
+/** Speed to lead's answer on a new lead's LeadReceived, when it did not call. */
+const skipOf = (events: readonly LeadEvent[]) => (events[0] as Extract<LeadEvent, { type: 'LeadReceived' }>).data.speedToLeadSkipped
 const status = (callId: string, s: CallStatusUpdate['status'], more: Partial<CallStatusUpdate> = {}): CallStatusUpdate => ({
   callId, status: s, timestamp: '', carrier: 'twilio', ...more,
 })
@@ -54,8 +57,7 @@ const recordStatus = (update: CallStatusUpdate, settings: AccountSettings = ON):
 /** Received at `when`, speed to lead decided, claimed and placed as call `callId`. */
 function placedLead(when: Date = NOW, settings: AccountSettings = ON, callId = 'CA1'): LeadEvent[] {
   return play([
-    [when, receive()],
-    [when, { type: 'DecideSpeedToLead', settings, decisionId: 'dec_stl' }],
+    [when, withSettings(settings, 'dec_stl')],
     [when, { type: 'StartCallAttempt', decisionId: 'dec_stl', node: 'n1' }],
     [when, { type: 'RecordCallPlaced', decisionId: 'dec_stl', callId, carrier: 'twilio' }],
   ])
@@ -101,15 +103,15 @@ function thrown(t: Test, run: () => unknown, code: string, details?: Record<stri
 }
 
 t.test('speed to lead', async (t) => {
-  const received = play([[NOW, receive()]])
-
   t.test('a new lead inside calling hours: one decision to call at once, from the caller id to the lead', async (t) => {
-    deciderSpec(leadDecider, NOW)(received).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }).then(t, [
-      {
-        type: 'CallDecided',
-        data: { leadId: 'ld_1', decisionId: 'dec_1', purpose: 'speed_to_lead', attempt: 1, from: CALLER_ID, to: PHONE, decidedAt: NOW.toISOString(), idempotencyKey: null },
-      },
-    ])
+    deciderSpec(leadDecider, NOW)([]).when(withSettings(ON, 'dec_1')).then(t, (events) => {
+      t.same(events.slice(1), [
+        {
+          type: 'CallDecided',
+          data: { leadId: 'ld_1', decisionId: 'dec_1', purpose: 'speed_to_lead', attempt: 1, from: CALLER_ID, to: PHONE, decidedAt: NOW.toISOString(), idempotencyKey: null },
+        },
+      ])
+    })
   })
 
   t.test('decided with the lead: a new lead received with the account settings carries its decision in the same append', async (t) => {
@@ -132,7 +134,7 @@ t.test('speed to lead', async (t) => {
     const later = leadDecider.decide(withSettings({ ...ON, callingHours: 'mon-fri 13:00-17:00' }), leadDecider.initialState(), NOW)
     t.match(received(later).speedToLeadSkipped, { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-10T17:00:00.000Z' })
     // Skipped with the lead is skipped for good, as a SpeedToLeadSkipped event was.
-    deciderSpec(leadDecider, plus(NOW, 3 * HOUR))(off).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }).then(t, [])
+    t.same(types(decideAt(plus(NOW, 3 * HOUR), off, withSettings(ON, 'dec_2'))), ['LeadUpdated'], 'submitted again with speed to lead on: no call')
     // A person first met by place_call is not an inbound lead: no speed to lead, even with settings.
     const unlisted = leadDecider.decide({ ...withSettings(ON), list: false } as LeadCommand, leadDecider.initialState(), NOW)
     t.same(types(unlisted), ['LeadReceived'])
@@ -144,40 +146,35 @@ t.test('speed to lead', async (t) => {
   })
 
   t.test('decided once ever: a replay, a second node or a later submission decides nothing', async (t) => {
-    const decided = play([[NOW, { type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }]], received)
+    const decided = play([[NOW, withSettings(ON, 'dec_1')]])
     const later = plus(NOW, HOUR)
-    deciderSpec(leadDecider, later)(decided).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }).then(t, [])
+    t.same(types(decideAt(later, decided, withSettings(ON, 'dec_2'))), ['LeadUpdated'], 'a second node receiving it again: no second call')
     const updated = play([[later, receive({ email: 'jane@example.com' })]], decided)
     t.same(types(updated.slice(decided.length)), ['LeadUpdated'], 'a repeat submission is an update, not a new lead')
-    deciderSpec(leadDecider, later)(updated).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_3' }).then(t, [])
+    t.same(types(decideAt(later, updated, withSettings(ON, 'dec_3'))), ['LeadUpdated'])
     // Skipped once is skipped for good: the lead does not get a sequence later either.
-    const skipped = play([[NOW, { type: 'DecideSpeedToLead', settings: { ...ON, speedToLead: false }, decisionId: 'dec_1' }]], received)
-    deciderSpec(leadDecider, later)(skipped).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }).then(t, [])
+    const skipped = play([[NOW, withSettings({ ...ON, speedToLead: false }, 'dec_1')]])
+    t.same(types(decideAt(later, skipped, withSettings(ON, 'dec_2'))), ['LeadUpdated'])
   })
 
   t.test('no call: the reason goes on the lead history, with the next allowed time', async (t) => {
-    const skipped = (settings: AccountSettings, given: readonly LeadEvent[] = received) =>
-      leadDecider.decide({ type: 'DecideSpeedToLead', settings, decisionId: 'dec_1' }, stateOf(given), NOW)
-    t.match(skipped({ ...ON, speedToLead: false }), [
-      { type: 'SpeedToLeadSkipped', data: { leadId: 'ld_1', reason: 'speed_to_lead_off', nextAllowedAt: null, skippedAt: NOW.toISOString(), message: /speed to lead is off/ } },
-    ])
-    t.match(skipped(ON, play([[NOW, receive({ doNotCall: true })]])), [{ type: 'SpeedToLeadSkipped', data: { reason: 'do_not_call', nextAllowedAt: null } }])
-    t.match(skipped({ ...ON, callerId: null }), [{ type: 'SpeedToLeadSkipped', data: { reason: 'no_caller_id', nextAllowedAt: null } }])
-    t.match(skipped({ ...ON, callingHours: 'none' }), [{ type: 'SpeedToLeadSkipped', data: { reason: 'no_calling_hours', nextAllowedAt: null } }])
+    const skipped = (settings: AccountSettings, extra: Partial<LeadFields> = {}, now = NOW) => {
+      const events = leadDecider.decide(withSettings(settings, 'dec_1', extra), leadDecider.initialState(), now)
+      t.same(types(events), ['LeadReceived'], 'the lead and the reason are one event')
+      return skipOf(events)
+    }
+    t.match(skipped({ ...ON, speedToLead: false }), { reason: 'speed_to_lead_off', nextAllowedAt: null, message: /speed to lead is off/ })
+    t.match(skipped(ON, { doNotCall: true }), { reason: 'do_not_call', nextAllowedAt: null })
+    t.match(skipped({ ...ON, callerId: null }), { reason: 'no_caller_id', nextAllowedAt: null })
+    t.match(skipped({ ...ON, callingHours: 'none' }), { reason: 'no_calling_hours', nextAllowedAt: null })
     // 11:00 on a Tuesday in New York; the account calls 13:00-17:00 → today at 13:00 EDT.
-    t.match(skipped({ ...ON, callingHours: 'mon-fri 13:00-17:00' }), [
-      { type: 'SpeedToLeadSkipped', data: { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-10T17:00:00.000Z' } },
-    ])
+    t.match(skipped({ ...ON, callingHours: 'mon-fri 13:00-17:00' }), { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-10T17:00:00.000Z' })
     // Weekend-only hours, reckoned in the account's zone (Tokyo: it is already Wednesday 00:00 there).
-    t.match(skipped({ ...ON, timeZone: 'Asia/Tokyo', callingHours: 'sat-sun 10:00-12:00' }), [
-      { type: 'SpeedToLeadSkipped', data: { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-14T01:00:00.000Z' } },
-    ])
+    t.match(skipped({ ...ON, timeZone: 'Asia/Tokyo', callingHours: 'sat-sun 10:00-12:00' }), { reason: 'outside_calling_hours', nextAllowedAt: '2026-03-14T01:00:00.000Z' })
     // Lead-time guard: the account calls around the clock, the lead is in California (415) at 08:00 ET = 05:00 PT.
-    const early = at('2026-03-10T12:00:00Z')
-    const californian = play([[early, { ...receive(), fields: fields({ phone: '+14155550142', phoneLast10: '4155550142' }) } as LeadCommand]])
     t.match(
-      leadDecider.decide({ type: 'DecideSpeedToLead', settings: { ...ON, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }, decisionId: 'dec_1' }, stateOf(californian), early),
-      [{ type: 'SpeedToLeadSkipped', data: { reason: 'outside_lead_hours', nextAllowedAt: '2026-03-10T15:00:00.000Z' } }],
+      skipped({ ...ON, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }, { phone: '+14155550142', phoneLast10: '4155550142' }, at('2026-03-10T12:00:00Z')),
+      { reason: 'outside_lead_hours', nextAllowedAt: '2026-03-10T15:00:00.000Z' },
     )
   })
 
@@ -185,7 +182,6 @@ t.test('speed to lead', async (t) => {
     const metByPlaceCall = play([[NOW, { ...receive(), list: false } as LeadCommand]])
     t.same(types(metByPlaceCall), ['LeadReceived'])
     t.notOk('list' in (metByPlaceCall[0] as LeadEvent).data, 'not in Inbound Leads')
-    deciderSpec(leadDecider, NOW)(metByPlaceCall).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }).then(t, [])
     // When the webhook later sends the same person, the list it missed is its own event after the update.
     deciderSpec(leadDecider, plus(NOW, HOUR))(metByPlaceCall).when(withSettings(ON)).then(t, (events, after) => {
       t.same(types(events), ['LeadUpdated', 'LeadAddedToList'])
@@ -214,12 +210,8 @@ t.test('speed to lead', async (t) => {
     t.match(stateOf(calledThen), { lists: ['Inbound Leads'], dialing: { speedToLead: 'decided', order: ['dec_in'] } })
     // And either way speed to lead is spent.
     for (const history of [skippedThen, calledThen]) {
-      deciderSpec(leadDecider, plus(NOW, HOUR))(history).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }).then(t, [])
+      t.same(types(decideAt(plus(NOW, HOUR), history, withSettings(ON, 'dec_2'))), ['LeadUpdated'], 'received again: no call')
     }
-  })
-
-  t.test('a lead that does not exist is refused', async (t) => {
-    deciderSpec(leadDecider, NOW)([]).when({ type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }).thenThrows(t, 'lead_not_found')
   })
 })
 
@@ -258,10 +250,7 @@ t.test('place_call', async (t) => {
 })
 
 t.test('claims and carrier results: at most one attempt per decision', async (t) => {
-  const decided = play([
-    [NOW, receive()],
-    [NOW, { type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_1' }],
-  ])
+  const decided = play([[NOW, withSettings(ON, 'dec_1')]])
   const spec = deciderSpec(leadDecider, NOW)
 
   t.test('a decision is claimed once, before the carrier is asked', async (t) => {
@@ -313,7 +302,7 @@ t.test('claims and carrier results: at most one attempt per decision', async (t)
     const unknown = play([[NOW, { type: 'RecordOutcomeUnknown', decisionId: 'dec_1', reason: 'process stopped' }]], started)
     spec(unknown).when({ type: 'StartCallAttempt', decisionId: 'dec_1', node: 'n2' }).then(t, [])
     spec(unknown).when({ type: 'RecordCallPlaced', decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio' }).then(t, [])
-    t.same(decideAt(NOW, unknown, { type: 'DecideSpeedToLead', settings: ON, decisionId: 'dec_2' }), [], 'and speed to lead does not decide again')
+    t.same(types(decideAt(NOW, unknown, withSettings(ON, 'dec_2'))), ['LeadUpdated'], 'and speed to lead does not decide again')
     t.equal(stateOf(unknown).dialing.pendingFollowUp, null, 'an unknown outcome schedules no follow-up')
   })
 })
