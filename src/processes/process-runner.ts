@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { RecordedEvent } from '../eventstore/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
 import { upcast } from '../domain/upcasters.ts'
-import { writeUnlessBusy, type ViewsDatabase } from '../read-models/views-database.ts'
+import { BUSY_RETRY_MS, writeUnlessBusy, type ViewsDatabase } from '../read-models/views-database.ts'
 import { statement } from '../read-models/statement-cache.ts'
 
 /**
@@ -19,8 +19,6 @@ import { statement } from '../read-models/statement-cache.ts'
  * take as they take any redelivery (their decisions are appends with an expected revision).
  */
 const SAVE_EVERY_MS = 250
-/** How soon a save that found the views database's write lock held tries again. */
-const RETRY_SAVE_MS = 5
 
 export interface Reactor {
   readonly name: string
@@ -130,7 +128,7 @@ export class ProcessRunner {
       if (wait) this.save(position)
       else if (!writeUnlessBusy(this.db, () => this.save(position))) {
         this.unsaved = Math.max(position, this.unsaved ?? 0)
-        this.saveTimer = setTimeout(() => this.saveDelivered(), RETRY_SAVE_MS)
+        this.saveTimer = setTimeout(() => this.saveDelivered(), BUSY_RETRY_MS)
         this.saveTimer.unref()
       }
     } catch (error) {

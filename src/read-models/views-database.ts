@@ -28,6 +28,9 @@ export function openViewsDatabase(file: string): ViewsDatabase {
   return db
 }
 
+/** How soon a write that writeUnlessBusy found the lock held for tries again. */
+export const BUSY_RETRY_MS = 5
+
 /**
  * Runs `write` in an IMMEDIATE transaction unless another connection holds the write lock (a
  * server's writer thread applying a batch to the read models), in which case it returns false at

@@ -10,7 +10,7 @@
  */
 import type { Statement } from 'better-sqlite3'
 import type { Logger } from 'pino'
-import { writeUnlessBusy, type ViewsDatabase } from './views-database.ts'
+import { BUSY_RETRY_MS, writeUnlessBusy, type ViewsDatabase } from './views-database.ts'
 
 export const DELIVERIES_SHOWN = 20
 /** Rows written between two prunes of the whole table. */
@@ -18,8 +18,6 @@ const PRUNE_EVERY = 1000
 /** How long a noted delivery may wait to be written, and how many may wait. */
 export const FLUSH_MS = 100
 const FLUSH_ROWS = 500
-/** How soon a flush that found the views database's write lock held tries again. */
-const RETRY_MS = 5
 
 type Row = [accountId: string, at: string, status: number, leadId: string | null, error: string | null, via: DeliveryVia, userAgent: string | null]
 
@@ -84,7 +82,7 @@ export class WebhookDeliveries {
    * them with a warning: the list is a convenience, and a lead is never refused for it. The timer's
    * flush does not wait for the views database's write lock (a server's writer thread holds it while
    * it applies a batch to the read models, and SQLite's busy wait would block the event loop): when
-   * it is held, the rows wait for the next try, RETRY_MS later.
+   * it is held, the rows wait for the next try, BUSY_RETRY_MS later.
    */
   flush(options: { wait?: boolean } = {}): void {
     if (this.timer !== null) clearTimeout(this.timer)
@@ -102,7 +100,7 @@ export class WebhookDeliveries {
       if (options.wait ?? true) this.db.transaction(write).immediate()
       else if (!writeUnlessBusy(this.db, write)) {
         this.pending = rows.concat(this.pending)
-        this.schedule(RETRY_MS)
+        this.schedule(BUSY_RETRY_MS)
       }
     } catch (error) {
       this.logger?.warn({ err: error, deliveries: rows.length }, 'webhook deliveries not recorded')
