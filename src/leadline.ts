@@ -11,7 +11,7 @@ import { PROJECTIONS } from '../projections/projections.ts'
 import type { SqliteEventStore } from './eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { READ_MODELS_ON_WRITER_THREAD, type ReadModelsOnWriterThreadOptions } from './read-models/read-models-on-writer-thread.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
-import { startViewsCheckpointer, type ViewsCheckpointer } from './read-models/views-checkpointer.ts'
+import { startWalCheckpointer, type WalCheckpointer } from './eventstore/sqlite/wal-checkpointer.ts'
 import { AccountsService } from './services/accounts.service.ts'
 import { IdempotencyService } from './services/idempotency.service.ts'
 import { LeadIntakeService } from './services/lead-intake.service.ts'
@@ -146,7 +146,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const processes = new ProcessRunner(store, views, 'dialing', [dialerProcess(dialing)], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
-  let checkpointer: ViewsCheckpointer | null = null
+  let checkpointer: WalCheckpointer | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
@@ -157,7 +157,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await processes.prepare()
     },
     async start() {
-      if (options.checkpointViewsInBackground) checkpointer ??= startViewsCheckpointer(views, options.logger ? { logger: options.logger } : {})
+      if (options.checkpointViewsInBackground) checkpointer ??= startWalCheckpointer(views, options.logger ? { logger: options.logger } : {})
       runner.start()
       await dialing.recover(attemptTimeoutMs)
       await payments.recover(attemptTimeoutMs)

@@ -14,7 +14,7 @@ export const ESDB_STORE = /^(esdb|kurrentdb)(\+discover)?:\/\//i
 
 export async function openEventStore(url: string, options: OpenStoreOptions = {}): Promise<EventStore> {
   if (url.startsWith('sqlite:')) {
-    return openSqliteEventStore({ path: url.slice('sqlite:'.length), ...(options.clock ? { clock: options.clock } : {}) })
+    return openSqliteEventStore({ path: url.slice('sqlite:'.length), ...(options.clock ? { clock: options.clock } : {}), ...(options.logger ? { logger: options.logger } : {}) })
   }
   if (ESDB_STORE.test(url)) {
     // Loaded only for an EventStoreDB store: its gRPC client is a third of a second of start-up.

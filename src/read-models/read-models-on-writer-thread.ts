@@ -9,6 +9,7 @@
  * still catching up) is left to the main thread's ProjectionRunner, which reads the log from its
  * checkpoint; the runner is told how far the thread took them all (appliedElsewhere).
  */
+import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite/wal-checkpointer.ts'
 import type { CommitFollower } from '../eventstore/sqlite/sqlite-writer-thread.ts'
 import type { RecordedEvent } from '../eventstore/event.ts'
 import { PROJECTIONS } from '../../projections/projections.ts'
@@ -26,6 +27,8 @@ export interface ReadModelsOnWriterThreadOptions {
 export function follow(options: unknown): CommitFollower {
   const { viewsPath } = options as ReadModelsOnWriterThreadOptions
   const db = openViewsDatabase(viewsPath)
+  // The server's views checkpoint thread copies the WAL back: a batch of read models never waits for that.
+  db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
   const handled = handledTypes(PROJECTIONS)
   return {
     committed(events: readonly RecordedEvent[]): number {

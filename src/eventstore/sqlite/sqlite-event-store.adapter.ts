@@ -31,6 +31,7 @@ import {
 } from '../event-store.port.ts'
 import { SCHEMA_VERSION, isSqliteError, openEventsDatabase } from './sqlite-schema.ts'
 import { SqliteWriter, appendError, type EncodedEvent, type WriteOutcome, type WriteRequest, type WrittenEvents } from './sqlite-writer.ts'
+import { startWalCheckpointer, type CheckpointerLogger, type WalCheckpointer } from './wal-checkpointer.ts'
 import { WriterThread, type FollowerListener } from './sqlite-writer-thread.ts'
 
 export { SCHEMA_VERSION } from './sqlite-schema.ts'
@@ -67,9 +68,14 @@ export interface SqliteEventStoreOptions {
    * Where the write transactions run: `inline` on this connection, in this thread (the default:
    * tests and short-lived commands), or `thread`, a worker thread started on the first append (a
    * server: its event loop keeps serving while a batch is hashed, inserted and fsynced). See also
-   * preferWriterThread().
+   * preferWriterThread(). With the thread, the WAL's checkpoints run on a thread of their own too
+   * (wal-checkpointer.ts): a commit never waits for one.
    */
   readonly writer?: 'inline' | 'thread'
+  /** Where the checkpoint thread's failure is told (the writer then checkpoints for itself). */
+  readonly logger?: CheckpointerLogger
+  /** How often the checkpoint thread copies the WAL back (default 200 ms). */
+  readonly checkpointIntervalMs?: number
 }
 
 /** Counters for tests and benchmarks: group commit means `transactions` stays well below `appends`. */
@@ -150,6 +156,8 @@ class SqliteStore implements SqliteEventStore {
   /** Exactly one of these writes: this connection's writer, or the writer thread. */
   private readonly inlineWriter: SqliteWriter | undefined
   private readonly writerThread: WriterThread | undefined
+  /** With the writer thread: the thread that checkpoints the WAL, so that the writer never does. */
+  private readonly checkpointer: WalCheckpointer | null = null
 
   private queue: PendingAppend[] = []
   private flushScheduled = false
@@ -213,6 +221,12 @@ class SqliteStore implements SqliteEventStore {
       throw new StoreUnavailableError(`cannot open event store at ${options.path}: ${error.message}`, { cause: error })
     }
     this.database = db
+    if (this.writerThread !== undefined) {
+      this.checkpointer = startWalCheckpointer(db, {
+        ...(options.logger ? { logger: options.logger } : {}),
+        ...(options.checkpointIntervalMs !== undefined ? { intervalMs: options.checkpointIntervalMs } : {}),
+      })
+    }
   }
 
   get stats(): SqliteEventStoreStats {
@@ -330,6 +344,8 @@ class SqliteStore implements SqliteEventStore {
     this.recent.clear()
     this.stopPolling()
     await this.writerThread?.close()
+    // After the last commit: what it wrote reaches the database file now, not at the next start.
+    await this.checkpointer?.stop()
     this.database.close()
   }
 

@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads'
 import { openEventsDatabase } from './sqlite-schema.ts'
 import { SqliteWriter } from './sqlite-writer.ts'
+import { FALLBACK_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.ts'
 import type { CommitFollower, CommitFollowerModule, FromWriter, ToWriter } from './sqlite-writer-thread.ts'
 import type { RecordedEvent } from '../event.ts'
 import { outcomesToWire, requestsFromWire } from './sqlite-writer-wire.ts'
@@ -78,6 +79,8 @@ port.on('message', (message: ToWriter) => {
     switch (message.type) {
       case 'open': {
         const db = openEventsDatabase(message.path)
+        // The store's checkpoint thread copies the WAL back (wal-checkpointer.ts): no commit here waits for that.
+        db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
         stores.set(message.store, { writer: new SqliteWriter(db), close: () => db.close(), unfed: [] })
         send({ type: 'done', call: message.call })
         return

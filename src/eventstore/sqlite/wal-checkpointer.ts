@@ -1,25 +1,26 @@
 /**
- * Takes the views database's WAL checkpoints off the thread that writes the read models. SQLite
- * copies the WAL back into the database file every 1,000 pages, on the connection whose COMMIT
- * crossed the mark: with the read models applied on the server's main thread, that was a pause of
- * several milliseconds (page writes and two fsyncs) every few dozen batches, a twelfth of the main
- * thread under webhook load. Here the main connection never checkpoints (`wal_autocheckpoint = 0`)
- * and a small thread of its own runs a PASSIVE checkpoint every `intervalMs`: PASSIVE never waits
- * for a writer or a reader, so neither ever waits for it. Should the thread stop, the main
- * connection checkpoints for itself again, so the WAL cannot grow without bound.
+ * Takes an SQLite database's WAL checkpoints off the threads that write it. SQLite copies the WAL
+ * back into the database file every 1,000 pages, on the connection whose COMMIT crossed the mark:
+ * page writes and two fsyncs, several milliseconds and under a busy disk over a hundred, during
+ * which that connection commits nothing. On the log's writer thread that held up every append in
+ * flight; on the read models' connection, every batch of them. Here the connections that write
+ * leave it (`wal_autocheckpoint = 0` on the one given, FALLBACK_AUTOCHECKPOINT_PAGES on the writer
+ * threads' own) and a small thread runs a PASSIVE checkpoint every `intervalMs`: PASSIVE never waits
+ * for a writer or a reader, so neither ever waits for it. Should the thread stop, the connection
+ * given checkpoints for itself again, and the others at their fallback mark, so the WAL cannot grow
+ * without bound.
  *
  * PASSIVE alone does not bound the WAL under steady writes: SQLite rewinds the WAL only when a
  * writer starts after a checkpoint that copied every frame, and with commits every few milliseconds
  * one nearly always lands while a checkpoint runs. The WAL then grew by every page the read models
- * wrote (200 MB in a minute of webhook load), and its index, mapped into both connections, with it.
+ * wrote (200 MB in a minute of webhook load), and its index, mapped into every connection, with it.
  * So once the WAL holds `restartAtPages` frames, the thread follows its PASSIVE checkpoint with a
  * RESTART one: that one takes the write lock, but only to copy the few frames committed since the
  * PASSIVE one and wait out the readers, after which the next commit writes from the WAL's start.
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
-import type { Logger } from 'pino'
-import type { ViewsDatabase } from './views-database.ts'
+import type Database from 'better-sqlite3'
 
 /** SQLite's own default, restored when the thread is not there to do it. */
 const AUTOCHECKPOINT_PAGES = 1000
@@ -44,19 +45,30 @@ parentPort.on('message', () => {
 })
 `
 
-export interface ViewsCheckpointer {
-  /** Takes a last checkpoint and ends the thread; the main connection checkpoints for itself again. */
+/** Where the thread's failure is told: the WAL is then checkpointed as before, so it is a warning. */
+export interface CheckpointerLogger {
+  warn(fields: Record<string, unknown>, message: string): void
+}
+
+export interface WalCheckpointer {
+  /** Takes a last checkpoint and ends the thread; the connection given checkpoints for itself again. */
   stop(): Promise<void>
 }
 
 /** 16 MB of 4 KB pages: a RESTART about once a second under full webhook load. */
 const RESTART_AT_PAGES = 4096
 
+/**
+ * Where a connection whose file a checkpointer thread keeps small (a writer thread's) checkpoints
+ * for itself after all: four times the RESTART mark, which the WAL passes only if the thread is gone.
+ */
+export const FALLBACK_AUTOCHECKPOINT_PAGES = 4 * RESTART_AT_PAGES
+
 /** Null for an in-memory database, which has no WAL. */
-export function startViewsCheckpointer(
-  db: ViewsDatabase,
-  options: { intervalMs?: number; restartAtPages?: number; logger?: Pick<Logger, 'error'> } = {},
-): ViewsCheckpointer | null {
+export function startWalCheckpointer(
+  db: Database.Database,
+  options: { intervalMs?: number; restartAtPages?: number; logger?: CheckpointerLogger } = {},
+): WalCheckpointer | null {
   if (db.memory) return null
   const worker = new Worker(PROGRAM, {
     eval: true,
@@ -72,11 +84,11 @@ export function startViewsCheckpointer(
   worker.unref()
   db.pragma('wal_autocheckpoint = 0')
   let stopping = false
-  worker.on('error', (error) => options.logger?.error({ err: error }, 'views checkpointer failed: the main connection checkpoints again'))
+  worker.on('error', (error) => options.logger?.warn({ err: error, file: db.name }, 'WAL checkpointer failed: the connections that write the file checkpoint for themselves again'))
   const ended = new Promise<void>((resolve) => {
     worker.once('exit', () => {
       if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
-      if (!stopping) options.logger?.error({}, 'views checkpointer stopped: the main connection checkpoints again')
+      if (!stopping) options.logger?.warn({ file: db.name }, 'WAL checkpointer stopped: the connections that write the file checkpoint for themselves again')
       resolve()
     })
   })

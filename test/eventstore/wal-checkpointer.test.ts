@@ -1,14 +1,16 @@
 /**
- * The views database's WAL is checkpointed by a thread of its own while the server runs: the main
- * connection never checkpoints, the thread copies the frames back into the database file, and once
- * it stops the main connection checkpoints for itself again.
+ * A WAL is checkpointed by a thread of its own while the server runs, for the views database and for
+ * the log: the connections that write never checkpoint, the thread copies the frames back into the
+ * database file, and once it stops the connection given checkpoints for itself again.
  */
+import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import { openViewsDatabase, type ViewsDatabase } from '../../src/read-models/views-database.ts'
-import { startViewsCheckpointer } from '../../src/read-models/views-checkpointer.ts'
+import { startWalCheckpointer } from '../../src/eventstore/sqlite/wal-checkpointer.ts'
+import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 
 const PAGE = 4096
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -33,9 +35,9 @@ function written(t: Test, before: (db: ViewsDatabase) => void): { db: ViewsDatab
 const filePages = (file: string) => Math.floor(fs.statSync(file).size / PAGE)
 
 t.test('the main connection writes, the thread checkpoints', async (t) => {
-  let checkpointer: ReturnType<typeof startViewsCheckpointer> = null
+  let checkpointer: ReturnType<typeof startWalCheckpointer> = null
   const { db, file } = written(t, (db) => {
-    checkpointer = startViewsCheckpointer(db, { intervalMs: 20 })
+    checkpointer = startWalCheckpointer(db, { intervalMs: 20 })
     t.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0, 'the main connection never checkpoints')
   })
   for (let i = 0; i < 250 && filePages(file) < 3000; i++) await sleep(20)
@@ -76,7 +78,7 @@ t.test('under steady commits the WAL is rewound once it passes the mark, so it s
   const db = openViewsDatabase(file)
   t.teardown(() => db.open && db.close())
   db.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
-  const checkpointer = startViewsCheckpointer(db, { intervalMs: 10, restartAtPages: 500 })
+  const checkpointer = startWalCheckpointer(db, { intervalMs: 10, restartAtPages: 500 })
   const largest = await writeSteadily(db, file, 1500)
   await checkpointer?.stop()
   const committed = (db.prepare('SELECT COUNT(*) AS n FROM rows').get() as { n: number }).n
@@ -89,5 +91,47 @@ t.test('under steady commits the WAL is rewound once it passes the mark, so it s
 t.test('an in-memory views database has no WAL and no thread', async (t) => {
   const db = openViewsDatabase(':memory:')
   t.teardown(() => db.close())
-  t.equal(startViewsCheckpointer(db), null)
+  t.equal(startWalCheckpointer(db), null)
+})
+
+/** Appends `appends` batches of 300 events of about a page each, one transaction each; returns the WAL file's largest size seen, in pages. */
+async function appendPages(store: SqliteEventStore, file: string, appends: number): Promise<number> {
+  let largest = 0
+  for (let i = 0; i < appends; i++) {
+    const events = Array.from({ length: 300 }, (_, k) => ({ id: randomUUID(), type: 'Filled', data: { n: i * 300 + k, body: 'x'.repeat(3000) }, metadata: { correlationId: 'c', causationId: null, actor: { kind: 'operator' as const, id: 't' }, schemaVersion: 1 } }))
+    await store.appendToStream(`fill-${i}`, events, 'no_stream')
+    largest = Math.max(largest, Math.floor(fs.statSync(`${file}-wal`).size / PAGE))
+  }
+  return largest
+}
+
+t.test("the log's writer thread never checkpoints: its WAL grows past SQLite's 1,000-page mark until the store's checkpoint thread copies it back", async (t) => {
+  const file = path.join(t.testdir(), 'log.db')
+  // A checkpoint thread that does not come round during the appends: what the WAL holds is the writer's doing alone.
+  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpointIntervalMs: 60_000 })
+  t.teardown(() => store.close())
+  const largest = await appendPages(store, file, 10)
+  t.ok(largest >= 2900, `ten commits of 300 pages stayed in the WAL (${largest} pages): SQLite's own checkpoint at 1,000 would have rewound it`)
+  t.ok(filePages(file) < 10, `the database file holds only the schema (${filePages(file)} pages)`)
+  await store.close()
+  t.ok(filePages(file) >= 3000, `closing the store copied every commit into the database file (${filePages(file)} pages)`)
+})
+
+t.test("the control: the inline writer (tests, the CLI) checkpoints for itself at SQLite's mark", async (t) => {
+  const file = path.join(t.testdir(), 'log.db')
+  const store = openSqliteEventStore({ path: file, writer: 'inline' })
+  t.teardown(() => store.close())
+  const largest = await appendPages(store, file, 10)
+  t.ok(largest < 1500, `the WAL was rewound after about 1,000 pages (${largest} at most)`)
+  t.ok(filePages(file) >= 2000, `the commits reached the database file as they went (${filePages(file)} pages)`)
+})
+
+t.test("the log's checkpoint thread copies the writer thread's commits back while the store is open", async (t) => {
+  const file = path.join(t.testdir(), 'log.db')
+  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpointIntervalMs: 20 })
+  t.teardown(() => store.close())
+  await appendPages(store, file, 10)
+  for (let i = 0; i < 250 && filePages(file) < 3000; i++) await sleep(20)
+  t.ok(filePages(file) >= 3000, `the thread copied the commits into the database file (${filePages(file)} pages)`)
+  t.equal((await store.readAll()).length, 3000, 'every event reads back')
 })
