@@ -128,3 +128,34 @@ t.test('writer thread', async (t) => {
     t.equal((await reopened.readAll()).length, 5)
   })
 })
+
+t.test("a follower runs on a thread of its own: no append waits while it works", async (t) => {
+  const store = openThreaded(freshPath())
+  t.teardown(() => store.close())
+  const followed: number[] = []
+  const failures: Error[] = []
+  const following = await store.followOnWriterThread(new URL('../support/followers/slow-follower.ts', import.meta.url), { ms: 600 }, {
+    followed: (through) => followed.push(through),
+    failed: (error) => failures.push(error),
+  })
+  t.equal(following, true, 'the threaded store takes a follower')
+  const first = await store.appendToStream('slow-1', [ev('Busy')], 'no_stream')
+  // The follower gets the first commit about 10 ms later and is then busy for 600 ms.
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  const started = Date.now()
+  const second = await store.appendToStream('slow-2', [ev('Busy')], 'no_stream')
+  const took = Date.now() - started
+  t.ok(took < 300, `the next append was answered in ${took} ms, while the follower took 600 ms over the first`)
+  await waitUntil(() => followed.includes(second.position), 5000)
+  t.same(followed, [first.position, second.position], 'and the follower still saw both commits, in order')
+  t.same(failures, [])
+})
+
+t.test('a follower module that cannot start fails the call to follow, and the store writes on', async (t) => {
+  const store = openThreaded(freshPath())
+  t.teardown(() => store.close())
+  const failed = await outcome(store.followOnWriterThread(new URL('../support/followers/broken-follower.ts', import.meta.url), {}, { followed: () => undefined, failed: () => undefined }))
+  t.match(failed, { message: /this follower cannot start/ })
+  const appended = await store.appendToStream('after-broken', [ev('Fine')], 'no_stream')
+  t.equal(appended.position, 1)
+})

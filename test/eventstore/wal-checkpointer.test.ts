@@ -108,7 +108,7 @@ async function appendPages(store: SqliteEventStore, file: string, appends: numbe
 t.test("the log's writer thread never checkpoints: its WAL grows past SQLite's 1,000-page mark until the store's checkpoint thread copies it back", async (t) => {
   const file = path.join(t.testdir(), 'log.db')
   // A checkpoint thread that does not come round during the appends: what the WAL holds is the writer's doing alone.
-  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpointIntervalMs: 60_000 })
+  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpoints: { intervalMs: 60_000 } })
   t.teardown(() => store.close())
   const largest = await appendPages(store, file, 10)
   t.ok(largest >= 2900, `ten commits of 300 pages stayed in the WAL (${largest} pages): SQLite's own checkpoint at 1,000 would have rewound it`)
@@ -128,10 +128,30 @@ t.test("the control: the inline writer (tests, the CLI) checkpoints for itself a
 
 t.test("the log's checkpoint thread copies the writer thread's commits back while the store is open", async (t) => {
   const file = path.join(t.testdir(), 'log.db')
-  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpointIntervalMs: 20 })
+  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpoints: { intervalMs: 20 } })
   t.teardown(() => store.close())
   await appendPages(store, file, 10)
   for (let i = 0; i < 250 && filePages(file) < 3000; i++) await sleep(20)
   t.ok(filePages(file) >= 3000, `the thread copied the commits into the database file (${filePages(file)} pages)`)
   t.equal((await store.readAll()).length, 3000, 'every event reads back')
+})
+
+t.test("under steady appends the log's WAL is rewound without its checkpoint thread ever taking the write lock", async (t) => {
+  const file = path.join(t.testdir(), 'log.db')
+  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpoints: { intervalMs: 10, restartAtPages: 500 } })
+  t.teardown(() => store.close())
+  let largest = 0
+  let appended = 0
+  const until = Date.now() + 1500
+  for (let i = 0; Date.now() < until; i++) {
+    const events = Array.from({ length: 10 }, (_, k) => ({ id: randomUUID(), type: 'Filled', data: { n: k, body: 'x'.repeat(3000) }, metadata: { correlationId: 'c', causationId: null, actor: { kind: 'operator' as const, id: 't' }, schemaVersion: 1 } }))
+    await store.appendToStream(`steady-${i}`, events, 'no_stream')
+    appended += events.length
+    largest = Math.max(largest, Math.floor(fs.statSync(`${file}-wal`).size / PAGE))
+    await sleep(1)
+  }
+  await store.close()
+  t.ok(appended > 3000, `the writer thread committed steadily (${appended} events of a page each)`)
+  t.ok(largest < 1500, `the WAL never grew far past the mark of 500 pages (${largest} at most)`)
+  t.ok(filePages(file) >= appended, 'and every committed page reached the database file')
 })

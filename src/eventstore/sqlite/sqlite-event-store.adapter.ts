@@ -31,7 +31,7 @@ import {
 } from '../event-store.port.ts'
 import { SCHEMA_VERSION, isSqliteError, openEventsDatabase } from './sqlite-schema.ts'
 import { SqliteWriter, appendError, type EncodedEvent, type WriteOutcome, type WriteRequest, type WrittenEvents } from './sqlite-writer.ts'
-import { startWalCheckpointer, type CheckpointerLogger, type WalCheckpointer } from './wal-checkpointer.ts'
+import { startWalCheckpointer, type CheckpointerLogger, type WalCheckpointer, type WalCheckpointerOptions } from './wal-checkpointer.ts'
 import { WriterThread, type FollowerListener } from './sqlite-writer-thread.ts'
 
 export { SCHEMA_VERSION } from './sqlite-schema.ts'
@@ -74,8 +74,8 @@ export interface SqliteEventStoreOptions {
   readonly writer?: 'inline' | 'thread'
   /** Where the checkpoint thread's failure is told (the writer then checkpoints for itself). */
   readonly logger?: CheckpointerLogger
-  /** How often the checkpoint thread copies the WAL back (default 200 ms). */
-  readonly checkpointIntervalMs?: number
+  /** The checkpoint thread's timing (tests); it never takes the write lock (`restart: false`). */
+  readonly checkpoints?: Pick<WalCheckpointerOptions, 'intervalMs' | 'restartAtPages'>
 }
 
 /** Counters for tests and benchmarks: group commit means `transactions` stays well below `appends`. */
@@ -222,10 +222,7 @@ class SqliteStore implements SqliteEventStore {
     }
     this.database = db
     if (this.writerThread !== undefined) {
-      this.checkpointer = startWalCheckpointer(db, {
-        ...(options.logger ? { logger: options.logger } : {}),
-        ...(options.checkpointIntervalMs !== undefined ? { intervalMs: options.checkpointIntervalMs } : {}),
-      })
+      this.checkpointer = startWalCheckpointer(db, { ...options.checkpoints, restart: false, ...(options.logger ? { logger: options.logger } : {}) })
     }
   }
 

@@ -11,26 +11,21 @@ import { RUNNING_BUILD } from '../../config/project-root.ts'
 import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
 import type { RecordedEvent } from '../event.ts'
-import { outcomesFromWire, requestsToWire, type Wire } from './sqlite-writer-wire.ts'
-
-interface ErrorDescription {
-  readonly name: string
-  readonly message: string
-  readonly code?: string
-}
+import { outcomesFromWire, requestsToWire, type ErrorDescription, type Wire } from './sqlite-writer-wire.ts'
 
 /**
- * Follows what a store commits, on the writer thread itself, where each committed event is already
- * at hand as recorded: `committed` gets the events of one or more batches after their appends were
- * answered, in order and with no position missing between them (a commit by another process in
- * between starts a new call), and returns the position it has taken the log to (see followOnWriterThread).
+ * Follows what a store commits, on a follower thread the writer thread starts for it
+ * (sqlite-follower.worker.ts), from the events as the writer recorded them: `committed` gets the
+ * events of one or more batches after their appends were answered, in order and with no position
+ * missing between them (a commit by another process in between starts a new call), and returns the
+ * position it has taken the log to (see followOnWriterThread).
  */
 export interface CommitFollower {
   committed(events: readonly RecordedEvent[]): number
   close(): void
 }
 
-/** A module the writer thread loads for a follower: it exports `follow`, given plain-data options. */
+/** A module the follower thread loads: it exports `follow`, given plain-data options. */
 export interface CommitFollowerModule {
   follow(options: unknown): CommitFollower
 }
@@ -40,6 +35,12 @@ export interface FollowerListener {
   followed(through: number): void
   failed(error: Error): void
 }
+
+/** What the follower thread tells the writer thread, which passes its reports on to the store. */
+export type FromFollower =
+  | { readonly type: 'ready' }
+  | { readonly type: 'followed'; readonly through: number }
+  | { readonly type: 'follow_failed'; readonly error: ErrorDescription }
 
 export type ToWriter =
   | { readonly type: 'open'; readonly call: number; readonly store: number; readonly path: string }
@@ -192,12 +193,17 @@ export class WriterThread {
    */
   async follow(module: URL, options: unknown, listener: FollowerListener): Promise<void> {
     const thread = (shared ??= new SharedThread())
-    thread.listeners.set(this.store, listener)
-    // A connection not yet open on the thread gets its follower as it opens (connect()).
-    const open = thread.running !== undefined && this.openedOn === thread.generation
-    this.following = { module: module.href, options }
     const worker = await this.open(thread)
-    if (open) await thread.send(worker, { type: 'follow', store: this.store, ...this.following })
+    const following = { module: module.href, options }
+    thread.listeners.set(this.store, listener)
+    try {
+      await thread.send(worker, { type: 'follow', store: this.store, ...following })
+    } catch (error) {
+      // A follower that cannot start is not one: the store writes on, and its appends are not fed.
+      thread.listeners.delete(this.store)
+      throw error
+    }
+    this.following = following
   }
 
   /** Closes this store's connection on the thread (after the batch it may be writing). */
@@ -227,13 +233,20 @@ export class WriterThread {
       const generation = thread.generation
       try {
         await thread.send(worker, { type: 'open', store: this.store, path: this.path })
-        // A new thread (the last one died): its follower too, before any batch it would miss.
-        if (this.following !== undefined) await thread.send(worker, { type: 'follow', store: this.store, ...this.following })
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error
         throw new StoreUnavailableError(`cannot open event store at ${this.path}: ${(error as Error).message}`, { cause: error })
       }
       this.openedOn = generation
+      // A new thread (the last one died): its follower too, before any batch it would miss. Should it
+      // not start there, the store writes on, and its listener hears why.
+      if (this.following !== undefined) {
+        await thread.send(worker, { type: 'follow', store: this.store, ...this.following }).catch((error: unknown) => {
+          this.following = undefined
+          thread.listeners.get(this.store)?.failed(error as Error)
+          thread.listeners.delete(this.store)
+        })
+      }
     }
     return worker
   }

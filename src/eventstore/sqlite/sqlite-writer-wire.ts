@@ -91,3 +91,16 @@ export function outcomesFromWire(wire: Wire): WriteOutcome[] {
   }
   return outcomes
 }
+
+/** An error as it crosses between threads: plain data, with its SQLite code (rebuilt by the main thread). */
+export interface ErrorDescription {
+  readonly name: string
+  readonly message: string
+  readonly code?: string
+}
+
+export function describeError(error: unknown): ErrorDescription {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) }
+  const code: unknown = (error as Error & { code?: unknown }).code
+  return typeof code === 'string' ? { name: error.name, message: error.message, code } : { name: error.name, message: error.message }
+}

@@ -34,13 +34,19 @@ const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
 const db = new Database(workerData.file)
 db.pragma('busy_timeout = 5000')
+// True when the WAL is past the mark and is left to rewind on its own: look again soon.
 const checkpoint = () => {
   const [passive] = db.pragma('wal_checkpoint(PASSIVE)')
-  if (passive.log >= workerData.restartAtPages) db.pragma('wal_checkpoint(RESTART)')
+  if (passive.log < workerData.restartAtPages) return false
+  if (!workerData.restart) return true
+  db.pragma('wal_checkpoint(RESTART)')
+  return false
 }
-const timer = setInterval(checkpoint, workerData.intervalMs)
+let timer
+const next = () => { timer = setTimeout(next, checkpoint() ? workerData.catchUpMs : workerData.intervalMs) }
+timer = setTimeout(next, workerData.intervalMs)
 parentPort.on('message', () => {
-  clearInterval(timer)
+  clearTimeout(timer)
   try { checkpoint() } finally { db.close(); parentPort.close() }
 })
 `
@@ -64,11 +70,31 @@ const RESTART_AT_PAGES = 4096
  */
 export const FALLBACK_AUTOCHECKPOINT_PAGES = 4 * RESTART_AT_PAGES
 
+/**
+ * How soon the thread checkpoints again while a WAL past the mark is left to rewind on its own. Under
+ * commits a millisecond apart, 10 ms never let it rewind, 5 ms let it grow to three times the mark,
+ * 1 ms to less than twice.
+ */
+const CATCH_UP_MS = 1
+
+export interface WalCheckpointerOptions {
+  /** How often the thread copies the WAL back (default 200 ms). */
+  readonly intervalMs?: number
+  /** The WAL's size, in pages, past which it is made to rewind (default 4,096: 16 MB). */
+  readonly restartAtPages?: number
+  /**
+   * How it is made to rewind: with a RESTART checkpoint (the default), which holds the write lock
+   * until every reader has left the WAL, or, with false, by PASSIVE checkpoints every CATCH_UP_MS
+   * until one has copied every frame before the next commit, which SQLite then writes from the WAL's
+   * start. The log takes the second way: a reader there may be an export reading for seconds, and
+   * no append may wait for it.
+   */
+  readonly restart?: boolean
+  readonly logger?: CheckpointerLogger
+}
+
 /** Null for an in-memory database, which has no WAL. */
-export function startWalCheckpointer(
-  db: Database.Database,
-  options: { intervalMs?: number; restartAtPages?: number; logger?: CheckpointerLogger } = {},
-): WalCheckpointer | null {
+export function startWalCheckpointer(db: Database.Database, options: WalCheckpointerOptions = {}): WalCheckpointer | null {
   if (db.memory) return null
   const worker = new Worker(PROGRAM, {
     eval: true,
@@ -77,6 +103,8 @@ export function startWalCheckpointer(
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
       intervalMs: options.intervalMs ?? 200,
       restartAtPages: options.restartAtPages ?? RESTART_AT_PAGES,
+      restart: options.restart ?? true,
+      catchUpMs: CATCH_UP_MS,
     },
     // A few megabytes of heap are all it needs; keep its share of the server's memory small.
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
