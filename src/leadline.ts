@@ -9,7 +9,7 @@ import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
 import type { SqliteEventStore } from './eventstore/sqlite/sqlite-event-store.adapter.ts'
-import { READ_MODELS_ON_WRITER_THREAD, type ReadModelsOnWriterThreadOptions } from './read-models/read-models-on-writer-thread.ts'
+import { READ_MODELS_THREAD, type ReadModelsThreadOptions } from './read-models/read-models-thread.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { startWalCheckpointer, type WalCheckpointer } from './eventstore/sqlite/wal-checkpointer.ts'
 import { AccountsService } from './services/accounts.service.ts'
@@ -107,13 +107,13 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const store = await openEventStore(options.store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
-  // A server's writer thread applies each batch it commits to the read models: the event loop is spared that work.
+  // A server's read models thread applies each batch the writer thread commits: the event loop is spared that work.
   if (store.kind === 'sqlite' && options.viewsPath !== ':memory:') {
-    const following = await (store as SqliteEventStore).followOnWriterThread(READ_MODELS_ON_WRITER_THREAD, { viewsPath: options.viewsPath } satisfies ReadModelsOnWriterThreadOptions, {
+    const following = await (store as SqliteEventStore).followOnThread(READ_MODELS_THREAD, { viewsPath: options.viewsPath } satisfies ReadModelsThreadOptions, {
       followed: (through) => runner.appliedElsewhere(through),
-      failed: (error) => options.logger?.warn({ err: error }, 'read models on the writer thread failed a batch: the projection runner applies it'),
+      failed: (error) => options.logger?.warn({ err: error }, 'the read models thread failed a batch: the projection runner applies it'),
     })
-    if (following) runner.followWriterThread()
+    if (following) runner.followThread()
   }
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)

@@ -22,13 +22,13 @@ const BATCH = 1000
  */
 export const LINGER_MS = 5
 /**
- * While the writer thread applies the live batches (followWriterThread), how long the live loop waits
+ * While the read models thread applies the live batches (followThread), how long the live loop waits
  * for it to report a batch before applying it here. It reports within milliseconds; it does not for a
  * batch after another process's commit, which only this runner, reading the log, can apply. Applying
  * here sooner would contend with the thread for the views database's write lock, and SQLite's busy
  * wait blocks this event loop for milliseconds at a time.
  */
-export const WRITER_THREAD_GRACE_MS = 100
+export const FOLLOWER_GRACE_MS = 100
 
 export interface ProjectionStatus {
   readonly name: string
@@ -45,7 +45,7 @@ export class ProjectionRunner {
   private stopping = false
   private readonly backoff = new Backoff()
   private readonly handled: ReadonlyMap<Projection, ReadonlySet<string>>
-  /** The writer thread applies the live batches (see read-models-on-writer-thread.ts). */
+  /** The read models thread applies the live batches (see read-models-thread.ts). */
   private followed = false
 
   constructor(
@@ -113,15 +113,15 @@ export class ProjectionRunner {
   }
 
   /**
-   * The writer thread applies each batch it commits (see read-models-on-writer-thread.ts): the live
-   * loop leaves a batch to it for up to WRITER_THREAD_GRACE_MS, and applies only what it has not.
+   * The read models thread applies each batch the writer commits (see read-models-thread.ts): the live
+   * loop leaves a batch to it for up to FOLLOWER_GRACE_MS, and applies only what it has not.
    */
-  followWriterThread(): void {
+  followThread(): void {
     this.followed = true
   }
 
   /**
-   * Another applier (the writer thread) has brought every projection to `position`: what this
+   * Another applier (the read models thread) has brought every projection to `position`: what this
    * runner's subscription delivers up to there is skipped without a transaction.
    */
   appliedElsewhere(position: number): void {
@@ -171,8 +171,8 @@ export class ProjectionRunner {
           this.subscription = subscription
           for await (const batch of subscription) {
             const last = batch[batch.length - 1]?.position ?? 0
-            if (this.followed && last > this.position) await this.waitFor(last, WRITER_THREAD_GRACE_MS).catch(() => undefined)
-            // Events the writer thread applied already (appliedElsewhere) need no transaction here.
+            if (this.followed && last > this.position) await this.waitFor(last, FOLLOWER_GRACE_MS).catch(() => undefined)
+            // Events the read models thread applied already (appliedElsewhere) need no transaction here.
             const fresh = batch[0] !== undefined && batch[0].position > this.position ? batch : batch.filter((event) => event.position > this.position)
             if (fresh.length > 0) this.applyBatch(fresh)
           }
@@ -220,7 +220,7 @@ export class ProjectionRunner {
 /**
  * Applies `events` (ending at or before `last`, the position the batch covers) to the read models in
  * one IMMEDIATE transaction that re-reads every checkpoint first, so runners sharing a views database
- * (the server's, the CLI's, the writer thread's) never apply an event twice; events at or below a
+ * (the server's, the CLI's, the read models thread's) never apply an event twice; events at or below a
  * projection's checkpoint are skipped. With `after` (the position just before the batch), a projection
  * whose checkpoint is behind it is left alone: the events between are not in the batch, and its own
  * runner catches up from the log. Returns the position every projection has reached.

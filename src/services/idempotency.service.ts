@@ -62,7 +62,12 @@ export type KeyStatus =
   | { readonly kind: 'free'; readonly revision: number }
   | { readonly kind: 'claimed'; readonly claim: Claim; readonly claimRevision: number; readonly outcome: Outcome | null }
 
-/** Folds a key's stream into its status at `now`; an expired claim leaves the key free. */
+/**
+ * Folds a key's stream into its status at `now`. An expired claim leaves the key free, and so does
+ * one whose call the log refused (`store_unavailable`): nothing was done, and the tools act on the
+ * lead's own record by key (a call or a pay-link decided under it is found there, not made again), so
+ * a repeat runs the call afresh once the log takes writes, as the error's retry_after_seconds invites.
+ */
 export function keyStatus(events: readonly RecordedEvent[], now: Date): KeyStatus {
   let claim: { data: Claim; revision: number } | null = null
   let outcome: Outcome | null = null
@@ -76,7 +81,8 @@ export function keyStatus(events: readonly RecordedEvent[], now: Date): KeyStatu
     }
   }
   const last = events[events.length - 1]
-  if (!claim || Date.parse(claim.data.expiresAt) <= now.getTime()) return { kind: 'free', revision: last ? last.revision : -1 }
+  const refused = outcome !== null && 'error' in outcome && outcome.error.code === STORE_UNAVAILABLE
+  if (!claim || refused || Date.parse(claim.data.expiresAt) <= now.getTime()) return { kind: 'free', revision: last ? last.revision : -1 }
   return { kind: 'claimed', claim: claim.data, claimRevision: claim.revision, outcome }
 }
 
@@ -85,9 +91,12 @@ export function argumentsHash(tool: string, args: unknown): string {
   return sha256Hex(canonicalize({ tool, args }) ?? '')
 }
 
+const STORE_UNAVAILABLE = 'store_unavailable'
+const MAX_REFUSED_CLAIMS = 10_000
+
 function failureOf(error: unknown): RecordedFailure {
   if (error instanceof DomainError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }
-  if (error instanceof StoreUnavailableError) return { code: 'store_unavailable', message: 'the log could not take a write during the call' }
+  if (error instanceof StoreUnavailableError) return { code: STORE_UNAVAILABLE, message: 'the log could not take a write during the call' }
   return { code: 'internal_error', message: 'the call failed unexpectedly' }
 }
 
@@ -97,6 +106,11 @@ export class IdempotencyService {
   private readonly inDoubtAfterMs: number
   private readonly waitMs: number
   private readonly logger: Pick<Logger, 'error'> | undefined
+  /**
+   * Claims (`stream#revision`) whose call the log refused and whose outcome it refused too: a repeat
+   * in this process claims the key again rather than wait for an outcome that will never come.
+   */
+  private readonly refused = new Set<string>()
   /** Calls in this process waiting on a key's stream; woken as soon as this process records an outcome. */
   private readonly waiting = new Map<string, Set<() => void>>()
 
@@ -123,9 +137,13 @@ export class IdempotencyService {
     let pause = 5
     for (;;) {
       const now = this.clock()
-      const status = keyStatus(await this.store.readStream(stream), now)
-      if (status.kind === 'free') {
-        const claimRevision = await this.claim(stream, status.revision, call, argsHash, now)
+      const events = await this.store.readStream(stream)
+      const status = keyStatus(events, now)
+      const refusedClaim = status.kind === 'claimed' && status.outcome === null ? `${stream}#${status.claimRevision}` : null
+      if (status.kind === 'free' || (refusedClaim !== null && this.refused.has(refusedClaim))) {
+        const revision = status.kind === 'free' ? status.revision : (events[events.length - 1] as RecordedEvent).revision
+        const claimRevision = await this.claim(stream, revision, call, argsHash, now)
+        if (refusedClaim !== null) this.refused.delete(refusedClaim)
         if (claimRevision === null) continue // another call claimed it first: answer as it does
         return { value: await this.perform(stream, claimRevision, call, perform), replayed: false }
       }
@@ -192,7 +210,13 @@ export class IdempotencyService {
         claimRevision,
       )
     } catch (error) {
-      // The call happened (or failed) all the same: say so to this caller; repeats will find the claim in doubt.
+      // The call happened (or failed) all the same: say so to this caller; repeats will find the claim in doubt,
+      // unless the log refused the call itself, when a repeat here may claim the key again.
+      if (thrown instanceof StoreUnavailableError) {
+        this.refused.add(`${stream}#${claimRevision}`)
+        // Only an outage fills it, and a repeat empties it; past this, the oldest wait to be in doubt.
+        if (this.refused.size > MAX_REFUSED_CLAIMS) this.refused.delete(this.refused.values().next().value as string)
+      }
       this.logger?.error({ err: error, stream }, 'idempotency outcome not recorded')
     } finally {
       this.wake(stream)

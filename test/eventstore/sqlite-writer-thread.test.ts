@@ -134,7 +134,7 @@ t.test("a follower runs on a thread of its own: no append waits while it works",
   t.teardown(() => store.close())
   const followed: number[] = []
   const failures: Error[] = []
-  const following = await store.followOnWriterThread(new URL('../support/followers/slow-follower.ts', import.meta.url), { ms: 600 }, {
+  const following = await store.followOnThread(new URL('../support/followers/slow-follower.ts', import.meta.url), { ms: 600 }, {
     followed: (through) => followed.push(through),
     failed: (error) => failures.push(error),
   })
@@ -154,7 +154,7 @@ t.test("a follower runs on a thread of its own: no append waits while it works",
 t.test('a follower module that cannot start fails the call to follow, and the store writes on', async (t) => {
   const store = openThreaded(freshPath())
   t.teardown(() => store.close())
-  const failed = await outcome(store.followOnWriterThread(new URL('../support/followers/broken-follower.ts', import.meta.url), {}, { followed: () => undefined, failed: () => undefined }))
+  const failed = await outcome(store.followOnThread(new URL('../support/followers/broken-follower.ts', import.meta.url), {}, { followed: () => undefined, failed: () => undefined }))
   t.match(failed, { message: /this follower cannot start/ })
   const appended = await store.appendToStream('after-broken', [ev('Fine')], 'no_stream')
   t.equal(appended.position, 1)

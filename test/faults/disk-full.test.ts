@@ -76,7 +76,7 @@ t.test('real full disk under a child server: 503, nothing partial, and everythin
   t.ok(await eventually(async () => (await post()).status === 201, 10_000), 'appends work again once space returns')
   for (let i = 0; i < 10; i++) t.equal((await post()).status, 201, 'and keep working')
   const again = await callTool(server.url, account.keys[0] as string, 'place_call', { phone: '(737) 555-0100', name: 'Tool Call', idempotency_key: 'disk-full-1' })
-  t.match(again.result, { status: 'placed' }, 'the same idempotency key now places the call (the refused one recorded nothing)')
+  t.match(again.result, { status: 'placed' }, `the same idempotency key now places the call (the refused one recorded nothing): ${JSON.stringify(again)}`)
 
   // Read models and speed to lead caught up on their own: every acknowledged lead was decided on.
   const ready = await eventually(async () => (await fetch(`${server.url}/readyz`)).status === 200, 15_000)

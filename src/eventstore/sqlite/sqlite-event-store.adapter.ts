@@ -105,11 +105,13 @@ export interface SqliteEventStore extends EventStore {
    */
   ready(): Promise<void>
   /**
-   * With the writer thread: loads `module` there and feeds its follower every batch committed from
-   * now on, as recorded, after the batch's appends were answered (a server's read models are
-   * applied so, off its event loop). Resolves false, doing nothing, with the inline writer.
+   * With the writer thread: loads `module` on a follower thread beside it and feeds its follower
+   * every batch committed from now on, as recorded, after the batch's appends were answered (a
+   * server's read models are applied so, off its event loop, and no commit waits for them). Rejects
+   * when the module cannot start there (the store writes on); resolves false, doing nothing, with
+   * the inline writer.
    */
-  followOnWriterThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean>
+  followOnThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean>
 }
 
 let processWriter: 'inline' | 'thread' = 'inline'
@@ -242,7 +244,7 @@ class SqliteStore implements SqliteEventStore {
     await this.writerThread?.ready()
   }
 
-  async followOnWriterThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean> {
+  async followOnThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean> {
     if (this.writerThread === undefined) return false
     await this.writerThread.follow(module, options, listener)
     return true

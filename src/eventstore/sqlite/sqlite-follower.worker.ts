@@ -1,5 +1,5 @@
 /**
- * A store's follower thread: runs the CommitFollower a store asked for (followOnWriterThread; a
+ * A store's follower thread: runs the CommitFollower a store asked for (followOnThread; a
  * server's read models) beside the writer thread, which starts it and sends it each run of batches it
  * committed. On the writer thread itself the follower held up every commit while it applied a run:
  * about 1.5 ms of every 10 under webhook load, and 15 to 20 ms at times. Here the writer only posts

@@ -18,7 +18,7 @@ import { outcomesFromWire, requestsToWire, type ErrorDescription, type Wire } fr
  * (sqlite-follower.worker.ts), from the events as the writer recorded them: `committed` gets the
  * events of one or more batches after their appends were answered, in order and with no position
  * missing between them (a commit by another process in between starts a new call), and returns the
- * position it has taken the log to (see followOnWriterThread).
+ * position it has taken the log to (see followOnThread).
  */
 export interface CommitFollower {
   committed(events: readonly RecordedEvent[]): number
@@ -166,7 +166,7 @@ export class WriterThread {
   /** The thread generation this store's connection was opened on (0: not open). */
   private openedOn = 0
   private closed = false
-  /** The follower loaded for this store (followOnWriterThread), loaded again on a new thread. */
+  /** The follower loaded for this store (followOnThread), loaded again on a new thread. */
   private following: { readonly module: string; readonly options: unknown } | undefined
 
   constructor(private readonly path: string) {}

@@ -42,8 +42,23 @@ const checkpoint = () => {
   db.pragma('wal_checkpoint(RESTART)')
   return false
 }
+// A checkpoint the disk refuses (full, an I/O error) is tried again at the next tick, not fatal to
+// the thread: the WAL then waits in its file, and is copied back once the disk takes writes again.
+let failing = false
+const attempt = () => {
+  try {
+    const again = checkpoint()
+    if (failing) parentPort.postMessage({ recovered: true })
+    failing = false
+    return again
+  } catch (error) {
+    if (!failing) parentPort.postMessage({ failed: String(error && error.code || error) })
+    failing = true
+    return false
+  }
+}
 let timer
-const next = () => { timer = setTimeout(next, checkpoint() ? workerData.catchUpMs : workerData.intervalMs) }
+const next = () => { timer = setTimeout(next, attempt() ? workerData.catchUpMs : workerData.intervalMs) }
 timer = setTimeout(next, workerData.intervalMs)
 parentPort.on('message', () => {
   clearTimeout(timer)
@@ -51,8 +66,9 @@ parentPort.on('message', () => {
 })
 `
 
-/** Where the thread's failure is told: the WAL is then checkpointed as before, so it is a warning. */
+/** Where the thread's troubles are told: none loses a commit, so they are warnings. */
 export interface CheckpointerLogger {
+  info(fields: Record<string, unknown>, message: string): void
   warn(fields: Record<string, unknown>, message: string): void
 }
 
@@ -110,6 +126,10 @@ export function startWalCheckpointer(db: Database.Database, options: WalCheckpoi
     resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
   })
   worker.unref()
+  worker.on('message', (report: { failed?: string; recovered?: true }) => {
+    if (report.failed !== undefined) options.logger?.warn({ file: db.name, code: report.failed }, 'WAL checkpoint refused: tried again every interval')
+    else options.logger?.info({ file: db.name }, 'WAL checkpoints work again')
+  })
   db.pragma('wal_autocheckpoint = 0')
   let stopping = false
   worker.on('error', (error) => options.logger?.warn({ err: error, file: db.name }, 'WAL checkpointer failed: the connections that write the file checkpoint for themselves again'))

@@ -219,7 +219,9 @@ t.test('the service: failures as outcomes, and an outcome the log would not take
   await t.rejects(service.run(call('bug'), async () => Promise.reject(bug)), bug, 'the first caller sees the real error')
   await t.rejects(service.run(call('bug'), async () => 'never'), { code: 'internal_error', message: 'the call failed unexpectedly' }, 'a repeat sees it as internal_error')
   await t.rejects(service.run(call('store'), async () => Promise.reject(new StoreUnavailableError('disk full'))), StoreUnavailableError)
-  await t.rejects(service.run(call('store'), async () => 'never'), { code: 'store_unavailable' })
+  // The log refused the call: nothing was done, so the key is not spent (retry_after_seconds means it).
+  t.same(await service.run(call('store'), async () => 'ran once the log took writes'), { value: 'ran once the log took writes', replayed: false })
+  t.same(await service.run(call('store'), async () => 'never'), { value: 'ran once the log took writes', replayed: true }, 'and that run is the outcome from then on')
   await t.rejects(service.run(call('refused'), async () => Promise.reject(new DomainError('do_not_call', 'no', { nextAllowedAt: null }))), { code: 'do_not_call' })
   await t.rejects(service.run(call('refused'), async () => 'never'), { code: 'do_not_call', message: 'no', details: { nextAllowedAt: null } })
 
@@ -235,6 +237,26 @@ t.test('the service: failures as outcomes, and an outcome the log would not take
   t.same(await fragile.run(call('flaky'), async () => 'done'), { value: 'done', replayed: false })
   t.equal(errors.length, 1, 'logged')
   await t.rejects(fragile.run(call('flaky'), async () => 'again'), { code: 'idempotency_in_progress' }, 'a repeat finds the claim without an outcome')
+
+  // The log refuses the call and then its outcome (a disk that filled between the claim and the call):
+  // a repeat on this server claims the key again and runs; another server cannot know, and waits.
+  let down = true
+  const outage: EventStore = Object.create(app.leadline.store, {
+    appendToStream: {
+      value: (stream: string, events: readonly NewEvent[], expected: never) =>
+        down && events[0]?.type === 'IdempotencyResultRecorded' ? Promise.reject(new StoreUnavailableError('disk full')) : app.leadline.store.appendToStream(stream, events, expected),
+    },
+  })
+  const server = new IdempotencyService(outage, { waitMs: 20, logger: { error: (...args: unknown[]) => errors.push(args) } })
+  let ran = 0
+  await t.rejects(server.run(call('outage'), async () => Promise.reject(new StoreUnavailableError('disk full'))), StoreUnavailableError)
+  t.equal(errors.length, 2, 'the outcome not recorded is logged')
+  down = false
+  const elsewhere = new IdempotencyService(app.leadline.store, { waitMs: 20 })
+  await t.rejects(elsewhere.run(call('outage'), async () => ++ran), { code: 'idempotency_in_progress' }, 'another server finds the claim without an outcome')
+  t.same(await server.run(call('outage'), async () => ++ran), { value: 1, replayed: false }, 'this server claims the key again and runs the call')
+  t.same(await elsewhere.run(call('outage'), async () => ++ran), { value: 1, replayed: true }, 'whose outcome every server then answers')
+  t.equal(ran, 1, 'once')
 })
 
 t.test('keyStatus and argumentsHash', async (t) => {
@@ -248,6 +270,7 @@ t.test('keyStatus and argumentsHash', async (t) => {
     kind: 'claimed', claim, claimRevision: 0, outcome: { error: { code: 'c', message: 'm' } },
   })
   t.same(keyStatus([at(0, 'IdempotencyKeyClaimed', claim), at(1, 'IdempotencyResultRecorded', { recordedAt: 'x', result: 1 })], new Date('2025-01-02T11:00:00Z')), { kind: 'free', revision: 1 }, 'expired')
+  t.same(keyStatus([at(0, 'IdempotencyKeyClaimed', claim), at(1, 'IdempotencyResultRecorded', { recordedAt: 'x', error: { code: 'store_unavailable', message: 'm' } })], now), { kind: 'free', revision: 1 }, 'refused by the log: free again')
   t.equal(argumentsHash('t', { a: 1, b: [1, 2] }), argumentsHash('t', { b: [1, 2], a: 1 }), 'key order does not matter')
   t.not(argumentsHash('t', { a: 1 }), argumentsHash('u', { a: 1 }), 'the tool does')
 })

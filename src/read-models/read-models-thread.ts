@@ -1,10 +1,11 @@
 /**
- * The read models, applied on the event store's writer thread (a server's embedded store): what the
- * thread commits is applied there shortly after its appends were answered (the batches of a few
- * milliseconds together: see FEED_DELAY_MS in sqlite-writer.worker.ts), from the events as the thread
- * just wrote them, so the main thread neither reads them back nor spends its time on the views'
- * SQLite writes. The thread has its own connection to the views database and shares it the
- * way the CLI and a server do: every batch re-reads the checkpoints in its transaction. A projection
+ * The read models, applied on a thread of their own beside the event store's writer thread (a
+ * server's embedded store): what the writer commits is applied there shortly after its appends were
+ * answered (the batches of a few milliseconds together: see FEED_DELAY_MS in sqlite-writer.worker.ts),
+ * from the events as the writer recorded them, so the main thread neither reads them back nor spends
+ * its time on the views' SQLite writes, and no commit waits for them (sqlite-follower.worker.ts). The
+ * thread has its own connection to the views database and shares it the way the CLI and a server
+ * do: every batch re-reads the checkpoints in its transaction. A projection
  * whose checkpoint is behind the batch (another process committed in between, or the runner is
  * still catching up) is left to the main thread's ProjectionRunner, which reads the log from its
  * checkpoint; the runner is told how far the thread took them all (appliedElsewhere).
@@ -16,16 +17,16 @@ import { PROJECTIONS } from '../../projections/projections.ts'
 import { applyToReadModels, handledTypes } from './projection-runner.ts'
 import { openViewsDatabase } from './views-database.ts'
 
-/** This module, for the writer thread to load (the built .js or the .ts source, as it runs). */
-export const READ_MODELS_ON_WRITER_THREAD = new URL(import.meta.url)
+/** This module, for the follower thread to load (the built .js or the .ts source, as it runs). */
+export const READ_MODELS_THREAD = new URL(import.meta.url)
 
-export interface ReadModelsOnWriterThreadOptions {
+export interface ReadModelsThreadOptions {
   readonly viewsPath: string
 }
 
-/** Runs on the writer thread: the follower its store feeds (see CommitFollower). */
+/** Runs on the follower thread: the follower the writer thread feeds (see CommitFollower). */
 export function follow(options: unknown): CommitFollower {
-  const { viewsPath } = options as ReadModelsOnWriterThreadOptions
+  const { viewsPath } = options as ReadModelsThreadOptions
   const db = openViewsDatabase(viewsPath)
   // The server's views checkpoint thread copies the WAL back: a batch of read models never waits for that.
   db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)

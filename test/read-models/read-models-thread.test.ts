@@ -1,6 +1,6 @@
 /**
- * A server's read models are applied on the event store's writer thread, from the batches it commits
- * (src/read-models/read-models-on-writer-thread.ts): the main thread's runner only hears how far.
+ * A server's read models are applied on a thread of their own beside the event store's writer thread,
+ * from the batches it commits (src/read-models/read-models-thread.ts): the main thread's runner only hears how far.
  * Here the runner is not started unless a test says so, so whatever reaches the read models was
  * applied by the thread; a commit by another process in between leaves them to the runner; either
  * way the read models are those a rebuild from position 0 makes, and no event is applied twice.
