@@ -14,9 +14,11 @@
  * writer starts after a checkpoint that copied every frame, and with commits every few milliseconds
  * one nearly always lands while a checkpoint runs. The WAL then grew by every page the read models
  * wrote (200 MB in a minute of webhook load), and its index, mapped into every connection, with it.
- * So once the WAL holds `restartAtPages` frames, the thread follows its PASSIVE checkpoint with a
- * RESTART one: that one takes the write lock, but only to copy the few frames committed since the
- * PASSIVE one and wait out the readers, after which the next commit writes from the WAL's start.
+ * So once the WAL holds `restartAtPages` frames, the thread makes it rewind. For the read models it
+ * follows its PASSIVE checkpoint with a RESTART one: that one takes the write lock, but only to copy
+ * the few frames committed since the PASSIVE one and wait out the readers, after which the next
+ * commit writes from the WAL's start. For the log, whose appends must not wait for a reader, it
+ * checkpoints again every millisecond until SQLite rewinds the WAL itself (`restart: false`).
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
