@@ -29,42 +29,53 @@ const AUTOCHECKPOINT_PAGES = 1000
 
 /**
  * The thread's whole program: plain JavaScript with no module of ours, so it starts without the
- * TypeScript loader, from the sources and from the build alike.
+ * TypeScript loader, from the sources and from the build alike. One thread serves every file this
+ * process has it checkpoint (the log and the read models: each thread is an isolate of its own, about
+ * 8 MB), each on its own timer.
  */
 const PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
-const db = new Database(workerData.file)
-db.pragma('busy_timeout = 5000')
+const files = new Map()
 // True when the WAL is past the mark and is left to rewind on its own: look again soon.
-const checkpoint = () => {
-  const [passive] = db.pragma('wal_checkpoint(PASSIVE)')
-  if (passive.log < workerData.restartAtPages) return false
-  if (!workerData.restart) return true
-  db.pragma('wal_checkpoint(RESTART)')
+const checkpoint = (file) => {
+  const [passive] = file.db.pragma('wal_checkpoint(PASSIVE)')
+  if (passive.log < file.restartAtPages) return false
+  if (!file.restart) return true
+  file.db.pragma('wal_checkpoint(RESTART)')
   return false
 }
 // A checkpoint the disk refuses (full, an I/O error) is tried again at the next tick, not fatal to
 // the thread: the WAL then waits in its file, and is copied back once the disk takes writes again.
-let failing = false
-const attempt = () => {
+const attempt = (file) => {
   try {
-    const again = checkpoint()
-    if (failing) parentPort.postMessage({ recovered: true })
-    failing = false
+    const again = checkpoint(file)
+    if (file.failing) parentPort.postMessage({ id: file.id, recovered: true })
+    file.failing = false
     return again
   } catch (error) {
-    if (!failing) parentPort.postMessage({ failed: String(error && error.code || error) })
-    failing = true
+    if (!file.failing) parentPort.postMessage({ id: file.id, failed: String(error && error.code || error) })
+    file.failing = true
     return false
   }
 }
-let timer
-const next = () => { timer = setTimeout(next, attempt() ? workerData.catchUpMs : workerData.intervalMs) }
-timer = setTimeout(next, workerData.intervalMs)
-parentPort.on('message', () => {
-  clearTimeout(timer)
-  try { checkpoint() } finally { db.close(); parentPort.close() }
+const next = (file) => { file.timer = setTimeout(next, attempt(file) ? file.catchUpMs : file.intervalMs, file) }
+parentPort.on('message', (message) => {
+  if (message.add) {
+    const db = new Database(message.add.path)
+    db.pragma('busy_timeout = 5000')
+    const file = { ...message.add, db, failing: false }
+    file.timer = setTimeout(next, file.intervalMs, file)
+    files.set(file.id, file)
+    return
+  }
+  const file = files.get(message.remove)
+  files.delete(message.remove)
+  if (file) {
+    clearTimeout(file.timer)
+    try { checkpoint(file) } catch {} finally { file.db.close() }
+  }
+  parentPort.postMessage({ id: message.remove, removed: true })
 })
 `
 
@@ -111,44 +122,84 @@ export interface WalCheckpointerOptions {
   readonly logger?: CheckpointerLogger
 }
 
+interface Registered {
+  readonly db: Database.Database
+  readonly logger: CheckpointerLogger | undefined
+  /** Set by stop(): resolved once the thread has taken the file's last checkpoint. */
+  removed?: () => void
+}
+
+/** The process's checkpoint thread, while it checkpoints any file. */
+let shared: { readonly worker: Worker; readonly files: Map<number, Registered> } | undefined
+let nextId = 1
+
+function checkpointThread(): NonNullable<typeof shared> {
+  if (shared !== undefined) return shared
+  const worker = new Worker(PROGRAM, {
+    eval: true,
+    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    // A few megabytes of heap are all it needs; keep its share of the server's memory small.
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+  })
+  worker.unref()
+  const thread = { worker, files: new Map<number, Registered>() }
+  worker.on('message', (report: { id: number; failed?: string; recovered?: true; removed?: true }) => {
+    const file = thread.files.get(report.id)
+    if (file === undefined) return
+    if (report.removed) {
+      thread.files.delete(report.id)
+      if (file.db.open) file.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
+      file.removed?.()
+      // Nothing left to checkpoint: the thread no longer holds the process open while it finishes.
+      if (thread.files.size === 0 || [...thread.files.values()].every((f) => f.removed === undefined)) worker.unref()
+    } else if (report.failed !== undefined) file.logger?.warn({ file: file.db.name, code: report.failed }, 'WAL checkpoint refused: tried again every interval')
+    else file.logger?.info({ file: file.db.name }, 'WAL checkpoints work again')
+  })
+  worker.on('error', (error) => {
+    for (const file of thread.files.values()) file.logger?.warn({ err: error, file: file.db.name }, 'WAL checkpointer failed: the connections that write the file checkpoint for themselves again')
+  })
+  worker.once('exit', () => {
+    if (shared === thread) shared = undefined
+    for (const file of thread.files.values()) {
+      if (file.db.open) file.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
+      if (file.removed === undefined) file.logger?.warn({ file: file.db.name }, 'WAL checkpointer stopped: the connections that write the file checkpoint for themselves again')
+      file.removed?.()
+    }
+    thread.files.clear()
+  })
+  shared = thread
+  return thread
+}
+
 /** Null for an in-memory database, which has no WAL. */
 export function startWalCheckpointer(db: Database.Database, options: WalCheckpointerOptions = {}): WalCheckpointer | null {
   if (db.memory) return null
-  const worker = new Worker(PROGRAM, {
-    eval: true,
-    workerData: {
-      file: db.name,
-      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+  const thread = checkpointThread()
+  const id = nextId++
+  const file: Registered = { db, logger: options.logger }
+  thread.files.set(id, file)
+  thread.worker.postMessage({
+    add: {
+      id,
+      path: db.name,
       intervalMs: options.intervalMs ?? 200,
       restartAtPages: options.restartAtPages ?? RESTART_AT_PAGES,
       restart: options.restart ?? true,
       catchUpMs: CATCH_UP_MS,
     },
-    // A few megabytes of heap are all it needs; keep its share of the server's memory small.
-    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
-  })
-  worker.unref()
-  worker.on('message', (report: { failed?: string; recovered?: true }) => {
-    if (report.failed !== undefined) options.logger?.warn({ file: db.name, code: report.failed }, 'WAL checkpoint refused: tried again every interval')
-    else options.logger?.info({ file: db.name }, 'WAL checkpoints work again')
   })
   db.pragma('wal_autocheckpoint = 0')
-  let stopping = false
-  worker.on('error', (error) => options.logger?.warn({ err: error, file: db.name }, 'WAL checkpointer failed: the connections that write the file checkpoint for themselves again'))
-  const ended = new Promise<void>((resolve) => {
-    worker.once('exit', () => {
-      if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
-      if (!stopping) options.logger?.warn({ file: db.name }, 'WAL checkpointer stopped: the connections that write the file checkpoint for themselves again')
-      resolve()
-    })
-  })
+  let stopped: Promise<void> | undefined
   return {
-    async stop() {
-      stopping = true
-      // Held open until its last checkpoint is done, even if nothing else keeps the process alive.
-      worker.ref()
-      worker.postMessage('stop')
-      await ended
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        if (!thread.files.has(id)) return resolve()
+        file.removed = resolve
+        // Held open until the file's last checkpoint is done, even if nothing else keeps the process alive.
+        thread.worker.ref()
+        thread.worker.postMessage({ remove: id })
+      })
+      return stopped
     },
   }
 }
