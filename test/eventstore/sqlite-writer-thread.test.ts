@@ -159,3 +159,25 @@ t.test('a follower module that cannot start fails the call to follow, and the st
   const appended = await store.appendToStream('after-broken', [ev('Fine')], 'no_stream')
   t.equal(appended.position, 1)
 })
+
+t.test('a follower thread that dies is reported once, and the store writes on without it', async (t) => {
+  const store = openThreaded(freshPath())
+  t.teardown(() => store.close())
+  const followed: number[] = []
+  const failures: Error[] = []
+  await store.followOnThread(new URL('../support/followers/dying-follower.ts', import.meta.url), {}, {
+    followed: (through) => followed.push(through),
+    failed: (error) => failures.push(error),
+  })
+  const first = await store.appendToStream('dying-1', [ev('One')], 'no_stream')
+  await waitUntil(() => followed.length === 1, 5000)
+  t.same(followed, [first.position], 'the first run was followed')
+  await store.appendToStream('dying-2', [ev('Two')], 'no_stream')
+  await waitUntil(() => failures.length > 0, 5000)
+  t.equal(failures.length, 1, 'its end is reported once')
+  t.match(failures[0]?.message, /the follower thread stopped \(exit code 7\)/)
+  const later = await Promise.all([1, 2, 3].map((i) => store.appendToStream(`dying-after-${i}`, [ev('After')], 'no_stream')))
+  t.same(later.map((r) => r.position), [3, 4, 5], 'appends go on being committed')
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.same(followed, [first.position], 'and nothing more is reported as followed')
+})
