@@ -109,7 +109,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   // A server's read models thread applies each batch the writer thread commits: the event loop is spared that work.
   if (store.kind === 'sqlite' && options.viewsPath !== ':memory:') {
-    const following = await (store as SqliteEventStore).followOnThread(READ_MODELS_THREAD, { viewsPath: options.viewsPath } satisfies ReadModelsThreadOptions, {
+    const following = await (store as SqliteEventStore).followOnThread(READ_MODELS_THREAD, { viewsPath: options.viewsPath, checkpointedElsewhere: options.checkpointViewsInBackground === true } satisfies ReadModelsThreadOptions, {
       followed: (through) => runner.appliedElsewhere(through),
       failed: (error) => options.logger?.warn({ err: error }, 'the read models thread failed a batch: the projection runner applies it'),
     })

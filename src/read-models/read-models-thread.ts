@@ -5,10 +5,10 @@
  * from the events as the writer recorded them, so the main thread neither reads them back nor spends
  * its time on the views' SQLite writes, and no commit waits for them (sqlite-follower.worker.ts). The
  * thread has its own connection to the views database and shares it the way the CLI and a server
- * do: every batch re-reads the checkpoints in its transaction. A projection
- * whose checkpoint is behind the batch (another process committed in between, or the runner is
- * still catching up) is left to the main thread's ProjectionRunner, which reads the log from its
- * checkpoint; the runner is told how far the thread took them all (appliedElsewhere).
+ * do: every batch re-reads the checkpoints in its transaction. A projection whose checkpoint is
+ * behind the batch (another process committed in between, or the runner is still catching up) is
+ * left to the main thread's ProjectionRunner, which reads the log from its checkpoint; the runner is
+ * told how far the thread took them all (appliedElsewhere).
  */
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite/wal-checkpointer.ts'
 import type { CommitFollower } from '../eventstore/sqlite/sqlite-writer-thread.ts'
@@ -22,14 +22,16 @@ export const READ_MODELS_THREAD = new URL(import.meta.url)
 
 export interface ReadModelsThreadOptions {
   readonly viewsPath: string
+  /** A checkpoint thread copies the views' WAL back (wal-checkpointer.ts): this connection leaves it. */
+  readonly checkpointedElsewhere: boolean
 }
 
 /** Runs on the follower thread: the follower the writer thread feeds (see CommitFollower). */
 export function follow(options: unknown): CommitFollower {
-  const { viewsPath } = options as ReadModelsThreadOptions
+  const { viewsPath, checkpointedElsewhere } = options as ReadModelsThreadOptions
   const db = openViewsDatabase(viewsPath)
-  // The server's views checkpoint thread copies the WAL back: a batch of read models never waits for that.
-  db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
+  // Then a batch of read models never waits for a checkpoint (unless that thread is gone).
+  if (checkpointedElsewhere) db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`)
   const handled = handledTypes(PROJECTIONS)
   return {
     committed(events: readonly RecordedEvent[]): number {

@@ -137,12 +137,11 @@ export class IdempotencyService {
     let pause = 5
     for (;;) {
       const now = this.clock()
-      const events = await this.store.readStream(stream)
-      const status = keyStatus(events, now)
+      const status = keyStatus(await this.store.readStream(stream), now)
       const refusedClaim = status.kind === 'claimed' && status.outcome === null ? `${stream}#${status.claimRevision}` : null
       if (status.kind === 'free' || (refusedClaim !== null && this.refused.has(refusedClaim))) {
-        const revision = status.kind === 'free' ? status.revision : (events[events.length - 1] as RecordedEvent).revision
-        const claimRevision = await this.claim(stream, revision, call, argsHash, now)
+        // A claim with no outcome is the stream's last event: the new claim goes right after it.
+        const claimRevision = await this.claim(stream, status.kind === 'free' ? status.revision : status.claimRevision, call, argsHash, now)
         if (refusedClaim !== null) this.refused.delete(refusedClaim)
         if (claimRevision === null) continue // another call claimed it first: answer as it does
         return { value: await this.perform(stream, claimRevision, call, perform), replayed: false }

@@ -10,6 +10,7 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { openViewsDatabase, type ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { startWalCheckpointer } from '../../src/eventstore/sqlite/wal-checkpointer.ts'
+import type { NewEvent } from '../../src/eventstore/event.ts'
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 
 const PAGE = 4096
@@ -94,12 +95,21 @@ t.test('an in-memory views database has no WAL and no thread', async (t) => {
   t.equal(startWalCheckpointer(db), null)
 })
 
+/** `count` events of about a page each. */
+function pageEvents(count: number): NewEvent[] {
+  return Array.from({ length: count }, (_, n) => ({
+    id: randomUUID(),
+    type: 'Filled',
+    data: { n, body: 'x'.repeat(3000) },
+    metadata: { correlationId: 'c', causationId: null, actor: { kind: 'operator', id: 't' }, schemaVersion: 1 },
+  }))
+}
+
 /** Appends `appends` batches of 300 events of about a page each, one transaction each; returns the WAL file's largest size seen, in pages. */
 async function appendPages(store: SqliteEventStore, file: string, appends: number): Promise<number> {
   let largest = 0
   for (let i = 0; i < appends; i++) {
-    const events = Array.from({ length: 300 }, (_, k) => ({ id: randomUUID(), type: 'Filled', data: { n: i * 300 + k, body: 'x'.repeat(3000) }, metadata: { correlationId: 'c', causationId: null, actor: { kind: 'operator' as const, id: 't' }, schemaVersion: 1 } }))
-    await store.appendToStream(`fill-${i}`, events, 'no_stream')
+    await store.appendToStream(`fill-${i}`, pageEvents(300), 'no_stream')
     largest = Math.max(largest, Math.floor(fs.statSync(`${file}-wal`).size / PAGE))
   }
   return largest
@@ -144,7 +154,7 @@ t.test("under steady appends the log's WAL is rewound without its checkpoint thr
   let appended = 0
   const until = Date.now() + 1500
   for (let i = 0; Date.now() < until; i++) {
-    const events = Array.from({ length: 10 }, (_, k) => ({ id: randomUUID(), type: 'Filled', data: { n: k, body: 'x'.repeat(3000) }, metadata: { correlationId: 'c', causationId: null, actor: { kind: 'operator' as const, id: 't' }, schemaVersion: 1 } }))
+    const events = pageEvents(10)
     await store.appendToStream(`steady-${i}`, events, 'no_stream')
     appended += events.length
     largest = Math.max(largest, Math.floor(fs.statSync(`${file}-wal`).size / PAGE))

@@ -60,11 +60,14 @@ function queueForFollower(store: OpenStore, committed: RecordedEvent[]): void {
 
 function feedFollowers(): void {
   feeding = false
-  for (const store of stores.values()) {
-    const runs = store.unfed
-    store.unfed = []
-    for (const run of runs) store.follower?.postMessage(run)
-  }
+  for (const store of stores.values()) feed(store)
+}
+
+/** Hands the store's follower the runs it has not had. */
+function feed(store: OpenStore): void {
+  const runs = store.unfed
+  store.unfed = []
+  for (const run of runs) store.follower?.postMessage(run)
 }
 
 /**
@@ -147,8 +150,7 @@ port.on('message', (message: ToWriter) => {
         stores.delete(message.store)
         store.close()
         // What it committed last still reaches the read models before they close.
-        for (const run of store.unfed) store.follower?.postMessage(run)
-        store.unfed = []
+        feed(store)
         const { call } = message
         void stopFollower(store).then(() => send({ type: 'done', call }))
         return

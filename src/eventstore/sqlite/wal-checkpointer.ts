@@ -86,7 +86,7 @@ export interface CheckpointerLogger {
 }
 
 export interface WalCheckpointer {
-  /** Takes a last checkpoint and ends the thread; the connection given checkpoints for itself again. */
+  /** Takes the file's last checkpoint and checkpoints it no more; the connection given checkpoints for itself again. */
   stop(): Promise<void>
 }
 
@@ -150,8 +150,8 @@ function checkpointThread(): NonNullable<typeof shared> {
       thread.files.delete(report.id)
       if (file.db.open) file.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
       file.removed?.()
-      // Nothing left to checkpoint: the thread no longer holds the process open while it finishes.
-      if (thread.files.size === 0 || [...thread.files.values()].every((f) => f.removed === undefined)) worker.unref()
+      // No other file's last checkpoint awaited: the thread no longer holds the process open.
+      if ([...thread.files.values()].every((f) => f.removed === undefined)) worker.unref()
     } else if (report.failed !== undefined) file.logger?.warn({ file: file.db.name, code: report.failed }, 'WAL checkpoint refused: tried again every interval')
     else file.logger?.info({ file: file.db.name }, 'WAL checkpoints work again')
   })
