@@ -114,7 +114,7 @@ export class ProcessRunner {
 
   /**
    * Saves the last position delivered. Unless `wait`, not while another connection holds the views
-   * database's write lock (a server's writer thread applying the read models): the save is tried
+   * database's write lock (a server's read models thread applying a batch): the save is tried
    * again a moment later rather than blocking the event loop in SQLite's busy wait.
    */
   private saveDelivered(wait = false): void {

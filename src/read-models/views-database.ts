@@ -33,7 +33,7 @@ export const BUSY_RETRY_MS = 5
 
 /**
  * Runs `write` in an IMMEDIATE transaction unless another connection holds the write lock (a
- * server's writer thread applying a batch to the read models), in which case it returns false at
+ * server's read models thread applying a batch), in which case it returns false at
  * once, having written nothing: SQLite's busy wait would block the event loop for milliseconds.
  * For writes that can as well happen a moment later.
  */

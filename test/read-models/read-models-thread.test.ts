@@ -45,7 +45,7 @@ async function rebuilt(t: Test, store: string, dir: string): Promise<Record<stri
 
 const head = (leadline: Leadline) => leadline.store.headPosition()
 
-t.test('the writer thread applies each batch it commits; the runner, never started, is told how far', async (t) => {
+t.test('the read models thread applies each batch the writer commits; the runner, never started, is told how far', async (t) => {
   const { leadline, account, store, dir } = await open(t)
   await receive(leadline, account, 0, 40)
   const last = await head(leadline)

@@ -1,6 +1,6 @@
 /**
  * writeUnlessBusy: a write on the event loop that can wait a moment never waits in SQLite's busy
- * handler for another connection's write lock (a server's writer thread applying the read models).
+ * handler for another connection's write lock (a server's read models thread applying a batch).
  */
 import fs from 'node:fs'
 import os from 'node:os'
