@@ -160,8 +160,7 @@ export class CommandHandler {
     decider: Decider<never, E, S>,
     revision: number,
   ): Promise<{ state: S; revision: number } | undefined> {
-    const [head] = await this.store.readStream(stream, { direction: 'backwards', limit: 1 })
-    if ((head?.revision ?? -1) === revision) return undefined
+    if ((await this.store.streamRevision(stream)) === revision) return undefined
     return this.loadAndRemember(stream, decider)
   }
 

@@ -85,6 +85,11 @@ export interface EventStore {
   subscribe(options?: SubscribeOptions): Subscription
   /** Position of the last event on the log, or 0 when the log is empty. */
   headPosition(): Promise<number>
+  /**
+   * The revision of the stream's last event, or -1 when it has none: whether a state folded from it
+   * is still current, without reading (or parsing) an event.
+   */
+  streamRevision(stream: string): Promise<number>
   close(): Promise<void>
 }
 

@@ -124,16 +124,16 @@ export class AccountsService {
     }
   }
 
-  /** Reads the account's stream (its head only, when the kept state is still its latest). */
+  /** Reads the account's stream (only its revision, when the kept state is still its latest). */
   private async check(accountId: string, head: number): Promise<AccountState | null> {
     const stream = accountStream(accountId)
-    const [last] = await this.store.readStream(stream, { direction: 'backwards', limit: 1 })
-    if (!last) {
+    const latest = await this.store.streamRevision(stream)
+    if (latest === -1) {
       this.cache.delete(accountId)
       return null
     }
     const cached = this.cache.get(accountId)
-    if (cached && cached.revision === last.revision) {
+    if (cached && cached.revision === latest) {
       cached.checkedAt = Math.max(cached.checkedAt, head)
       return cached.state
     }

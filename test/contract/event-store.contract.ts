@@ -190,6 +190,20 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       t.same(await store.readStream('lead-missing', { direction: 'backwards' }), [])
     })
 
+    t.test('streamRevision is the revision of the last event of the stream, -1 for none', async (t) => {
+      const store = await fresh(t)
+      t.equal(await store.streamRevision('lead-a'), -1, 'no stream')
+      await store.appendToStream('lead-a', [ev('0'), ev('1'), ev('2')], 'no_stream')
+      await store.appendToStream('lead-b', [ev('3')], 'no_stream')
+      t.equal(await store.streamRevision('lead-a'), 2)
+      t.equal(await store.streamRevision('lead-b'), 0)
+      await store.appendToStream('lead-a', [ev('4')], 2)
+      t.equal(await store.streamRevision('lead-a'), 3, 'moves with the stream')
+      await t.rejects(store.appendToStream('lead-b', [ev('5')], 5), WrongExpectedRevisionError)
+      t.equal(await store.streamRevision('lead-b'), 0, 'a refused append moves nothing')
+      t.equal(await store.streamRevision('lead-'), -1, 'a prefix of a stream is no stream')
+    })
+
     t.test('readAll reads from a position (inclusive) up to a limit', async (t) => {
       const store = await fresh(t)
       t.equal(await store.headPosition(), 0, 'an empty log has head position 0')
@@ -407,6 +421,7 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       const latency = (live.receivedAt[1] ?? Infinity) - appendedAt
       t.ok(latency < 1000, `delivered within a second (${latency} ms)`)
       t.same((await store.readStream('lead-a')).map((e) => e.type), ['A', 'B'])
+      t.equal(await store.streamRevision('lead-a'), 1, 'and its revision')
       t.same(pick(await store.appendToStream('lead-a', [ev('C')], 1)), { nextExpectedRevision: 2 }, 'the first client sees the new revision')
     })
 

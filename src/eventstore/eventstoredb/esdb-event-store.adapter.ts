@@ -422,6 +422,11 @@ class EsdbStore implements EsdbEventStore {
 
   // ----- reads --------------------------------------------------------------------------------
 
+  async streamRevision(stream: string): Promise<number> {
+    const [last] = await this.readStream(stream, { direction: 'backwards', limit: 1 })
+    return last?.revision ?? -1
+  }
+
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen()
     const direction = options.direction ?? 'forwards'

@@ -182,6 +182,7 @@ class SqliteStore implements SqliteEventStore {
     readAll: Database.Statement<[number, number], EventRow>
     readAfter: Database.Statement<[number, number], EventRow>
     headPosition: Database.Statement<[], number | null>
+    streamRevision: Database.Statement<[string], number | null>
     dataVersion: Database.Statement<[], number>
   }
 
@@ -208,6 +209,8 @@ class SqliteStore implements SqliteEventStore {
         readAll: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`).raw(),
         readAfter: db.prepare<[number, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`).raw(),
         headPosition: db.prepare<[], number | null>('SELECT max(position) FROM events').pluck(),
+        // Answered from the (stream, revision) index alone.
+        streamRevision: db.prepare<[string], number | null>('SELECT max(revision) FROM events WHERE stream = ?').pluck(),
         dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       }
       if (options.writer === 'thread' && options.path !== ':memory:') {
@@ -289,6 +292,10 @@ class SqliteStore implements SqliteEventStore {
       setImmediate(() => (this.headSeenThisTurn = false))
       return this.head.position
     })
+  }
+
+  async streamRevision(stream: string): Promise<number> {
+    return this.read(() => this.stmt.streamRevision.get(stream) ?? -1)
   }
 
   subscribe(options: SubscribeOptions = {}): Subscription {
