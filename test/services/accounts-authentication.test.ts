@@ -27,22 +27,40 @@ t.test('a token rotated elsewhere fails at once; the new one works at once', asy
 
 t.test('requests that arrive together share one check of the account', async (t) => {
   const built = await buildApp(t)
-  const { token } = await built.createAccount('Busy Co')
+  const { account, token } = await built.createAccount('Busy Co')
   const store = built.leadline.store
   const read = store.readStream.bind(store)
+  const revisionOf = store.streamRevision.bind(store)
   let reads = 0
+  let looks = 0
   store.readStream = (...args) => {
     reads++
     return read(...args)
   }
+  store.streamRevision = (stream) => {
+    looks++
+    return revisionOf(stream)
+  }
   t.teardown(() => {
     store.readStream = read
+    store.streamRevision = revisionOf
   })
   t.ok(await built.leadline.accounts.authenticateWebhookToken(token))
   // Something was appended since the account was last checked: the next requests must look again.
   await store.appendToStream('unrelated-1', [{ type: 'Unrelated', data: {}, metadata: { correlationId: 'c', causationId: null, actor: { kind: 'operator', id: 'test' }, schemaVersion: 1 } }], 'no_stream')
   reads = 0
+  looks = 0
   const principals = await Promise.all(Array.from({ length: 50 }, () => built.leadline.accounts.authenticateWebhookToken(token)))
   t.ok(principals.every((p) => p !== null))
-  t.equal(reads, 1, `one read of the account stream for 50 requests (${reads})`)
+  t.equal(looks, 1, `one look at the account stream's revision for 50 requests (${looks})`)
+  t.equal(reads, 0, `and no event read: the account has not moved (${reads})`)
+
+  // The account itself moved: one look, and one read of its stream, for all of them.
+  await built.leadline.accounts.changeSettings(account.accountId, { timeZone: 'Europe/Berlin' }, { actor: { kind: 'operator', id: 'test' } })
+  reads = 0
+  looks = 0
+  const again = await Promise.all(Array.from({ length: 50 }, () => built.leadline.accounts.authenticateWebhookToken(token)))
+  t.ok(again.every((p) => p?.account.settings.timeZone === 'Europe/Berlin'), 'every request sees the new settings')
+  t.equal(looks, 1, `one look for 50 requests (${looks})`)
+  t.equal(reads, 1, `one read of the moved stream for 50 requests (${reads})`)
 })
