@@ -72,7 +72,10 @@ export interface LoadResult {
   readonly generator: 'wrk' | 'autocannon'
   readonly requestsPerSecond: number
   readonly p50: number
+  readonly p90: number
   readonly p99: number
+  /** The longest response (of all runs, in a median of runs). */
+  readonly max: number
   readonly non2xx: number
   readonly errors: number
   readonly total: number
@@ -99,7 +102,7 @@ export async function load(options: {
       ...(options.countBodyPrefix ? { countBodyPrefix: options.countBodyPrefix } : {}),
     })
     return {
-      generator: 'wrk', requestsPerSecond: r.requests / r.seconds, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests, counted: r.counted,
+      generator: 'wrk', requestsPerSecond: r.requests / r.seconds, p50: r.p50, p90: r.p90, p99: r.p99, max: r.max, non2xx: r.non2xx, errors: r.errors, total: r.requests, counted: r.counted,
     }
   }
   let k = 0
@@ -122,7 +125,9 @@ export async function load(options: {
     generator: 'autocannon',
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
+    p90: result.latency.p90,
     p99: result.latency.p99,
+    max: result.latency.max,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
@@ -174,7 +179,9 @@ export function medianResult(results: LoadResult[]): LoadResult {
     generator: results[0]?.generator ?? 'autocannon',
     requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
     p50: median(results.map((r) => r.p50)),
+    p90: median(results.map((r) => r.p90)),
     p99: median(results.map((r) => r.p99)),
+    max: Math.max(...results.map((r) => r.max)),
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     errors: results.reduce((n, r) => n + r.errors, 0),
     total: results.reduce((n, r) => n + r.total, 0),

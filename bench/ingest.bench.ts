@@ -3,7 +3,9 @@
  * existing leads, against a bare fastify POST route measured in the same run (the baseline).
  * Medians of --runs runs (default 3) of --duration seconds (default 10), scenarios interleaved; the
  * ratio to bare is also taken run by run (the median of those is steadier on a busy machine), and
- * every run records the load average and the server's CPU time per lead (all its threads).
+ * every run records the load average and the server's CPU time per lead (all its threads). The
+ * disk's own fdatasync latency, measured in the same directory while the servers are idle, is the
+ * baseline of the durable part: a stall of the disk's flush is a stall of every request in flight.
  * `--million` then pushes 1,000,000 new leads and reports the server's RSS.
  *
  *   npm run bench:ingest [-- --runs 3 --duration 10 --million]
@@ -15,6 +17,7 @@ import { parseArgs } from 'node:util'
 import Database from 'better-sqlite3'
 import { openLeadline } from '../src/leadline.ts'
 import type { RequestPattern } from './wrk-driver.ts'
+import { describeProbe, probeFsync } from './disk-probe.ts'
 import { ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
@@ -46,6 +49,11 @@ const repeatLead = repeatLeadsPattern(headers)
 // Seed the repeat pool, and warm both servers up.
 await seedRepeatPool(leadline.url, headers)
 await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, pattern: bareLead })
+
+// The disk's baseline, where the store is, before the runs (the servers are idle).
+const PROBE_SECONDS = 10
+const disk = probeFsync({ dir, seconds: PROBE_SECONDS })
+process.stderr.write(`${describeProbe(disk, PROBE_SECONDS)}\n`)
 
 const results: Record<'bare' | 'newLeads' | 'repeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [] }
 const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number } }> = []
@@ -84,6 +92,7 @@ const summary = {
   connections: CONNECTIONS,
   runs,
   durationSeconds: duration,
+  disk,
   bare: medianResult(results.bare),
   newLeads: medianResult(results.newLeads),
   repeats: medianResult(results.repeats),
@@ -93,7 +102,7 @@ const summary = {
   perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
   million: null as null | {
-    leads: number; seconds: number; leadsPerSecond: number; p50: number; p99: number; rssMb: number; rssParts: ReturnType<typeof rssParts>; mainHeap: { usedMb: number; totalMb: number; externalMb: number }; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
+    leads: number; seconds: number; leadsPerSecond: number; p50: number; p90: number; p99: number; max: number; rssMb: number; rssParts: ReturnType<typeof rssParts>; mainHeap: { usedMb: number; totalMb: number; externalMb: number }; peakRssMb: number; highWaterRssMb: number; errors: number; load: [number, number]
   },
 }
 
@@ -136,7 +145,7 @@ if (values.million) {
   const seconds = (Date.now() - started) / 1000
   const metrics = (await (await fetch(`${leadline.url}/metrics`)).json()) as { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number }
   summary.million = {
-    leads: leadsInLog(), seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p99: r.p99,
+    leads: leadsInLog(), seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p90: r.p90, p99: r.p99, max: r.max,
     rssMb: rssMb(leadline.child.pid as number), rssParts: rssParts(leadline.child.pid as number), mainHeap: { usedMb: Math.round(metrics.heapUsedBytes / 2 ** 20), totalMb: Math.round(metrics.heapTotalBytes / 2 ** 20), externalMb: Math.round(metrics.externalBytes / 2 ** 20) }, peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],
   }
 }
@@ -146,11 +155,12 @@ await leadline.stop()
 fs.rmSync(dir, { recursive: true, force: true })
 
 const row = (name: string, r: LoadResult) =>
-  `${name.padEnd(22)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} req/s   p50 ${r.p50.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
+  `${name.padEnd(22)} ${String(Math.round(r.requestsPerSecond)).padStart(8)} req/s   p50 ${r.p50.toFixed(2)} ms   p90 ${r.p90.toFixed(2)} ms   p99 ${r.p99.toFixed(2)} ms   max ${r.max.toFixed(0)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`
 console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} × ${duration}s, ${summary.machine.cpus} cores, node ${summary.machine.node}, load from ${summary.generator}`)
 console.log(row('bare fastify route', summary.bare))
 console.log(row('leadline: new leads', summary.newLeads))
 console.log(row('leadline: repeats', summary.repeats))
+console.log(describeProbe(disk, PROBE_SECONDS))
 console.log(`ratio to bare (of medians): new ${(summary.newLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, repeats ${(summary.repeats.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`)
 console.log(`ratio to bare (median of runs): new ${summary.ratio.newLeads.toFixed(2)}, repeats ${summary.ratio.repeats.toFixed(2)}`)
 console.log(`server CPU per lead (all threads): new ${summary.cpuMicrosPerLead.newLeads} µs, repeats ${summary.cpuMicrosPerLead.repeats} µs`)
@@ -158,7 +168,7 @@ console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→$
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.million) {
   const m = summary.million
-  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p99 ${m.p99} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB; the process's high-water mark since start ${m.highWaterRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
+  console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p90 ${m.p90} ms, p99 ${m.p99} ms, max ${m.max.toFixed(0)} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB; the process's high-water mark since start ${m.highWaterRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)
   console.log(`  of the RSS at the end: private ${m.rssParts.anonymous} MB, mapped files ${m.rssParts.file} MB, shared memory ${m.rssParts.shared} MB; main thread's JavaScript heap ${m.mainHeap.totalMb} MB (${m.mainHeap.usedMb} MB in use), external ${m.mainHeap.externalMb} MB`)
 }
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
