@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import t from 'tap'
 import type { Test } from 'tap'
 import { openViewsDatabase, type ViewsDatabase } from '../../src/read-models/views-database.ts'
@@ -146,7 +147,7 @@ t.test("the log's checkpoint thread copies the writer thread's commits back whil
   t.equal((await store.readAll()).length, 3000, 'every event reads back')
 })
 
-t.test("under steady appends the log's WAL is rewound without its checkpoint thread ever taking the write lock", async (t) => {
+t.test("under steady appends the log's WAL is rewound once it passes the mark, so it stays small", async (t) => {
   const file = path.join(t.testdir(), 'log.db')
   const store = openSqliteEventStore({ path: file, writer: 'thread', checkpoints: { intervalMs: 10, restartAtPages: 500 } })
   t.teardown(() => store.close())
@@ -164,4 +165,29 @@ t.test("under steady appends the log's WAL is rewound without its checkpoint thr
   t.ok(appended > 3000, `the writer thread committed steadily (${appended} events of a page each)`)
   t.ok(largest < 1500, `the WAL never grew far past the mark of 500 pages (${largest} at most)`)
   t.ok(filePages(file) >= appended, 'and every committed page reached the database file')
+})
+
+t.test("a reader that stays in the log (an export) never holds up an append, past the mark too", async (t) => {
+  const file = path.join(t.testdir(), 'log.db')
+  const store = openSqliteEventStore({ path: file, writer: 'thread', checkpoints: { intervalMs: 10, restartAtPages: 100 } })
+  t.teardown(() => store.close())
+  await appendPages(store, file, 1)
+  // A read transaction held open on another connection, as a long export holds one.
+  const reader = new Database(file, { readonly: true })
+  t.teardown(() => reader.open && reader.close())
+  reader.prepare('BEGIN').run()
+  t.equal((reader.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, 300, 'the reader sees the first commit')
+  // A RESTART checkpoint past the mark would take the write lock and hold it while it waits out the
+  // reader (its busy timeout is 5 s): the appends below would wait with it.
+  let slowest = 0
+  for (let i = 0; i < 20; i++) {
+    const started = Date.now()
+    await store.appendToStream(`held-${i}`, pageEvents(20), 'no_stream')
+    slowest = Math.max(slowest, Date.now() - started)
+    await sleep(15)
+  }
+  t.ok(Math.floor(fs.statSync(`${file}-wal`).size / PAGE) > 100, 'the WAL is past the mark (the reader keeps it from being rewound)')
+  t.ok(slowest < 1000, `no append waited for the reader (the slowest took ${slowest} ms)`)
+  reader.prepare('COMMIT').run()
+  t.equal((reader.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n, 700, 'once it lets go, it reads every append')
 })
