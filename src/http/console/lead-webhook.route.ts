@@ -6,6 +6,8 @@
  */
 import { randomInt } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { leadStream } from '../../domain/lead/lead.events.ts'
+import type { Leadline } from '../../leadline.ts'
 import { DELIVERIES_SHOWN } from '../../read-models/webhook-deliveries.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
@@ -15,10 +17,29 @@ const PATH = '/connections/lead-webhook'
 /** How the console's test leads are marked: never dialed (do-not-call), and easy to find. */
 export const TEST_LEAD_SOURCE = 'Leadline test'
 
-/** A fictional number (555-0100 to 555-0199 are reserved for fiction in every NANP area code). */
-function testPhone(): string {
-  const areas = ['212', '312', '415', '512', '617', '702', '808', '907']
-  return `(${areas[randomInt(areas.length)]}) 555-01${String(randomInt(100)).padStart(2, '0')}`
+/** Area codes of the test leads' numbers: 555-0100 to 555-0199 are reserved for fiction in every NANP area code. */
+const TEST_AREAS = ['212', '312', '415', '512', '617', '702', '808', '907'] as const
+const TEST_NUMBERS = TEST_AREAS.length * 100
+
+/** The last ten digits of fictional number `n` of TEST_NUMBERS. */
+const testNumber = (n: number): string => `${TEST_AREAS[Math.floor(n / 100)] as string}55501${String(n % 100).padStart(2, '0')}`
+
+/**
+ * A number for a test lead that is no lead of the account's but a test lead: a repeat of a number
+ * updates its lead, and a test lead (do-not-call, named Test Lead) must never overwrite a person's,
+ * such as the Jane Doe of the curl example at (312) 555-0142, which many try first. The numbers are
+ * tried from a random one on; the log says which are free. Only once all of them are taken does a
+ * test lead update an earlier test lead. Null when every one is a real lead's.
+ */
+async function testPhone(leadline: Leadline, accountId: string): Promise<string | null> {
+  const start = randomInt(TEST_NUMBERS)
+  let earlierTest: string | null = null
+  for (let i = 0; i < TEST_NUMBERS; i++) {
+    const last10 = testNumber((start + i) % TEST_NUMBERS)
+    if ((await leadline.store.streamRevision(leadStream(accountId, last10))) === -1) return last10
+    earlierTest ??= leadline.inboundLeads.get(accountId, { phoneLast10: last10 })?.source === TEST_LEAD_SOURCE ? last10 : null
+  }
+  return earlierTest
 }
 
 function curlExample(url: string, token: string): string {
@@ -105,9 +126,11 @@ ${deliveries.length === 0
 
     routes.post(`${PATH}/test`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
+      const phone = await testPhone(leadline, account.accountId)
+      if (phone === null) return show(request, reply, { notice: `No test lead sent: every fictional number Leadline uses for them (555-0100 to 555-0199 in ${TEST_AREAS.length} area codes) is a lead of this account's already.` })
       const result = await leadline.intake.receive(
         account,
-        { name: 'Test Lead', phone: testPhone(), email: 'test.lead@example.com', source: TEST_LEAD_SOURCE, dnc: 'yes' },
+        { name: 'Test Lead', phone, email: 'test.lead@example.com', source: TEST_LEAD_SOURCE, dnc: 'yes' },
         actingUser(request),
       )
       leadline.webhookDeliveries.record(account.accountId, leadline.clock(), result.created ? 201 : 200, result.leadId, null, 'console', undefined)

@@ -71,3 +71,48 @@ t.test('send a test lead: a do-not-call lead with a fictional number, in Inbound
   const timeline = await f.browser.get(`/app/leads/${leadId}`)
   t.match(timeline.body, /lead received: Test Lead, \+1\d{10}, test.lead@example.com, source &#34;Leadline test&#34;, do-not-call/)
 })
+
+t.test("a test lead never lands on a person's lead: it takes a free fictional number, else an earlier test lead's, else none", async (t) => {
+  const f = await signedInConsole(t)
+  const areas = ['212', '312', '415', '512', '617', '702', '808', '907']
+  const numbers = areas.flatMap((area) => Array.from({ length: 100 }, (_, n) => `${area}55501${String(n).padStart(2, '0')}`))
+  const free = '9075550199'
+  // As the webhook takes them (its rate limit aside: 800 leads at once).
+  const account = await f.app.leadline.accounts.require(f.accountId)
+  const push = (phone: string, name: string) =>
+    f.app.leadline.intake.receive(account, { phone, name, source: 'Spring promo' }, { actor: { kind: 'webhook_token', id: 'test' } })
+  // Every fictional number but one is a person's lead, Jane Doe of the curl example among them.
+  const people = numbers.filter((n) => n !== free)
+  for (let i = 0; i < people.length; i += 50) {
+    const answers = await Promise.all(people.slice(i, i + 50).map((n) => push(n, n === '3125550142' ? 'Jane Doe' : `Person ${n}`)))
+    t.ok(answers.every((a) => a.created), `people ${i} on are new leads`)
+  }
+  await f.app.leadline.runner.catchUp()
+  const jane = () => f.app.leadline.inboundLeads.get(f.accountId, { phoneLast10: '3125550142' })
+  const sendTest = async () => {
+    await f.browser.get('/app/connections/lead-webhook')
+    return f.browser.post('/app/connections/lead-webhook/test')
+  }
+
+  const first = await sendTest()
+  t.equal(first.statusCode, 303)
+  const testLeadId = /sent=(ld_[0-9a-z]+)/.exec(first.headers.location as string)?.[1] as string
+  t.match(f.app.leadline.inboundLeads.get(f.accountId, { leadId: testLeadId }), { phone: `+1${free}`, fullName: 'Test Lead', doNotCall: true }, 'the one free number')
+  t.match(jane(), { fullName: 'Jane Doe', doNotCall: false, source: 'Spring promo', submissions: 1 }, 'Jane Doe is untouched')
+
+  // No number is free now: the earlier test lead takes the next one.
+  const second = await sendTest()
+  t.equal(second.statusCode, 303)
+  t.equal(/sent=(ld_[0-9a-z]+)/.exec(second.headers.location as string)?.[1], testLeadId, 'the earlier test lead again')
+
+  // A person has since sent that number too: every fictional number is a person's lead.
+  t.equal((await push(free, 'Real Person')).created, false)
+  await f.app.leadline.runner.catchUp()
+  const head = await f.app.leadline.store.headPosition()
+  const refused = await sendTest()
+  t.equal(refused.statusCode, 200)
+  t.match(refused.body, 'No test lead sent: every fictional number Leadline uses for them')
+  t.notOk(refused.body.includes('Test lead sent.'))
+  t.equal(await f.app.leadline.store.headPosition(), head, 'nothing was appended')
+  t.match(jane(), { fullName: 'Jane Doe', doNotCall: false, submissions: 1 }, 'and Jane Doe is still herself')
+})
