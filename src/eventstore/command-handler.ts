@@ -7,8 +7,10 @@
  * command on that stream decides without reading it again; a stream not kept is first taken to be
  * new (most are: a new lead). Both are safe because every append names the revision the state was
  * built from: if the stream had moved (or existed), the append fails and the command reloads, as it
- * does when it loses a race. A decision that appends nothing, or refuses, is checked against the
- * stream's head before it is believed.
+ * does when it loses a race. When the refusal carries the stream as it stood (the SQLite store's
+ * does, for a short stream), the command decides again on that instead of reading it: a repeat of a
+ * lead seen long ago costs one refused append, not a refused append and a read. A decision that
+ * appends nothing, or refuses, is checked against the stream's head before it is believed.
  */
 import { randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts'
@@ -74,9 +76,7 @@ export class CommandHandler {
   /** Folds a stream into state (through the upcasters), as the decider sees it. */
   async load<E extends DomainEvent, S>(stream: string, decider: Decider<unknown, E, S>): Promise<{ state: S; revision: number; events: RecordedEvent[] }> {
     const events = (await this.store.readStream(stream)).map(upcast)
-    let state = decider.initialState()
-    for (const event of events) state = decider.evolve(state, event as unknown as E)
-    return { state, revision: events.length === 0 ? -1 : (events[events.length - 1] as RecordedEvent).revision, events }
+    return { ...fold(events, decider), events }
   }
 
   handle<C, E extends DomainEvent, S>(
@@ -95,11 +95,14 @@ export class CommandHandler {
     context: CommandContext,
   ): Promise<CommandResult<E, S>> {
     const correlationId = context.correlationId ?? randomUUID()
+    /** The stream as a refusal of the last attempt said it stood, when it said. */
+    let refusedOn: { state: S; revision: number } | undefined
     for (let attempt = 1; ; attempt++) {
       // First attempt: what this handler knows, else "a new stream". After a conflict: the stream as stored.
       const kept = attempt === 1 ? this.recall<S>(stream, decider) : undefined
       const assumedNew = attempt === 1 && kept === undefined
-      let { state, revision } = kept ?? (assumedNew ? { state: decider.initialState(), revision: -1 } : await this.loadAndRemember(stream, decider))
+      let { state, revision } = kept ?? refusedOn ?? (assumedNew ? { state: decider.initialState(), revision: -1 } : await this.loadAndRemember(stream, decider))
+      refusedOn = undefined
       const unverified = attempt === 1
       let decided: E[]
       try {
@@ -134,8 +137,12 @@ export class CommandHandler {
         this.known.delete(stream)
         // Another process or node wrote first: decide again on what it wrote (dedup by phone ends here as an update).
         if (!isWrongExpectedRevision(error) || attempt >= this.maxAttempts) throw error
-        // A stream only assumed new (or a kept state gone stale) is no race: reload at once.
-        if (!unverified) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt))
+        // A stream only assumed new (or a kept state gone stale) is no race: decide again at once, on
+        // the stream as the refusal says it stands if it says. After a real race, wait a moment and reload.
+        if (unverified && error.current !== undefined) {
+          refusedOn = fold(error.current.map(upcast), decider)
+          this.remember(stream, decider, refusedOn.state, refusedOn.revision)
+        } else if (!unverified) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt))
       }
     }
   }
@@ -169,4 +176,11 @@ export class CommandHandler {
     this.remember(stream, decider, state, revision)
     return { state, revision }
   }
+}
+
+/** A stream's events folded into the decider's state, and the stream's last revision (-1: none). */
+function fold<E extends DomainEvent, S>(events: readonly RecordedEvent[], decider: Decider<never, E, S>): { state: S; revision: number } {
+  let state = decider.initialState()
+  for (const event of events) state = decider.evolve(state, event as unknown as E)
+  return { state, revision: events.length === 0 ? -1 : (events[events.length - 1] as RecordedEvent).revision }
 }

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3'
 import type { EventMetadata, RecordedEvent } from '../event.ts'
 import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
 import { hashParsedEvent } from '../hash-chain.ts'
-import { isSqliteError } from './sqlite-schema.ts'
+import { EVENT_COLUMNS, isSqliteError, toRecordedEvent, type EventRow } from './sqlite-schema.ts'
 
 /** An event as the writer takes it: data and metadata already as the JSON text that is stored. */
 export interface EncodedEvent {
@@ -40,8 +40,23 @@ export interface WrittenEvents {
   readonly hashes: readonly string[]
 }
 
+/**
+ * A refused append carries the stream as it stood, when it holds at most this many events: read by
+ * the writer inside its transaction, from pages it has just been writing, it costs next to nothing
+ * there, while the same read on the main thread's connection (whose page cache every commit of the
+ * writer's empties) cost about 60 µs a lead. A longer stream is read by whoever needs it.
+ */
+export const CONFLICT_STREAM_LIMIT = 64
+
 export type AppendFailure =
-  | { readonly kind: 'wrong_expected_revision'; readonly stream: string; readonly expected: ExpectedRevision; readonly actual: number }
+  | {
+      readonly kind: 'wrong_expected_revision'
+      readonly stream: string
+      readonly expected: ExpectedRevision
+      readonly actual: number
+      /** The stream's rows up to `actual`, when it has at most CONFLICT_STREAM_LIMIT events. */
+      readonly current?: readonly EventRow[]
+    }
   | { readonly kind: 'duplicate_event_id'; readonly eventId: string; readonly stream: string }
   | { readonly kind: 'error'; readonly name: string; readonly message: string }
 
@@ -68,7 +83,7 @@ export class DuplicateEventIdError extends Error {
 export function appendError(failure: AppendFailure): Error {
   switch (failure.kind) {
     case 'wrong_expected_revision':
-      return new WrongExpectedRevisionError(failure.stream, failure.expected, failure.actual)
+      return new WrongExpectedRevisionError(failure.stream, failure.expected, failure.actual, failure.current?.map(toRecordedEvent))
     case 'duplicate_event_id':
       return new DuplicateEventIdError(failure.eventId, failure.stream)
     case 'error': {
@@ -111,6 +126,7 @@ export class SqliteWriter {
     head: Database.Statement<[string], HeadRow>
     placeOfId: Database.Statement<[string], PlacedRow>
     idsFrom: Database.Statement<[string, number, number], { id: string; position: number }>
+    stream: Database.Statement<[string, number], EventRow>
     insert: Database.Statement<[string, string, number, string, string, string, string, string | null, string]>
   }
 
@@ -127,6 +143,7 @@ export class SqliteWriter {
       idsFrom: db.prepare<[string, number, number], { id: string; position: number }>(
         'SELECT id, position FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
       ),
+      stream: db.prepare<[string, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? ORDER BY revision LIMIT ?`).raw(),
       insert: db.prepare<[string, string, number, string, string, string, string, string | null, string]>(
         'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -182,7 +199,7 @@ export class SqliteWriter {
       // Perhaps a retry of an append that succeeded, whose events now stand where it expected.
       const placed = this.placed(events[0]?.id)
       if (placed !== undefined) return this.replayedAppend(request, placed, actual)
-      throw new WrongExpectedRevisionError(stream, expected, actual)
+      return { ok: false, failure: { kind: 'wrong_expected_revision', stream, expected, actual, ...this.current(stream, actual) } }
     }
     if (events.length === 0) return { ok: true, nextExpectedRevision: actual, position: head?.position ?? 0, written: null }
 
@@ -229,6 +246,12 @@ export class SqliteWriter {
       position,
       written: { firstPosition, firstRevision: actual + 1, prevHash: firstPrevHash, ids, hashes },
     }
+  }
+
+  /** The stream's rows up to `actual` (its head), unless it is longer than CONFLICT_STREAM_LIMIT. */
+  private current(stream: string, actual: number): { current?: EventRow[] } {
+    if (actual >= CONFLICT_STREAM_LIMIT) return {}
+    return { current: actual === -1 ? [] : this.stmt.stream.all(stream, actual + 1) }
   }
 
   /** Where the event with this id is stored, if it is. */
