@@ -1,6 +1,8 @@
 /**
  * bench:ingest — durable leads/s and latency at 50 connections for (a) new leads and (b) repeats of
- * existing leads, against a bare fastify POST route measured in the same run (the baseline).
+ * existing leads, against a bare fastify POST route measured in the same run (the baseline). Repeats
+ * come two ways: of people seen seconds ago, whose lead state the server still holds in memory, and
+ * of people seen long ago (more of them than it holds), whose streams it must read first.
  * Medians of --runs runs (default 3) of --duration seconds (default 10), scenarios interleaved; the
  * ratio to bare is also taken run by run (the median of those is steadier on a busy machine), and
  * every run records the load average and the server's CPU time per lead (all its threads). The
@@ -18,7 +20,7 @@ import Database from 'better-sqlite3'
 import { openLeadline } from '../src/leadline.ts'
 import type { RequestPattern } from './wrk-driver.ts'
 import { describeProbe, probeFsync } from './disk-probe.ts'
-import { ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, serveChild, type LoadResult } from './bench-kit.ts'
+import { COLD_REPEAT_POOL, ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
@@ -45,9 +47,13 @@ const newLead = () => newLeadsPattern(headers, NEW_LEADS_FROM + counter)
 /** The bare route's bodies are numbered apart, so its runs do not use up Leadline's count. */
 const bareLead = newLeadsPattern(headers, 500_000_000)
 const repeatLead = repeatLeadsPattern(headers)
+const coldRepeatLead = repeatLeadsPattern(headers, COLD_REPEAT_POOL)
 
-// Seed the repeat pool, and warm both servers up.
+// Seed the repeat pools, and warm both servers up.
 await seedRepeatPool(leadline.url, headers)
+await seedRepeatPool(leadline.url, headers, COLD_REPEAT_POOL)
+const coldSeeded = readLog((db) => (db.prepare("SELECT count(DISTINCT stream) AS n FROM events WHERE type = 'LeadReceived' AND stream >= ? AND stream < ?").get(`lead-${account.accountId}-3${COLD_REPEAT_POOL.first}`, `lead-${account.accountId}-3${COLD_REPEAT_POOL.first + COLD_REPEAT_POOL.size}`) as { n: number }).n)
+if (coldSeeded < COLD_REPEAT_POOL.size) throw new Error(`seeding the cold repeat pool: ${coldSeeded} of ${COLD_REPEAT_POOL.size} people in the log`)
 await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, pattern: bareLead })
 
 // The disk's baseline, where the store is, before the runs (the servers are idle).
@@ -55,8 +61,8 @@ const PROBE_SECONDS = 10
 const disk = probeFsync({ dir, seconds: PROBE_SECONDS })
 process.stderr.write(`${describeProbe(disk, PROBE_SECONDS)}\n`)
 
-const results: Record<'bare' | 'newLeads' | 'repeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [] }
-const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number } }> = []
+const results: Record<'bare' | 'newLeads' | 'repeats' | 'coldRepeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [], coldRepeats: [] }
+const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; ratioColdRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number; coldRepeats: number } }> = []
 /** One scenario against the Leadline server, with the server's CPU time per request. */
 async function leadlineRun(pattern: RequestPattern, countsNew: boolean): Promise<{ result: LoadResult; cpuPerLead: number }> {
   const pid = leadline.child.pid as number
@@ -74,14 +80,17 @@ for (let run = 1; run <= runs; run++) {
   const bareRun = await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, pattern: bareLead })
   const newRun = await leadlineRun(newLead(), true)
   const repeatRun = await leadlineRun(repeatLead, false)
+  const coldRepeatRun = await leadlineRun(coldRepeatLead, false)
   results.bare.push(bareRun)
   results.newLeads.push(newRun.result)
   results.repeats.push(repeatRun.result)
+  results.coldRepeats.push(coldRepeatRun.result)
   perRun.push({
     load: [loadBefore, load1()],
     ratioNew: newRun.result.requestsPerSecond / bareRun.requestsPerSecond,
     ratioRepeats: repeatRun.result.requestsPerSecond / bareRun.requestsPerSecond,
-    cpuMicrosPerLead: { newLeads: newRun.cpuPerLead, repeats: repeatRun.cpuPerLead },
+    ratioColdRepeats: coldRepeatRun.result.requestsPerSecond / bareRun.requestsPerSecond,
+    cpuMicrosPerLead: { newLeads: newRun.cpuPerLead, repeats: repeatRun.cpuPerLead, coldRepeats: coldRepeatRun.cpuPerLead },
   })
   process.stderr.write(`run ${run}/${runs} done (load ${loadBefore} → ${load1()})\n`)
 }
@@ -96,9 +105,14 @@ const summary = {
   bare: medianResult(results.bare),
   newLeads: medianResult(results.newLeads),
   repeats: medianResult(results.repeats),
+  coldRepeats: medianResult(results.coldRepeats),
   /** Medians of the run-by-run ratios to the bare route. */
-  ratio: { newLeads: median(perRun.map((r) => r.ratioNew)), repeats: median(perRun.map((r) => r.ratioRepeats)) },
-  cpuMicrosPerLead: { newLeads: median(perRun.map((r) => r.cpuMicrosPerLead.newLeads)), repeats: median(perRun.map((r) => r.cpuMicrosPerLead.repeats)) },
+  ratio: { newLeads: median(perRun.map((r) => r.ratioNew)), repeats: median(perRun.map((r) => r.ratioRepeats)), coldRepeats: median(perRun.map((r) => r.ratioColdRepeats)) },
+  cpuMicrosPerLead: {
+    newLeads: median(perRun.map((r) => r.cpuMicrosPerLead.newLeads)),
+    repeats: median(perRun.map((r) => r.cpuMicrosPerLead.repeats)),
+    coldRepeats: median(perRun.map((r) => r.cpuMicrosPerLead.coldRepeats)),
+  },
   perRun,
   rssAfterRunsMb: rssMb(leadline.child.pid as number),
   million: null as null | {
@@ -160,10 +174,12 @@ console.log(`\nbench:ingest — ${CONNECTIONS} connections, median of ${runs} ×
 console.log(row('bare fastify route', summary.bare))
 console.log(row('leadline: new leads', summary.newLeads))
 console.log(row('leadline: repeats', summary.repeats))
+console.log(row('  … of people long ago', summary.coldRepeats))
 console.log(describeProbe(disk, PROBE_SECONDS))
-console.log(`ratio to bare (of medians): new ${(summary.newLeads.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}, repeats ${(summary.repeats.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)}`)
-console.log(`ratio to bare (median of runs): new ${summary.ratio.newLeads.toFixed(2)}, repeats ${summary.ratio.repeats.toFixed(2)}`)
-console.log(`server CPU per lead (all threads): new ${summary.cpuMicrosPerLead.newLeads} µs, repeats ${summary.cpuMicrosPerLead.repeats} µs`)
+const ofBare = (r: LoadResult) => (r.requestsPerSecond / summary.bare.requestsPerSecond).toFixed(2)
+console.log(`ratio to bare (of medians): new ${ofBare(summary.newLeads)}, repeats ${ofBare(summary.repeats)}, repeats long after ${ofBare(summary.coldRepeats)}`)
+console.log(`ratio to bare (median of runs): new ${summary.ratio.newLeads.toFixed(2)}, repeats ${summary.ratio.repeats.toFixed(2)}, repeats long after ${summary.ratio.coldRepeats.toFixed(2)}`)
+console.log(`server CPU per lead (all threads): new ${summary.cpuMicrosPerLead.newLeads} µs, repeats ${summary.cpuMicrosPerLead.repeats} µs, repeats long after ${summary.cpuMicrosPerLead.coldRepeats} µs`)
 console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→${r.load[1]}`).join(', ')}`)
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.million) {

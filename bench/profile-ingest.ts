@@ -3,19 +3,22 @@
  * drives new leads (or repeats with --repeats) at 50 connections for --duration seconds, and stops it
  * so the profile is written. Open the .cpuprofile in Chrome DevTools or speedscope.
  *
- *   node --import tsx bench/profile-ingest.ts [--duration 10] [--repeats] [--out /tmp/prof] [--no-prof]
+ * With --cold, the repeats are of people seen long ago (more than the server keeps in memory).
+ *
+ *   node --import tsx bench/profile-ingest.ts [--duration 10] [--repeats [--cold]] [--out /tmp/prof] [--no-prof]
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
-import { load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild } from './bench-kit.ts'
+import { COLD_REPEAT_POOL, REPEAT_POOL, load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     repeats: { type: 'boolean', default: false },
+    cold: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(os.tmpdir(), 'leadline-prof') },
     'no-prof': { type: 'boolean', default: false },
     port: { type: 'string', default: '3911' },
@@ -32,8 +35,9 @@ fs.mkdirSync(values.out, { recursive: true })
 const flags = values['no-prof'] ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.out}`]
 const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, Number(values.port))
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
-if (values.repeats) await seedRepeatPool(server.url, headers)
-const pattern = values.repeats ? repeatLeadsPattern(headers) : newLeadsPattern(headers, 125_000_000)
+const pool = values.cold ? COLD_REPEAT_POOL : REPEAT_POOL
+if (values.repeats) await seedRepeatPool(server.url, headers, pool)
+const pattern = values.repeats ? repeatLeadsPattern(headers, pool) : newLeadsPattern(headers, 125_000_000)
 const before = threadTimes(server.child.pid as number)
 const r = await load({ url: `${server.url}/api/ingest/lead`, connections: 50, durationSeconds: Number(values.duration), pattern })
 const after = threadTimes(server.child.pid as number)
