@@ -95,14 +95,12 @@ export class CommandHandler {
     context: CommandContext,
   ): Promise<CommandResult<E, S>> {
     const correlationId = context.correlationId ?? randomUUID()
-    /** The stream as a refusal of the last attempt said it stood, when it said. */
-    let refusedOn: { state: S; revision: number } | undefined
     for (let attempt = 1; ; attempt++) {
-      // First attempt: what this handler knows, else "a new stream". After a conflict: the stream as stored.
-      const kept = attempt === 1 ? this.recall<S>(stream, decider) : undefined
+      // What this handler knows (after a conflict: only what the refusal handed back), else at first
+      // "a new stream", and after a conflict the stream as stored.
+      const kept = this.recall<S>(stream, decider)
       const assumedNew = attempt === 1 && kept === undefined
-      let { state, revision } = kept ?? refusedOn ?? (assumedNew ? { state: decider.initialState(), revision: -1 } : await this.loadAndRemember(stream, decider))
-      refusedOn = undefined
+      let { state, revision } = kept ?? (assumedNew ? { state: decider.initialState(), revision: -1 } : await this.loadAndRemember(stream, decider))
       const unverified = attempt === 1
       let decided: E[]
       try {
@@ -140,7 +138,7 @@ export class CommandHandler {
         // A stream only assumed new (or a kept state gone stale) is no race: decide again at once, on
         // the stream as the refusal says it stands if it says. After a real race, wait a moment and reload.
         if (unverified && error.current !== undefined) {
-          refusedOn = fold(error.current.map(upcast), decider)
+          const refusedOn = fold(error.current.map(upcast), decider)
           this.remember(stream, decider, refusedOn.state, refusedOn.revision)
         } else if (!unverified) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt))
       }

@@ -87,7 +87,8 @@ export interface EventStore {
   headPosition(): Promise<number>
   /**
    * The revision of the stream's last event, or -1 when it has none: whether a state folded from it
-   * is still current, without reading (or parsing) an event.
+   * is still current. SQLite answers from its index without reading an event; EventStoreDB reads
+   * the last one.
    */
   streamRevision(stream: string): Promise<number>
   close(): Promise<void>

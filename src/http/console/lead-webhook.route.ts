@@ -18,7 +18,7 @@ const PATH = '/connections/lead-webhook'
 export const TEST_LEAD_SOURCE = 'Leadline test'
 
 /** Area codes of the test leads' numbers: 555-0100 to 555-0199 are reserved for fiction in every NANP area code. */
-const TEST_AREAS = ['212', '312', '415', '512', '617', '702', '808', '907'] as const
+export const TEST_AREAS = ['212', '312', '415', '512', '617', '702', '808', '907'] as const
 const TEST_NUMBERS = TEST_AREAS.length * 100
 
 /** The last ten digits of fictional number `n` of TEST_NUMBERS. */

@@ -1,6 +1,7 @@
 /** Connections → Lead webhook: the URL and token, rotation, the curl example, the test lead, the last deliveries. */
 import t from 'tap'
 import { signedInConsole } from './console-helpers.ts'
+import { TEST_AREAS } from '../../../src/http/console/lead-webhook.route.ts'
 
 t.test('the page: URL, only the token hint, a curl example; rotate shows the new token behind Reveal and the old one fails', async (t) => {
   const f = await signedInConsole(t)
@@ -74,8 +75,7 @@ t.test('send a test lead: a do-not-call lead with a fictional number, in Inbound
 
 t.test("a test lead never lands on a person's lead: it takes a free fictional number, else an earlier test lead's, else none", async (t) => {
   const f = await signedInConsole(t)
-  const areas = ['212', '312', '415', '512', '617', '702', '808', '907']
-  const numbers = areas.flatMap((area) => Array.from({ length: 100 }, (_, n) => `${area}55501${String(n).padStart(2, '0')}`))
+  const numbers = TEST_AREAS.flatMap((area) => Array.from({ length: 100 }, (_, n) => `${area}55501${String(n).padStart(2, '0')}`))
   const free = '9075550199'
   // As the webhook takes them (its rate limit aside: 800 leads at once).
   const account = await f.app.leadline.accounts.require(f.accountId)
