@@ -5,8 +5,8 @@
  * Recordings and transcripts stay out by default (spec §1.7), as everywhere else: an event that
  * holds one is exported with it removed and `"redacted": true`. Its own hash can then not be
  * recomputed, but the chain still runs through it (the next event's `prevHash` is its `hash`).
- * Console password hashes are left out the same way. `includeRecordings` exports every event
- * exactly as stored.
+ * `includeRecordings` keeps recordings and transcripts. The hash of a secret (webhook token, API
+ * key, session, set-password link, console password) never leaves, whatever the flags.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { RecordedEvent } from '../eventstore/event.ts'
@@ -26,11 +26,17 @@ export interface ExportLine {
   readonly recordedAt: string
   readonly prevHash: string | null
   readonly hash: string
-  /** Present (true) when recordings or transcripts were removed from `data`. */
+  /** Present (true) when recordings, transcripts or a secret's hash were removed from `data`. */
   readonly redacted?: true
 }
 
-export function exportLine(event: RecordedEvent, includeRecordings: boolean): ExportLine {
+/** What an export line left out of its event's data. */
+export interface Removed {
+  readonly recordings: boolean
+  readonly secrets: boolean
+}
+
+export function exportLine(event: RecordedEvent, includeRecordings: boolean): ExportLine & { readonly removed?: Removed } {
   const line: ExportLine = {
     position: event.position,
     stream: event.stream,
@@ -43,22 +49,31 @@ export function exportLine(event: RecordedEvent, includeRecordings: boolean): Ex
     prevHash: event.prevHash,
     hash: event.hash,
   }
-  if (includeRecordings) return line
-  const filtered = withoutPasswordHash(withoutRecordings(event.data) ?? null)
-  return isDeepStrictEqual(filtered, event.data) ? line : { ...line, data: filtered, redacted: true }
+  const withoutMedia = includeRecordings ? event.data : (withoutRecordings(event.data) ?? null)
+  const filtered = withoutSecretHashes(withoutMedia)
+  const recordings = !isDeepStrictEqual(withoutMedia, event.data)
+  const secrets = filtered !== withoutMedia
+  return recordings || secrets ? { ...line, data: filtered, redacted: true, removed: { recordings, secrets } } : line
 }
 
-/** A console password's hash (`PasswordSet`) stays out too: it would let anyone holding the file guess at the password offline. */
-function withoutPasswordHash(data: unknown): unknown {
-  if (data === null || typeof data !== 'object' || !('passwordHash' in data)) return data
-  const { passwordHash: _hash, ...rest } = data as Record<string, unknown>
-  return rest
+/**
+ * The fields of the log's events that hold a secret's hash. A password hash lets anyone holding the
+ * file guess at the password offline; a token's or key's SHA-256 is what a stolen one is checked against.
+ */
+export const SECRET_HASH_FIELDS: readonly string[] = ['passwordHash', 'tokenHash', 'keyHash', 'setupTokenHash']
+
+function withoutSecretHashes(data: unknown): unknown {
+  if (data === null || typeof data !== 'object' || !SECRET_HASH_FIELDS.some((field) => Object.hasOwn(data, field))) return data
+  return Object.fromEntries(Object.entries(data).filter(([field]) => !SECRET_HASH_FIELDS.includes(field)))
 }
 
 export interface ExportSummary {
   readonly events: number
   readonly streams: number
+  /** Events exported without their recording or transcript. */
   readonly redacted: number
+  /** Events exported without a secret's hash. */
+  readonly secretsRemoved: number
 }
 
 /** Writes every event of the account, in log order, one JSON line each. Read only. */
@@ -71,17 +86,19 @@ export async function exportAccount(
   const streams = new Set<string>()
   let events = 0
   let redacted = 0
+  let secretsRemoved = 0
   for await (const page of scanLog(store)) {
     let chunk = ''
     for (const event of page) {
       if (!belongsToAccount(event.stream, accountId)) continue
-      const line = exportLine(event, options.includeRecordings === true)
-      if (line.redacted) redacted++
+      const { removed, ...line } = exportLine(event, options.includeRecordings === true)
+      if (removed?.recordings) redacted++
+      if (removed?.secrets) secretsRemoved++
       streams.add(event.stream)
       events++
       chunk += `${JSON.stringify(line)}\n`
     }
     if (chunk !== '') await write(chunk)
   }
-  return { events, streams: streams.size, redacted }
+  return { events, streams: streams.size, redacted, secretsRemoved }
 }

@@ -52,19 +52,37 @@ t.test('an export holds every event of the account, in log order, with its hashe
   t.ok(lines.every((l, i) => i === 0 || (l.position as number) > (lines[i - 1]?.position as number)), 'log order')
   t.same(Object.keys(lines[0] ?? {}), ['position', 'stream', 'revision', 'id', 'type', 'data', 'metadata', 'recordedAt', 'prevHash', 'hash'])
   const redacted = lines.filter((l) => l.redacted === true)
-  t.same(redacted.map((l) => l.type), ['CallRecordingAvailable', 'CallTranscriptAvailable'])
+  t.same(redacted.map((l) => l.type), ['WebhookTokenIssued', 'ApiKeyCreated', 'CallRecordingAvailable', 'CallTranscriptAvailable'], 'recordings, transcripts and secret hashes')
   t.notOk(result.stdout.includes(RECORDING_URL) || result.stdout.includes(TRANSCRIPT), 'no recording or transcript in the export')
   t.match(result.stderr, new RegExp(`^exported ${lines.length} events in 3 streams of account ${ACCOUNT}; 2 with recordings or transcripts removed`))
 
   const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
   t.ok(full.stdout.includes(RECORDING_URL) && full.stdout.includes(TRANSCRIPT), '--include-recordings exports them as stored')
-  t.notOk(full.stdout.includes('"redacted"'))
+  t.same(full.stdout.trim().split('\n').filter((l) => l.includes('"redacted":true')).map((l) => (JSON.parse(l) as { type: string }).type), ['WebhookTokenIssued', 'ApiKeyCreated'], 'only the secret hashes left out')
 
   const other = await cli(['audit', 'export', '--account', OTHER_ACCOUNT], log.file)
   // Its lead's three events and its console user's story, the password hash left out.
   t.equal(other.stdout.trim().split('\n').length, 3 + USER_STORY.length)
   t.notOk(other.stdout.includes('scrypt$'), 'no password hash in the export')
   t.match(other.stdout, /"type":"PasswordSet".*"redacted":true/)
+})
+
+t.test('no export carries a secret\'s hash, with --include-recordings or without', async (t) => {
+  const secretHashes = ['a'.repeat(64), 'b'.repeat(64), 'e'.repeat(64), 'f'.repeat(64), 'scrypt$']
+  for (const [account, flags] of [[ACCOUNT, []], [ACCOUNT, ['--include-recordings']], [OTHER_ACCOUNT, []], [OTHER_ACCOUNT, ['--include-recordings']]] as const) {
+    const result = await cli(['audit', 'export', '--account', account, ...flags], log.file)
+    t.equal(result.code, 0, result.stderr)
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown>; redacted?: true })
+    const name = `${account} ${flags.join(' ')}`
+    t.notOk(secretHashes.some((hash) => result.stdout.includes(hash)), `${name}: no token, key, session, link or password hash`)
+    t.notOk(/"(tokenHash|keyHash|passwordHash)"/.test(result.stdout), `${name}: no field that holds one`)
+    for (const line of lines.filter((l) => ['WebhookTokenIssued', 'ApiKeyCreated', 'PasswordSetupIssued', 'PasswordSet', 'SignedIn'].includes(l.type))) {
+      t.equal(line.redacted, true, `${name}: ${line.type} is marked redacted`)
+    }
+  }
+  const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
+  t.match(full.stderr, /; 2 with secret hashes removed \("redacted": true\)$/)
+  t.match(full.stdout, /"type":"ApiKeyCreated","data":\{"keyId":"[^"]+","hint":"ll_live_abcd…"/, 'the rest of the event stays: the key id and its hint')
 })
 
 t.test('the documented script re-verifies an export, and finds what was changed in it', async (t) => {

@@ -89,7 +89,11 @@ async function exportEvents(args: string[], io: Io): Promise<void> {
       if (output !== undefined) fs.rmSync(output, { force: true })
       throw new UsageError(`no events for account ${printable(accountId)}`)
     }
-    const redacted = summary.redacted > 0 ? `; ${summary.redacted} with recordings or transcripts removed ("redacted": true)` : ''
+    const removed = [
+      summary.redacted > 0 ? `${summary.redacted} with recordings or transcripts removed` : '',
+      summary.secretsRemoved > 0 ? `${summary.secretsRemoved} with secret hashes removed` : '',
+    ].filter((part) => part !== '')
+    const redacted = removed.length > 0 ? `; ${removed.join('; ')} ("redacted": true)` : ''
     const line = `exported ${formatCount(summary.events)} events in ${formatCount(summary.streams)} streams of account ${accountId}${output !== undefined ? ` to ${output}` : ''}${redacted}`
     // On stdout the JSON Lines must stay clean: the summary goes to stderr then.
     if (output !== undefined) io.out(line)
