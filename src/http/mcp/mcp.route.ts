@@ -4,7 +4,8 @@
  * transport allows a server without a stream or sessions to answer.
  *
  * Two refusals happen before JSON-RPC, as the transport requires: a browser `Origin` other than the
- * service's own public origin (DNS-rebinding protection) is 403, and an unsupported
+ * service's own public origin (DNS-rebinding protection; a loopback public URL's loopback aliases are
+ * its own) is 403, and an unsupported
  * `MCP-Protocol-Version` header is 400. Everything else is HTTP 200 with a JSON-RPC body (§7.1).
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify'
@@ -26,6 +27,31 @@ export interface McpRouteOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** The names a browser on the same machine gives a loopback server: one machine, one origin for DNS-rebinding purposes. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * The browser origins that are the service's own: its public URL's, and when that URL names a
+ * loopback host, the same scheme and port under the other loopback names (a page served from
+ * http://localhost:3000 talks to http://127.0.0.1:3000). A rebinding attacker's page carries its own
+ * host name, never one of these.
+ */
+function ownOrigins(publicUrl: string): string[] {
+  const url = new URL(publicUrl)
+  if (!LOOPBACK_HOSTS.has(url.hostname)) return [url.origin]
+  const port = url.port === '' ? '' : `:${url.port}`
+  return [url.origin, ...[...LOOPBACK_HOSTS].map((host) => `${url.protocol}//${host}${port}`)]
+}
+
+/** An Origin header as a browser would serialise it (lower-case host, default port dropped), or null when it is not a URL. */
+function normalisedOrigin(origin: string): string | null {
+  try {
+    return new URL(origin).origin
+  } catch {
+    return null
+  }
+}
 
 function refuse(reply: FastifyReply, status: number, error: RpcErrorObject): FastifyReply {
   return reply.code(status).type(JSON_TYPE).header('cache-control', 'no-store').send(failure(null, error))
@@ -51,7 +77,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
       second: Math.floor(leadline.clock().getTime() / 1000),
     })),
   })
-  const allowedOrigins = new Set([new URL(fastify.publicUrl).origin, ...(options.allowedOrigins ?? [])])
+  const allowedOrigins = new Set([...ownOrigins(fastify.publicUrl), ...(options.allowedOrigins ?? [])])
 
   // The body is read as bytes and parsed by the endpoint, so bad JSON is a JSON-RPC parse error (-32700), not an HTTP 400.
   fastify.removeAllContentTypeParsers()
@@ -80,7 +106,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
     bodyLimit: limits.bodyLimitBytes,
     onRequest: async (request, reply) => {
       const origin = request.headers.origin
-      if (origin !== undefined && !allowedOrigins.has(origin)) {
+      if (origin !== undefined && !allowedOrigins.has(origin) && !allowedOrigins.has(normalisedOrigin(origin) ?? '')) {
         return refuse(reply, 403, {
           code: RPC_CODES.invalidRequest,
           message: `origin ${origin} is not allowed`,
