@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { loadConfig, type Config } from '../config/config.ts'
 import type { Leadline } from '../leadline.ts'
 import type { CommandContext } from '../eventstore/command-handler.ts'
+import { printable } from '../audit/event-summary.ts'
 
 /** Exit codes: 0 done, 1 failed (store, network), 2 bad input (nothing was changed). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
@@ -76,13 +77,34 @@ export async function withLeadline<T>(io: Io, run: (leadline: Leadline, config: 
   }
 }
 
-/** A plain text table: a header row, then one row per item, columns padded to fit. */
-export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()
-  return [line(headers), ...rows.map(line)].join('\n')
+/**
+ * A value as readable output shows it: lead data comes from webhook senders, so it goes through the
+ * same printable() as `leadline history` (controls, line breaks and bidi overrides become U+FFFD) and
+ * cannot move the cursor, retitle or clear the terminal, or forge a line. Null and undefined show as nothing.
+ */
+export function shown(value: unknown, max = Infinity): string {
+  return value === null || value === undefined ? '' : printable(value, max)
 }
 
+/** A plain text table: a header row, then one row per item, columns padded to fit; every cell shown(). */
+export function table(headers: string[], rows: unknown[][]): string {
+  const cells = rows.map((row) => row.map((value) => shown(value)))
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()
+  return [line(headers), ...cells.map(line)].join('\n')
+}
+
+/** `label  value` lines, labels padded to one width; every value shown(). */
+export function listing(rows: ReadonlyArray<readonly [string, unknown]>): string {
+  const width = Math.max(0, ...rows.map(([label]) => label.length))
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${shown(value)}`.trimEnd()).join('\n')
+}
+
+// JSON.stringify leaves these raw; escaped, they still parse to the same string, and a terminal shown
+// --json output does not act on them (C1 controls such as CSI, bidi overrides, line separators).
+const RAW_IN_JSON = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+/** --json output: the exact data, indented. */
 export function json(value: unknown): string {
-  return JSON.stringify(value, null, 2)
+  return JSON.stringify(value, null, 2).replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

@@ -1,7 +1,7 @@
 /** `leadline`: the operator CLI. Each command group lives in commands/; this file only dispatches. */
 import { ConfigError } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
-import { EXIT, UsageError, processIo, type Io } from './cli-io.ts'
+import { EXIT, UsageError, processIo, shown, type Io } from './cli-io.ts'
 import { RemoteError } from './client/remote-error.ts'
 
 export const USAGE = `leadline: lead intake and speed to lead
@@ -97,7 +97,7 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
   const topic = name === 'help' ? (args[0] as string) : name
   const command = COMMANDS[topic]
   if (!command) {
-    io.err(`leadline: unknown command "${topic}" (leadline help lists them)`)
+    io.err(`leadline: unknown command "${shown(topic)}" (leadline help lists them)`)
     return EXIT.usage
   }
   if (name === 'help' || wantsHelp(args)) {
@@ -109,14 +109,19 @@ export async function runCli(argv: string[], io: Io = processIo): Promise<number
     return EXIT.ok
   } catch (error) {
     if (error instanceof RemoteError) {
-      io.err(`leadline: ${error.message}`)
+      io.err(`leadline: ${shown(error.message)}`)
       return error.exitCode
     }
-    if (error instanceof UsageError || error instanceof DomainError || error instanceof ConfigError) {
-      io.err(`leadline: ${error.message}`)
+    if (error instanceof ConfigError) {
+      // Its problems are one a line, by design; each line is still shown() (the environment is outside text too).
+      io.err(`leadline: ${error.message.split('\n').map((line) => shown(line)).join('\n')}`)
       return EXIT.usage
     }
-    io.err(`leadline: ${(error as Error).message}`)
+    if (error instanceof UsageError || error instanceof DomainError) {
+      io.err(`leadline: ${shown(error.message)}`)
+      return EXIT.usage
+    }
+    io.err(`leadline: ${shown((error as Error).message)}`)
     return EXIT.failed
   }
 }

@@ -5,7 +5,7 @@
  * own output.
  */
 import { randomUUID } from 'node:crypto'
-import { json, parse, table, UsageError, type Io } from '../cli-io.ts'
+import { json, listing, parse, shown, table, UsageError, type Io } from '../cli-io.ts'
 import type { Remote, ToolResult } from './remote.ts'
 import { RemoteError } from './remote-error.ts'
 
@@ -42,7 +42,8 @@ function replayNote(result: ToolResult): string {
 }
 
 const firstSentence = (text: string) => /^[^.]*\.?/.exec(text)?.[0] ?? text
-const cell = (value: unknown) => (value === null || value === undefined ? '' : String(value))
+// Whatever the server answers may carry lead data as a webhook sent it: shown on one line, controls made inert.
+const cell = shown
 
 export async function toolsCommand(args: string[], io: Io): Promise<void> {
   const { values } = parse(args, { json: { type: 'boolean' } })
@@ -52,7 +53,7 @@ export async function toolsCommand(args: string[], io: Io): Promise<void> {
     io.out(
       table(
         ['tool', 'scope', 'what it does'],
-        tools.map((t) => [t.name, cell((t._meta as Record<string, unknown> | undefined)?.['leadline/scope']), firstSentence(t.description ?? '')]),
+        tools.map((t) => [t.name, (t._meta as Record<string, unknown> | undefined)?.['leadline/scope'], firstSentence(t.description ?? '')]),
       ),
     )
   })
@@ -68,14 +69,14 @@ export async function nextActionsCommand(args: string[], io: Io): Promise<void> 
     const stale = output.stale_leads as Array<Record<string, unknown>>
     io.out(
       [
-        String(output.summary),
+        cell(output.summary),
         ...(stale.length === 0
           ? []
           : [
               '',
               table(
                 ['lead', 'name', 'phone', 'why', 'attempts', 'last touch', 'next allowed', 'suggested action'],
-                stale.map((l) => [l.lead_id, l.name, l.phone, l.why, l.attempts, l.last_touch, l.next_allowed_at ?? 'never', l.suggested_action].map(cell)),
+                stale.map((l) => [l.lead_id, l.name, l.phone, l.why, l.attempts, l.last_touch, l.next_allowed_at ?? 'never', l.suggested_action]),
               ),
             ]),
       ].join('\n'),
@@ -92,9 +93,8 @@ export async function leadCommand(args: string[], io: Io): Promise<void> {
     const lead = output.lead as Record<string, unknown>
     const rows = Object.entries(lead)
       .filter(([, v]) => v !== null && !(typeof v === 'object' && Object.keys(v as object).length === 0))
-      .map(([k, v]) => [k.replaceAll('_', ' '), typeof v === 'object' ? JSON.stringify(v) : String(v)])
-    const width = Math.max(...rows.map(([k]) => (k as string).length))
-    io.out(rows.map(([k, v]) => `${(k as string).padEnd(width)}  ${v}`).join('\n'))
+      .map(([k, v]) => [k.replaceAll('_', ' '), v] as const)
+    io.out(listing(rows))
   })
 }
 
@@ -138,7 +138,7 @@ export async function dncCommand(args: string[], io: Io): Promise<void> {
   await remote(io, values.json, async (r) => {
     const result = await r.call('mark_do_not_call', { ...reference, idempotency_key: key, dry_run: dryRun })
     if (values.json) return io.out(json(result.output))
-    io.out(String(result.output.message) + replayNote(result))
+    io.out(cell(result.output.message) + replayNote(result))
   })
 }
 
