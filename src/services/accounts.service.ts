@@ -89,7 +89,7 @@ export class AccountsService {
       { type: 'CreateApiKey', key: key.stored, scopes, label },
       context,
     )
-    return { key: key.shown, scopes: (result.state.apiKeys[key.shown.id] as ApiKeyState).scopes }
+    return { key: key.shown, scopes: (result.state.apiKeys.get(key.shown.id) as ApiKeyState).scopes }
   }
 
   /** Revokes a key by its id alone (the CLI's `key revoke KEY_ID`). */
@@ -163,7 +163,7 @@ export class AccountsService {
   async authenticateApiKey(key: string | undefined): Promise<ApiKeyPrincipal | null> {
     const found = await this.findCredential(key, API_KEY_PREFIX, 'api_key')
     if (!found) return null
-    const state = found.account.apiKeys[found.credentialId]
+    const state = found.account.apiKeys.get(found.credentialId)
     if (!state || state.revokedAt !== null || !sameHash(state.keyHash, found.hash)) return null
     return { account: found.account, keyId: state.keyId, scopes: state.scopes }
   }

@@ -29,7 +29,7 @@ export async function keyCommand(args: string[], io: Io): Promise<void> {
         const account = await leadline.accounts.require(accountId)
         // When each key last called the tool endpoint (to the minute), as the console shows it: which keys a rotation can drop.
         const lastUsed = leadline.apiKeyUsage.lastUsed(accountId)
-        const keys = Object.values(account.apiKeys).map((k) => ({
+        const keys = [...account.apiKeys.values()].map((k) => ({
           keyId: k.keyId, hint: k.hint, scopes: k.scopes, label: k.label, createdAt: k.createdAt, lastUsedAt: lastUsed.get(k.keyId) ?? null, revokedAt: k.revokedAt,
         }))
         if (values.json) return io.out(json(keys))

@@ -37,7 +37,8 @@ export interface AccountState {
   readonly settings: AccountSettings
   /** The one live webhook token; rotation replaces it at once. */
   readonly webhookToken: { readonly tokenId: string; readonly tokenHash: string; readonly hint: string } | null
-  readonly apiKeys: Readonly<Record<string, ApiKeyState>>
+  /** By key id. A Map, so an id such as `constructor` or `__proto__` is looked up as itself, never found on a prototype. */
+  readonly apiKeys: ReadonlyMap<string, ApiKeyState>
 }
 
 export const MAX_ACCOUNT_NAME = 200
@@ -66,7 +67,7 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
     createdAt: '',
     settings: DEFAULT_SETTINGS,
     webhookToken: null,
-    apiKeys: {},
+    apiKeys: new Map(),
   }),
 
   evolve(state, event) {
@@ -92,23 +93,20 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
       case 'ApiKeyCreated':
         return {
           ...state,
-          apiKeys: {
-            ...state.apiKeys,
-            [event.data.keyId]: {
-              keyId: event.data.keyId,
-              keyHash: event.data.keyHash,
-              hint: event.data.hint,
-              scopes: event.data.scopes,
-              label: event.data.label,
-              createdAt: event.data.createdAt,
-              revokedAt: null,
-            },
-          },
+          apiKeys: new Map(state.apiKeys).set(event.data.keyId, {
+            keyId: event.data.keyId,
+            keyHash: event.data.keyHash,
+            hint: event.data.hint,
+            scopes: event.data.scopes,
+            label: event.data.label,
+            createdAt: event.data.createdAt,
+            revokedAt: null,
+          }),
         }
       case 'ApiKeyRevoked': {
-        const key = state.apiKeys[event.data.keyId]
+        const key = state.apiKeys.get(event.data.keyId)
         if (!key) return state
-        return { ...state, apiKeys: { ...state.apiKeys, [key.keyId]: { ...key, revokedAt: event.data.revokedAt } } }
+        return { ...state, apiKeys: new Map(state.apiKeys).set(key.keyId, { ...key, revokedAt: event.data.revokedAt }) }
       }
     }
   },
@@ -173,7 +171,7 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
       }
       case 'RevokeApiKey': {
         requireAccount(state)
-        const key = state.apiKeys[command.keyId]
+        const key = state.apiKeys.get(command.keyId)
         if (!key) throw new DomainError('key_not_found', `no key ${command.keyId} in this account`)
         if (key.revokedAt !== null) return []
         return [{ type: 'ApiKeyRevoked', data: { keyId: key.keyId, revokedAt: at } }]

@@ -20,7 +20,7 @@ const SCOPE_TEXT: Readonly<Record<(typeof SCOPES)[number], string>> = {
 }
 
 function keyList(account: AccountState, lastUsed: ReadonlyMap<string, string>, csrfToken: string): Html {
-  const keys = Object.values(account.apiKeys).sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  const keys = [...account.apiKeys.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt))
   if (keys.length === 0) return html`<p class="muted">No keys yet.</p>`
   const zone = account.settings.timeZone
   return html`<div class="table-wrap"><table>

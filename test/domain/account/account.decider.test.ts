@@ -61,7 +61,7 @@ t.test('keys: scopes are validated, de-duplicated and ordered; revocation is ide
   const key = { id: 'key_1', hash: 'c'.repeat(64), hint: 'll_live_abcd…' }
   spec(created).when({ type: 'CreateApiKey', key, scopes: ['dial', ' READ', 'dial'], label: ' bot ' }).then(t, (events, after) => {
     t.same(events, [{ type: 'ApiKeyCreated', data: { keyId: 'key_1', keyHash: key.hash, hint: key.hint, scopes: ['read', 'dial'], label: 'bot', createdAt: NOW.toISOString() } }])
-    t.same(after.apiKeys.key_1?.scopes, ['read', 'dial'])
+    t.same(after.apiKeys.get('key_1')?.scopes, ['read', 'dial'])
   })
   spec(created).when({ type: 'CreateApiKey', key, scopes: ['admin'], label: null }).thenThrows(t, 'invalid_scopes')
   spec(created).when({ type: 'CreateApiKey', key, scopes: [''], label: null }).thenThrows(t, 'invalid_scopes')
@@ -71,5 +71,12 @@ t.test('keys: scopes are validated, de-duplicated and ordered; revocation is ide
   const revoked: AccountEvent[] = [...withKey, { type: 'ApiKeyRevoked', data: { keyId: 'key_1', revokedAt: NOW.toISOString() } }]
   spec(revoked).when({ type: 'RevokeApiKey', keyId: 'key_1' }).then(t, [])
   spec(revoked).when({ type: 'RevokeApiKey', keyId: 'key_9' }).thenThrows(t, 'key_not_found')
-  t.not(spec(revoked).when({ type: 'RevokeApiKey', keyId: 'key_1' }).state.apiKeys.key_1?.revokedAt, null)
+  t.not(spec(revoked).when({ type: 'RevokeApiKey', keyId: 'key_1' }).state.apiKeys.get('key_1')?.revokedAt, null)
+})
+
+t.test('keys are looked up by their own id only: constructor, toString, __proto__ name no key', async (t) => {
+  const withKey: AccountEvent[] = [...created, { type: 'ApiKeyCreated', data: { keyId: 'key_1', keyHash: 'c'.repeat(64), hint: 'll_live_abcd…', scopes: ['read'], label: null, createdAt: NOW.toISOString() } }]
+  for (const keyId of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    spec(withKey).when({ type: 'RevokeApiKey', keyId }).thenThrows(t, 'key_not_found')
+  }
 })

@@ -38,7 +38,7 @@ t.test('create a key with chosen scopes: shown once with a copy button, listed, 
   t.match(list.body, key.slice(0, 'll_live_'.length + 4), 'only its first characters')
   t.match(list.body, /Sales &#60;agent&#62;[\s\S]*<time datetime="[^"]+">[^<]+<\/time><\/td>\s*<td><time datetime=/, 'created and last used are listed')
   t.notMatch(list.body, />never</, 'it was used: last used is set')
-  const keys = Object.values((await f.app.leadline.accounts.require(f.accountId)).apiKeys)
+  const keys = [...(await f.app.leadline.accounts.require(f.accountId)).apiKeys.values()]
   t.match(keys, [{ scopes: ['read', 'dial'], label: 'Sales <agent>' }])
   const event = (await f.app.leadline.store.readAll()).find((e) => e.type === 'ApiKeyCreated')
   t.match(event?.metadata.actor, { kind: 'user', id: /^usr_/ }, 'the owner made it, by their signed-in session')
@@ -49,7 +49,7 @@ t.test('revoke: the key fails at once; another account\'s key cannot be revoked 
   await f.browser.get('/app/setup/ai-access')
   const key = /id="new-key" value="([^"]+)"/.exec((await f.browser.post('/app/setup/ai-access', { scopes: 'read' })).body)?.[1] as string
   t.notOk((await rpc(f, key, 'get_next_actions')).error)
-  const keyId = Object.keys((await f.app.leadline.accounts.require(f.accountId)).apiKeys)[0] as string
+  const keyId = [...(await f.app.leadline.accounts.require(f.accountId)).apiKeys.keys()][0] as string
   const revoked = await f.browser.post(`/app/setup/ai-access/${keyId}/revoke`)
   t.equal(revoked.statusCode, 303)
   t.equal((await rpc(f, key, 'get_next_actions')).error?.code, -32001, 'refused from the very next request')
@@ -62,6 +62,19 @@ t.test('revoke: the key fails at once; another account\'s key cannot be revoked 
   const refused = await f.browser.post(`/app/setup/ai-access/${theirs.key.id}/revoke`)
   t.equal(refused.statusCode, 404)
   t.notOk((await rpc(f, theirs.key.secret, 'get_next_actions')).error, 'their key still works')
+})
+
+t.test('revoke: a key id that names a property every object has (constructor, toString, __proto__) is no key: 404, nothing on the log', async (t) => {
+  const f = await signedInConsole(t)
+  await f.browser.get('/app/setup/ai-access')
+  await f.browser.post('/app/setup/ai-access', { scopes: 'read' })
+  const before = await f.app.leadline.store.headPosition()
+  for (const keyId of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    const refused = await f.browser.post(`/app/setup/ai-access/${keyId}/revoke`)
+    t.equal(refused.statusCode, 404, keyId)
+    t.match(refused.body, `no key ${keyId} in this account`, keyId)
+  }
+  t.equal(await f.app.leadline.store.headPosition(), before, 'no revocation recorded')
 })
 
 t.test('no scope chosen: 400, nothing created; an API key cannot reach the console (it cannot make keys)', async (t) => {
