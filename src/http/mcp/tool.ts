@@ -80,6 +80,25 @@ interface ToolSpec<S extends z.ZodRawShape, O extends z.ZodType, A> {
   run(args: A, context: ToolContext): Promise<z.input<O>>
 }
 
+// Deeper than any tool's arguments go: a value nested further is refused by its schema anyway.
+const MAX_TEXT_CHECK_DEPTH = 8
+
+/**
+ * Every string in the arguments (at any depth the schemas reach) is well-formed Unicode: a lone UTF-16
+ * surrogate (`"\ud800"`, half a character) is bad input for every tool, not a failure of the log,
+ * the carrier or the payment provider further on.
+ */
+function wellFormedText(value: unknown, context: z.core.$RefinementCtx, path: PropertyKey[] = []): void {
+  if (typeof value === 'string') {
+    if (!value.isWellFormed()) {
+      context.addIssue({ code: 'custom', path, message: 'must be well-formed Unicode text (it holds a lone UTF-16 surrogate, half of a character)' })
+    }
+    return
+  }
+  if (typeof value !== 'object' || value === null || path.length >= MAX_TEXT_CHECK_DEPTH) return
+  for (const [name, item] of Object.entries(value)) wellFormedText(item, context, [...path, Array.isArray(value) ? Number(name) : name])
+}
+
 export function defineTool<S extends z.ZodRawShape, O extends z.ZodType>(spec: ToolSpec<S, O, z.output<z.ZodObject<S>>>): Tool {
   return {
     name: spec.name,
@@ -87,7 +106,7 @@ export function defineTool<S extends z.ZodRawShape, O extends z.ZodType>(spec: T
     description: `${spec.description}\n\nNeeds the ${spec.scope} scope.`,
     scope: spec.scope,
     annotations: spec.annotations,
-    input: z.object(spec.input).strict(),
+    input: z.object(spec.input).strict().superRefine((args, context) => wellFormedText(args, context)),
     output: spec.output,
     writes: false,
     async call(args, context) {
