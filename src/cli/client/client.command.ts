@@ -168,11 +168,11 @@ export async function payCommand(args: string[], io: Io): Promise<void> {
     const lines =
       out.status === 'texted'
         ? [
-            `pay-link ${cell(out.requestId)} for ${cell(out.amount)} texted to ${cell(out.textedTo)} from ${cell(out.from)} (${cell(out.carrier)})${simulated}`,
-            `link: ${cell(out.url)} (expires ${cell(out.expiresAt)})`,
+            `pay-link ${cell(out.request_id)} for ${cell(out.amount)} texted to ${cell(out.texted_to)} from ${cell(out.from)} (${cell(out.carrier)})${simulated}`,
+            `link: ${cell(out.url)} (expires ${cell(out.expires_at)})`,
           ]
         : [
-            `dry run: ${cell(out.amount)} would be asked of ${cell(out.textedTo)} from ${cell(out.from)}${out.connectedAccount ? `, settling into ${cell(out.connectedAccount)}` : ''}${simulated}; nothing was done`,
+            `dry run: ${cell(out.amount)} would be asked of ${cell(out.texted_to)} from ${cell(out.from)}${out.connected_account ? `, settling into ${cell(out.connected_account)}` : ''}${simulated}; nothing was done`,
             `text: ${cell(out.message)}`,
           ]
     io.out(lines.join('\n') + replayNote(result))

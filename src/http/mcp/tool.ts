@@ -78,6 +78,11 @@ interface ToolSpec<S extends z.ZodRawShape, O extends z.ZodType, A> {
   /** Checks across arguments (give exactly one of two), before anything runs or an idempotency key is used; throws RpcError. */
   readonly check?: (args: A) => void
   run(args: A, context: ToolContext): Promise<z.input<O>>
+  /**
+   * A write tool's result as an earlier version recorded it under an idempotency key, in today's
+   * output shape (replays answer what was recorded, so a renamed output member is renamed here too).
+   */
+  readonly recorded?: (result: unknown) => z.input<O>
 }
 
 // Deeper than any tool's arguments go: a value nested further is refused by its schema anyway.
@@ -137,7 +142,7 @@ export type WriteArguments = { readonly idempotency_key: string; readonly dry_ru
 export function defineWriteTool<S extends z.ZodRawShape, O extends z.ZodType>(
   spec: ToolSpec<S, O, z.output<z.ZodObject<S>> & WriteArguments>,
 ): Tool {
-  const { check: _check, ...rest } = spec
+  const { check: _check, recorded: _recorded, ...rest } = spec
   const base = defineTool({ ...rest, input: { ...spec.input, ...WRITE_ARGUMENTS }, run: spec.run as never })
   return {
     ...base,
@@ -158,7 +163,7 @@ export function defineWriteTool<S extends z.ZodRawShape, O extends z.ZodType>(
         },
         () => spec.run(parsed, context),
       )
-      return { output: value, replayed }
+      return { output: replayed && spec.recorded ? spec.recorded(value) : value, replayed }
     },
   }
 }

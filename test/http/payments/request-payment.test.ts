@@ -20,37 +20,37 @@ t.test('a Checkout Session on the connected account, and one text with its link 
   const out = answer.result?.structuredContent
   const session = stripe.sessions()[0]
   t.same(out, {
-    requestId: out.requestId,
+    request_id: out.request_id,
     status: 'texted',
     url: session?.url,
-    amountCents: 12500,
+    amount_cents: 12500,
     currency: 'usd',
     amount: '$125.00',
     description: 'Roof inspection deposit',
-    expiresAt: new Date((session?.expires_at ?? 0) * 1000).toISOString(),
-    textedTo: JANE_E164,
+    expires_at: new Date((session?.expires_at ?? 0) * 1000).toISOString(),
+    texted_to: JANE_E164,
     from: CALLER_ID,
     message: `Acme Roofing: Roof inspection deposit, $125.00. Pay securely by card here: ${session?.url}`,
-    messageId: twilio.messageRequests()[0]?.sid,
-    leadId: app.jane.leadId,
-    connectedAccount: FAKE_CONNECTED_ACCOUNT,
+    message_id: twilio.messageRequests()[0]?.sid,
+    lead_id: app.jane.leadId,
+    connected_account: FAKE_CONNECTED_ACCOUNT,
     carrier: 'twilio',
     provider: 'stripe',
-    dryRun: false,
+    dry_run: false,
   })
-  t.match(out.requestId, /^pay_[0-9a-z]{16}$/)
+  t.match(out.request_id, /^pay_[0-9a-z]{16}$/)
   t.same(JSON.parse(answer.result?.content[0].text), out, 'content[0].text holds the same output')
 
   const [request] = stripe.sessionRequests()
   t.equal(request?.headers['stripe-account'], FAKE_CONNECTED_ACCOUNT)
-  t.equal(request?.headers['idempotency-key'], providerIdempotencyKey(app.acme.accountId, 'pay-1', out.requestId))
+  t.equal(request?.headers['idempotency-key'], providerIdempotencyKey(app.acme.accountId, 'pay-1', out.request_id))
   t.match(request?.form, {
     mode: 'payment',
     'line_items[0][price_data][currency]': 'usd',
     'line_items[0][price_data][unit_amount]': '12500',
     'line_items[0][price_data][product_data][name]': 'Roof inspection deposit',
     [`metadata[${METADATA.leadStream}]`]: `lead-${app.acme.accountId}-3125550142`,
-    [`metadata[${METADATA.requestId}]`]: out.requestId,
+    [`metadata[${METADATA.requestId}]`]: out.request_id,
     [`metadata[${METADATA.accountId}]`]: app.acme.accountId,
     [`metadata[${METADATA.leadId}]`]: app.jane.leadId,
     success_url: 'http://leadline.test/pay/thanks',
@@ -64,9 +64,9 @@ t.test('a Checkout Session on the connected account, and one text with its link 
   t.same(await app.leadEventTypes(), ['LeadReceived', 'PaymentRequested', 'PayLinkCreated', 'PayLinkTextAttempted', 'PayLinkTexted'])
   const [received, ...events] = await app.leadline.store.readStream(`lead-${app.acme.accountId}-3125550142`)
   t.match(received, { type: 'LeadReceived', data: { list: { listName: 'Inbound Leads' }, speedToLeadSkipped: { reason: 'speed_to_lead_off' } } })
-  t.match(events[0], { data: { requestId: out.requestId, amountCents: 12500, currency: 'usd', connectedAccount: FAKE_CONNECTED_ACCOUNT, idempotencyKey: 'pay-1', providerIdempotencyKey: request?.headers['idempotency-key'] }, metadata: { actor: { kind: 'api_key', id: app.acme.keyIds.write } } })
-  t.match(events[1], { data: { sessionId: session?.id, url: session?.url, expiresAt: out.expiresAt } })
-  t.match(events[3], { data: { messageId: out.messageId, carrier: 'twilio', at: String } })
+  t.match(events[0], { data: { requestId: out.request_id, amountCents: 12500, currency: 'usd', connectedAccount: FAKE_CONNECTED_ACCOUNT, idempotencyKey: 'pay-1', providerIdempotencyKey: request?.headers['idempotency-key'] }, metadata: { actor: { kind: 'api_key', id: app.acme.keyIds.write } } })
+  t.match(events[1], { data: { sessionId: session?.id, url: session?.url, expiresAt: out.expires_at } })
+  t.match(events[3], { data: { messageId: out.message_id, carrier: 'twilio', at: String } })
 
   const again = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'pay-1' })
   t.same(again.result?.structuredContent, out)
@@ -75,7 +75,7 @@ t.test('a Checkout Session on the connected account, and one text with its link 
   t.equal(twilio.messageRequests().length, 1, 'no second text')
 
   const byId = await app.call(app.acme.keys.write, 'request_payment', { lead_id: app.jane.leadId, amountCents: 5000, description: 'Balance', idempotency_key: 'pay-2' })
-  t.match(byId.result?.structuredContent, { status: 'texted', textedTo: JANE_E164, amount: '$50.00' }, 'the customer by lead_id')
+  t.match(byId.result?.structuredContent, { status: 'texted', texted_to: JANE_E164, amount: '$50.00' }, 'the customer by lead_id')
 })
 
 t.test('20 identical calls at once: one decision, one Checkout Session, one text, one answer', async (t) => {
@@ -96,23 +96,23 @@ t.test('dry_run: the amount, recipient, text and connected account; nothing crea
   const before = await app.leadline.store.headPosition()
   const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'dry-1', dry_run: true })
   t.same(answer.result?.structuredContent, {
-    requestId: null,
+    request_id: null,
     status: 'would_text',
     url: null,
-    amountCents: 12500,
+    amount_cents: 12500,
     currency: 'usd',
     amount: '$125.00',
     description: 'Roof inspection deposit',
-    expiresAt: null,
-    textedTo: JANE_E164,
+    expires_at: null,
+    texted_to: JANE_E164,
     from: CALLER_ID,
     message: 'Acme Roofing: Roof inspection deposit, $125.00. Pay securely by card here: <link>',
-    messageId: null,
-    leadId: app.jane.leadId,
-    connectedAccount: FAKE_CONNECTED_ACCOUNT,
+    message_id: null,
+    lead_id: app.jane.leadId,
+    connected_account: FAKE_CONNECTED_ACCOUNT,
     carrier: 'twilio',
     provider: 'stripe',
-    dryRun: true,
+    dry_run: true,
   })
   // A dry run validates as much as a real call does.
   t.match(await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, phone: '(773) 555-0199', idempotency_key: 'dry-2', dry_run: true }), { error: { code: -32603, data: { code: 'customer_not_found' } } })
@@ -181,4 +181,26 @@ t.test('arguments are checked before anything happens: -32602', async (t) => {
   t.equal(await app.leadline.store.headPosition(), before)
   const listed = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, app.acme.keys.read)).body.result.tools.find((tool: { name: string }) => tool.name === 'request_payment')
   t.match(listed, { _meta: { 'leadline/scope': 'write' }, inputSchema: { properties: { amountCents: { type: 'integer', minimum: 1, maximum: MAX_AMOUNT_CENTS }, description: { maxLength: 250 } } } })
+})
+
+t.test('a result recorded before the output became snake_case is replayed in snake_case', async (t) => {
+  const app = await paymentsApp(t, { provider: 'simulated' })
+  const account = app.leadline.accounts
+  const state = (await account.authenticateApiKey(app.acme.keys.write))?.account
+  if (!state) throw new Error('no account')
+  const context = { actor: { kind: 'api_key' as const, id: app.acme.keyIds.write }, correlationId: 'earlier-version' }
+  // What the tool recorded until it answered snake_case: the service's own result, as it was.
+  const earlier = await app.leadline.payments.requestPayment(state, { ...PAYMENT, idempotencyKey: 'old-1', dryRun: true }, context)
+  t.match(earlier, { requestId: null, textedTo: JANE_E164, dryRun: true }, 'the recorded shape is camelCase')
+  await app.leadline.idempotency.run(
+    { accountId: app.acme.accountId, keyId: app.acme.keyIds.write, idempotencyKey: 'old-1', tool: 'request_payment', args: PAYMENT, correlationId: 'earlier-version' },
+    async () => earlier,
+  )
+  const replay = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'old-1' })
+  t.same(replay.result?._meta, { 'leadline/replayed': true })
+  t.same(replay.result?.structuredContent, {
+    request_id: null, status: 'would_text', url: null, amount_cents: 12500, currency: 'usd', amount: '$125.00', description: PAYMENT.description,
+    expires_at: null, texted_to: JANE_E164, from: CALLER_ID, message: earlier.message, message_id: null, lead_id: app.jane.leadId,
+    connected_account: null, carrier: 'simulated', provider: 'simulated', dry_run: true,
+  })
 })

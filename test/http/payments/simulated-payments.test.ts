@@ -17,11 +17,11 @@ t.test('a simulated pay-link: every output says so, its page says no card is cha
   const carrier = app.leadline.carrier as SimulatedCarrier
   const description = 'Deposit <b>&</b> "inspection"'
   const dry = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, description, idempotency_key: 'sim-1', dry_run: true })
-  t.match(dry.result?.structuredContent, { status: 'would_text', provider: 'simulated', carrier: 'simulated', connectedAccount: null })
+  t.match(dry.result?.structuredContent, { status: 'would_text', provider: 'simulated', carrier: 'simulated', connected_account: null })
 
   const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, description, idempotency_key: 'sim-1' })
   const out = answer.result?.structuredContent
-  t.match(out, { status: 'texted', provider: 'simulated', carrier: 'simulated', connectedAccount: null, textedTo: JANE_E164, from: CALLER_ID, amount: '$125.00' })
+  t.match(out, { status: 'texted', provider: 'simulated', carrier: 'simulated', connected_account: null, texted_to: JANE_E164, from: CALLER_ID, amount: '$125.00' })
   const session = /\/pay\/(.+)$/.exec(out.url)?.[1] as string
   t.match(session, SIMULATED_SESSION_ID)
   t.equal(out.url, `http://leadline.test/pay/${session}`, 'LEADLINE_PUBLIC_URL/pay/…')
@@ -46,7 +46,7 @@ t.test('a simulated pay-link: every output says so, its page says no card is cha
 
   const events = await app.leadline.store.readStream(`lead-${app.acme.accountId}-3125550142`)
   t.equal(events.filter((e) => e.type === 'PaymentSettled').length, 1, 'settled once')
-  t.match(events.at(-1), { type: 'PaymentSettled', data: { requestId: out.requestId, sessionId: session, provider: 'simulated', amountCents: 12500 }, metadata: { actor: { kind: 'payments', id: 'simulated' } } })
+  t.match(events.at(-1), { type: 'PaymentSettled', data: { requestId: out.request_id, sessionId: session, provider: 'simulated', amountCents: 12500 }, metadata: { actor: { kind: 'payments', id: 'simulated' } } })
   t.match((await app.call(app.acme.keys.read, 'get_lead', { phone: PAYMENT.phone })).result?.structuredContent.payments, [{ status: 'settled', provider: 'simulated' }])
 
   t.equal((await app.app.inject({ method: 'GET', url: '/pay/cs_sim_00000000000000000000000000000000' })).statusCode, 404, 'an unknown link')
@@ -71,6 +71,9 @@ t.test('leadline pay calls request_payment like the other client commands', asyn
   t.equal(paid.code, 0, paid.err)
   t.match(JSON.parse(paid.out), { status: 'texted', provider: 'simulated', url: /\/pay\/cs_sim_/ })
   t.match(paid.err, /idempotency key: cli-/, 'a generated key is printed for a safe retry')
+  const readable = await run(['pay', '--phone', PAYMENT.phone, '--amount-cents', '5000', '--description', 'Balance', '--idempotency-key', 'cli-3'])
+  t.equal(readable.code, 0, readable.err)
+  t.match(readable.out, /^pay-link pay_[0-9a-z]{16} for \$50\.00 texted to \+13125550142 from \+13125550100 \(simulated\) \(simulated provider: no card is charged\)\nlink: http:\/\/leadline\.test\/pay\/cs_sim_\S+ \(expires \d{4}-\d\d-\d\dT[\d:.]+Z\)$/)
   const refused = await run(['pay', '--phone', '(773) 555-0199', '--amount-cents', '100', '--description', 'x', '--idempotency-key', 'cli-2'])
   t.equal(refused.code, 6, 'the tool ran and failed')
   t.match(refused.err, /customer_not_found/)

@@ -27,7 +27,7 @@ async function deliver(app: PaymentsTestApp, event: unknown, options: { secret?:
 /** A texted request and the Checkout Session Stripe made for it. */
 async function requested(app: PaymentsTestApp, key: string): Promise<{ requestId: string; session: CheckoutSession }> {
   const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: key })
-  const requestId = answer.result?.structuredContent.requestId as string
+  const requestId = answer.result?.structuredContent.request_id as string
   const session = app.stripe!.sessions().find((s) => s.metadata.leadline_request_id === requestId) as CheckoutSession
   return { requestId, session }
 }
