@@ -15,6 +15,9 @@ export const DEFAULT_WEBHOOK_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst:
 /** How long an event may wait for a node's read models before `/readyz` takes the node out of rotation. */
 export const DEFAULT_READY_LAG_MS = 1000
 
+/** proxy-addr's names for address ranges, usable in LEADLINE_TRUST_PROXY. */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -40,7 +43,23 @@ const schema = z.object({
     .default(DEFAULT_WEBHOOK_RATE_LIMIT.ratePerSecond),
   LEADLINE_WEBHOOK_BURST: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
   LEADLINE_READY_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_READY_LAG_MS),
+  LEADLINE_TRUST_PROXY: z.string().trim().default('false').transform((text, context): TrustProxy => {
+    if (text === 'false') return false
+    if (text === 'true') return true
+    const addresses = text.split(',').map((a) => a.trim()).filter((a) => a !== '')
+    const address = (a: string) => PROXY_NAMES.includes(a) || (/^[0-9a-f.:]+(\/\d{1,3})?$/i.test(a) && (a.includes('.') || a.includes(':')))
+    if (addresses.length > 0 && addresses.every(address)) return addresses
+    context.addIssue({ code: 'custom', message: `must be false, true, or proxy addresses, CIDR ranges and names (${PROXY_NAMES.join(', ')}) separated by commas: 10.0.0.0/8,127.0.0.1` })
+    return z.NEVER
+  }),
 })
+
+/**
+ * Which peers may tell the client's address in X-Forwarded-For (fastify's `trustProxy`): none, every
+ * peer, or these addresses, ranges and proxy-addr's names. Not a hop count: fastify refuses one,
+ * since it cannot check the peer.
+ */
+export type TrustProxy = boolean | string[]
 
 export interface Config {
   readonly port: number
@@ -55,6 +74,8 @@ export interface Config {
   readonly webhookRateLimit: RateLimit | null
   /** LEADLINE_READY_LAG_MS: see DEFAULT_READY_LAG_MS. */
   readonly readyLagMs: number
+  /** LEADLINE_TRUST_PROXY: see TrustProxy. */
+  readonly trustProxy: TrustProxy
 }
 
 export class ConfigError extends Error {
@@ -89,5 +110,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     webhookRateLimit: c.LEADLINE_WEBHOOK_RATE === 'off' ? null : { ratePerSecond: c.LEADLINE_WEBHOOK_RATE, burst: c.LEADLINE_WEBHOOK_BURST },
     readyLagMs: c.LEADLINE_READY_LAG_MS,
+    trustProxy: c.LEADLINE_TRUST_PROXY,
   }
 }

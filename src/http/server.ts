@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { pino, type LoggerOptions } from 'pino'
-import type { Config, RateLimit } from '../config/config.ts'
+import type { Config, RateLimit, TrustProxy } from '../config/config.ts'
 import { preferWriterThread, type SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { app } from './app.ts'
@@ -41,12 +41,14 @@ function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
 /** A fastify instance with the Leadline app registered, not yet listening. */
 export async function createHttpServer(
   leadline: Leadline,
-  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number },
+  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number; trustProxy?: TrustProxy },
 ): Promise<FastifyInstance> {
   const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
     ...logging,
     genReqId: () => randomUUID(),
+    // request.ip (the sign-in limit, logs) is the client's, from X-Forwarded-For, only through these proxies.
+    trustProxy: options.trustProxy ?? false,
     childLoggerFactory: lazyRequestLogger,
     // Strip prototype-poisoning keys instead of failing the request: a lead is never lost to them.
     onProtoPoisoning: 'remove',
@@ -71,7 +73,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   // A server keeps its event loop for requests: the embedded store hashes, inserts and fsyncs on a thread.
   preferWriterThread()
   const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, checkpointViewsInBackground: true })
-  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs })
+  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy })
   if (leadline.store.kind === 'sqlite') await (leadline.store as SqliteEventStore).ready()
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.

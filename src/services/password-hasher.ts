@@ -15,6 +15,21 @@ const SALT_LENGTH = 16
 /** Longest password accepted: long enough for any passphrase, short enough not to be a cost lever. */
 export const MAX_PASSWORD_LENGTH = 256
 export const MIN_PASSWORD_LENGTH = 12
+/**
+ * Hashes computed at once. Each takes a libuv thread and a core for tens of milliseconds: a flood of
+ * sign-ins must leave the webhook a core, and the pool's other threads to file and DNS work.
+ */
+export const HASH_CONCURRENCY = 1
+/** Hashes that may wait for their turn; past that a sign-in is refused unchecked (PasswordHasherBusyError). */
+export const HASH_QUEUE_LIMIT = 64
+
+/** Too many passwords waiting to be hashed: nothing was checked, try again in a moment. */
+export class PasswordHasherBusyError extends Error {
+  constructor() {
+    super('too many sign-ins at once: try again in a few seconds')
+    this.name = 'PasswordHasherBusyError'
+  }
+}
 
 /** LEADLINE_SCRYPT_LOG_N, checked like every other setting: a bad value stops start-up with a clear message. */
 export function scryptLogNFromEnv(env: NodeJS.ProcessEnv): number {
@@ -37,13 +52,42 @@ function options(logN: number, r: number, p: number): ScryptOptions {
 }
 
 export class PasswordHasher {
-  constructor(private readonly logN: number = DEFAULT_SCRYPT_LOG_N) {
+  private running = 0
+  private readonly waiting: Array<() => void> = []
+
+  constructor(
+    private readonly logN: number = DEFAULT_SCRYPT_LOG_N,
+    private readonly bound: { readonly concurrency: number; readonly queueLimit: number } = { concurrency: HASH_CONCURRENCY, queueLimit: HASH_QUEUE_LIMIT },
+  ) {
     if (!Number.isInteger(logN) || logN < 1 || logN > 20) throw new RangeError('scrypt log2(N) must be an integer from 1 to 20')
+  }
+
+  /** Hashes being computed now and waiting their turn. */
+  get load(): { readonly running: number; readonly waiting: number } {
+    return { running: this.running, waiting: this.waiting.length }
+  }
+
+  /** Runs one scrypt when a slot is free; throws PasswordHasherBusyError when too many already wait. */
+  private async scrypt(password: string, salt: Buffer, keyLength: number, params: ScryptOptions): Promise<Buffer> {
+    if (this.running >= this.bound.concurrency) {
+      if (this.waiting.length >= this.bound.queueLimit) throw new PasswordHasherBusyError()
+      await new Promise<void>((resolve) => this.waiting.push(resolve))
+    } else {
+      this.running++
+    }
+    try {
+      return await scrypt(password, salt, keyLength, params)
+    } finally {
+      // The slot passes straight to the next in line, so `running` never exceeds the bound.
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.running--
+    }
   }
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(SALT_LENGTH)
-    const key = await scrypt(password, salt, KEY_LENGTH, options(this.logN, R, P))
+    const key = await this.scrypt(password, salt, KEY_LENGTH, options(this.logN, R, P))
     return `scrypt$ln=${this.logN},r=${R},p=${P}$${salt.toString('base64url')}$${key.toString('base64url')}`
   }
 
@@ -54,12 +98,12 @@ export class PasswordHasher {
     const [logN, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])]
     if (logN < 1 || logN > 20 || r < 1 || r > 32 || p < 1 || p > 16) return false
     const expected = Buffer.from(match[5] as string, 'base64url')
-    const key = await scrypt(password, Buffer.from(match[4] as string, 'base64url'), expected.length, options(logN, r, p))
+    const key = await this.scrypt(password, Buffer.from(match[4] as string, 'base64url'), expected.length, options(logN, r, p))
     return key.length === expected.length && timingSafeEqual(key, expected)
   }
 
   /** Spends what a real check costs, for an unknown email, so timing does not tell which emails exist. */
   async burn(password: string): Promise<void> {
-    await scrypt(password, randomBytes(SALT_LENGTH), KEY_LENGTH, options(this.logN, R, P))
+    await this.scrypt(password, randomBytes(SALT_LENGTH), KEY_LENGTH, options(this.logN, R, P))
   }
 }

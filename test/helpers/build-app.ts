@@ -8,7 +8,7 @@ import type { Test } from 'tap'
 import { openLeadline, type Leadline, type LeadlineOptions } from '../../src/leadline.ts'
 import { createHttpServer } from '../../src/http/server.ts'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
-import type { RateLimit } from '../../src/config/config.ts'
+import type { RateLimit, TrustProxy } from '../../src/config/config.ts'
 
 /** What Chromium sends in Accept when it navigates or posts a form: pages for people answer it with HTML. */
 export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
@@ -42,6 +42,8 @@ export async function buildApp(
     followUpIntervalMs?: number
     /** The webhook's per-token rate limit (null: off); the documented default otherwise. */
     webhookRateLimit?: RateLimit | null
+    /** LEADLINE_TRUST_PROXY (default: trust no proxy). */
+    trustProxy?: TrustProxy
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -63,6 +65,7 @@ export async function buildApp(
     logger: (options.logger ?? false) as false,
     publicUrl,
     ...(options.webhookRateLimit !== undefined ? { webhookRateLimit: options.webhookRateLimit } : {}),
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   })
   if (options.start !== false) await leadline.start()
   t.teardown(async () => {

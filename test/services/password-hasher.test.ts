@@ -1,6 +1,6 @@
 /** Passwords are kept as memory-hard scrypt hashes in a self-describing string, checked in constant time. */
 import t from 'tap'
-import { DEFAULT_SCRYPT_LOG_N, PasswordHasher } from '../../src/services/password-hasher.ts'
+import { DEFAULT_SCRYPT_LOG_N, HASH_CONCURRENCY, HASH_QUEUE_LIMIT, PasswordHasher, PasswordHasherBusyError } from '../../src/services/password-hasher.ts'
 
 t.test('the default cost is memory-hard: N = 2^15, r = 8 (32 MiB per guess)', async (t) => {
   t.ok(DEFAULT_SCRYPT_LOG_N >= 15)
@@ -34,4 +34,17 @@ t.test('LEADLINE_SCRYPT_LOG_N: default, accepted range, and a clear configuratio
     t.throws(() => scryptLogNFromEnv({ LEADLINE_SCRYPT_LOG_N: bad }), ConfigError, bad)
   }
   t.throws(() => scryptLogNFromEnv({ LEADLINE_SCRYPT_LOG_N: '9' }), { message: /LEADLINE_SCRYPT_LOG_N: must be a whole number from 10 to 20/ })
+})
+
+t.test('hashes run one at a time; past the queue a check is refused unchecked, so a flood cannot take every core', async (t) => {
+  const hasher = new PasswordHasher(10)
+  const started = Array.from({ length: HASH_QUEUE_LIMIT + 1 }, (_, i) => hasher.hash(`password number ${i}`))
+  t.same(hasher.load, { running: HASH_CONCURRENCY, waiting: HASH_QUEUE_LIMIT + 1 - HASH_CONCURRENCY }, `${HASH_CONCURRENCY} computing, the rest waiting their turn`)
+  t.equal(HASH_CONCURRENCY, 1)
+  await t.rejects(hasher.verify('one too many', 'scrypt$ln=10,r=8,p=1$AAAA$AAAA'), PasswordHasherBusyError, 'a check past the queue is refused')
+  await t.rejects(hasher.burn('one too many'), PasswordHasherBusyError, 'so is an unknown email\'s')
+  const hashes = await Promise.all(started)
+  t.equal(hashes.length, HASH_QUEUE_LIMIT + 1, 'every queued hash is computed')
+  t.same(hasher.load, { running: 0, waiting: 0 })
+  t.ok(await hasher.verify('password number 3', hashes[3] as string), 'and verifies')
 })

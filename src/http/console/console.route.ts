@@ -7,7 +7,6 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
-import rateLimit from '@fastify/rate-limit'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { isStoreUnavailable } from '../../eventstore/sqlite/sqlite-schema.ts'
 import { aiAccessRoutes } from './ai-access.route.ts'
@@ -40,7 +39,6 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
       return typeof token === 'string' ? token : undefined
     },
   })
-  await fastify.register(rateLimit, { global: false })
 
   fastify.addHook('onRequest', async (_request, reply) => {
     securityHeaders(reply)

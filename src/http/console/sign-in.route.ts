@@ -1,15 +1,16 @@
 /**
  * Signing in and out, and setting a password through a one-time link. Sign-in attempts are limited
  * per email and address (SIGN_IN_LIMIT failures in SIGN_IN_WINDOW) and per address across emails;
- * a limited attempt is refused before its password is even checked.
+ * an attempt is counted before its password is checked, and a limited one is never checked.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { normaliseEmail, SESSION_ABSOLUTE_MS } from '../../domain/user/user.decider.ts'
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../services/password-hasher.ts'
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasherBusyError } from '../../services/password-hasher.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { cookieOptions, formField, requireSession, safeNext, sendFailedPage, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
+import { SignInAttempts } from './sign-in-attempts.ts'
 
 /** Failed sign-ins allowed per email and address in SIGN_IN_WINDOW_MS. */
 export const SIGN_IN_LIMIT = 5
@@ -62,10 +63,7 @@ function minutes(ms: number): number {
 
 export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   const users = fastify.leadline.users
-  const limiterOptions = { timeWindow: SIGN_IN_WINDOW_MS }
-  // Counted on failures only: `{increment: false}` looks, a failed attempt adds one.
-  const byEmail = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_LIMIT, keyGenerator: (request) => `${request.ip}|${normaliseEmail(formField(request.body, 'email'))}` })
-  const byAddress = fastify.createRateLimit({ ...limiterOptions, max: SIGN_IN_ADDRESS_LIMIT, keyGenerator: (request) => request.ip })
+  const attempts = new SignInAttempts(SIGN_IN_WINDOW_MS, () => fastify.leadline.clock().getTime())
 
   /** The sign-in form again, refused: 401 for a wrong email or password, 429 after too many. */
   const showSignIn = (reply: FastifyReply, status: 401 | 429, options: Parameters<typeof signInForm>[1] & { error: string }) =>
@@ -87,22 +85,34 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
     const email = formField(request.body, 'email').trim()
     const password = formField(request.body, 'password')
     const next = safeNext(formField(request.body, 'next') || undefined)
-    const [emailLimit, addressLimit] = await Promise.all([byEmail(request, { increment: false }), byAddress(request, { increment: false })])
-    const limited = [emailLimit, addressLimit].find((limit) => !limit.isAllowed && limit.remaining === 0)
-    if (limited !== undefined && !limited.isAllowed) {
+    // request.ip is the client's behind a proxy only when LEADLINE_TRUST_PROXY names it.
+    const keys = [`${request.ip}|${normaliseEmail(email)}`, request.ip] as const
+    // Counted now, before any await: guesses that arrive together are each counted before any is checked.
+    const waitMs = attempts.take([[keys[0], SIGN_IN_LIMIT], [keys[1], SIGN_IN_ADDRESS_LIMIT]])
+    if (waitMs > 0) {
       request.log.warn({ code: 'sign_in_rate_limited' }, 'sign-in refused: too many failed attempts')
-      reply.header('retry-after', String(Math.ceil(limited.ttl / 1000)))
+      reply.header('retry-after', String(Math.ceil(waitMs / 1000)))
       return showSignIn(reply, 429, {
         email,
-        error: `Too many failed sign-ins. Wait ${minutes(limited.ttl)} minute${minutes(limited.ttl) === 1 ? '' : 's'} and try again.`,
+        error: `Too many failed sign-ins. Wait ${minutes(waitMs)} minute${minutes(waitMs) === 1 ? '' : 's'} and try again.`,
       })
     }
-    const signed = email === '' || password === '' ? null : await users.signIn(email, password, request.id)
+    let signed: Awaited<ReturnType<typeof users.signIn>>
+    try {
+      signed = email === '' || password === '' ? null : await users.signIn(email, password, request.id)
+    } catch (error) {
+      attempts.giveBack(keys)
+      if (!(error instanceof PasswordHasherBusyError)) throw error
+      // Never checked: the attempt is given back and the client told to come again shortly.
+      request.log.warn({ code: 'sign_in_busy' }, 'sign-in refused: too many passwords waiting to be checked')
+      reply.header('retry-after', '5')
+      return showSignIn(reply, 429, { email, next, error: 'Too many sign-ins at once. Try again in a few seconds.' })
+    }
     if (!signed) {
-      await Promise.all([byEmail(request), byAddress(request)])
       request.log.info({ code: 'invalid_credentials' }, 'sign-in failed')
       return showSignIn(reply, 401, { email, next, error: 'Wrong email or password.' })
     }
+    attempts.giveBack(keys)
     reply.setCookie(SESSION_COOKIE, signed.token, cookieOptions(fastify.publicUrl, SESSION_ABSOLUTE_MS / 1000))
     return reply.redirect(next, 303)
   })
