@@ -102,7 +102,7 @@ t.test('form-encoded, multipart (fields only) and lead-ads bodies are leads too'
 
 t.test('a field sent twice (form or multipart) fills its field with the first value and keeps every value', async (t) => {
   const { app, token, leadline, account, postForm } = await setup(t)
-  const form = await postForm('phone=555-300-0001&phone=555-300-0002&interest=roof&interest=solar')
+  const form = await postForm('phone=312-300-0001&phone=312-300-0002&interest=roof&interest=solar')
   t.equal(form.statusCode, 201)
   t.same(form.json().warnings, [{ code: 'field_multiple_values', field: 'phone', message: 'phone had 2 values; the first was used and all of them kept as an extra field' }])
 
@@ -112,19 +112,19 @@ t.test('a field sent twice (form or multipart) fills its field with the first va
     method: 'POST',
     url: URL_PATH,
     headers: { 'x-service-token': token, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    payload: `${part('mobile', '555-300-0003')}${part('mobile', '555-300-0004')}--${boundary}--\r\n`,
+    payload: `${part('mobile', '312-300-0003')}${part('mobile', '312-300-0004')}--${boundary}--\r\n`,
   })
   t.equal(multipart.statusCode, 201, multipart.body)
-  t.match(multipart.json(), { phone: '+15553000003', warnings: [{ code: 'field_multiple_values', field: 'mobile' }] })
+  t.match(multipart.json(), { phone: '+13123000003', warnings: [{ code: 'field_multiple_values', field: 'mobile' }] })
 
   await leadline.runner.catchUp()
-  const first = leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000001' })
+  const first = leadline.inboundLeads.get(account.accountId, { phoneLast10: '3123000001' })
   t.same(first?.extraFields, [
-    { name: 'phone', value: ['555-300-0001', '555-300-0002'] },
+    { name: 'phone', value: ['312-300-0001', '312-300-0002'] },
     { name: 'interest', value: ['roof', 'solar'] },
   ], 'nothing the sender sent is lost')
-  t.equal(leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000002' }), null, 'the second number is not a lead of its own')
-  t.same(leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553000003' })?.extraFields, [{ name: 'mobile', value: ['555-300-0003', '555-300-0004'] }])
+  t.equal(leadline.inboundLeads.get(account.accountId, { phoneLast10: '3123000002' }), null, 'the second number is not a lead of its own')
+  t.same(leadline.inboundLeads.get(account.accountId, { phoneLast10: '3123000003' })?.extraFields, [{ name: 'mobile', value: ['312-300-0003', '312-300-0004'] }])
 })
 
 t.test("the warnings a sender got are kept on the lead's history", async (t) => {
@@ -268,13 +268,13 @@ t.test('a rotated token fails at once; the new one works; the token is never log
 
 t.test('do-not-call is sticky; empty values never erase; unparseable dob is kept with a warning', async (t) => {
   const { post, leadline, account } = await setup(t)
-  await post({ phone: '5553334444', dnc: 'y', email: 'a@b.co', dob: 'sometime in spring' }).then((r) => {
+  await post({ phone: '3123334444', dnc: 'y', email: 'a@b.co', dob: 'sometime in spring' }).then((r) => {
     t.equal(r.statusCode, 201)
     t.match(r.json().warnings, [{ code: 'dob_unparseable', field: 'dob' }])
   })
-  await post({ phone: '5553334444', dnc: 'no', email: '   ' })
+  await post({ phone: '3123334444', dnc: 'no', email: '   ' })
   await leadline.runner.catchUp()
-  const lead = leadline.inboundLeads.get(account.accountId, { phoneLast10: '5553334444' })
+  const lead = leadline.inboundLeads.get(account.accountId, { phoneLast10: '3123334444' })
   t.match(lead, { doNotCall: true, email: 'a@b.co' })
   t.same(lead?.extraFields, [{ name: 'dob', value: 'sometime in spring' }])
 })

@@ -6,7 +6,7 @@
 /** What a raw value amounts to for a text field. */
 export type FieldValue =
   | { kind: 'absent' } // undefined, null, '', whitespace, or an array of only those
-  | { kind: 'text'; text: string } // a scalar, stringified, untrimmed
+  | { kind: 'text'; text: string; number?: number } // a scalar, stringified, untrimmed (`number`: it was a JSON number)
   | { kind: 'object' } // an object (or an array whose first usable element is one)
 
 /** Longest text kept in any string field, so one sender cannot bloat the lead log. */
@@ -25,6 +25,7 @@ function read(raw: unknown, depth: number): FieldValue {
     case 'string':
       return raw.trim() === '' ? ABSENT : { kind: 'text', text: raw }
     case 'number':
+      return { kind: 'text', text: String(raw), number: raw }
     case 'bigint':
     case 'boolean':
       return { kind: 'text', text: String(raw) }

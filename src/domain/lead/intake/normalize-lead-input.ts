@@ -23,6 +23,7 @@ export interface LeadFields {
   phone: string // E.164
   phoneLast10: string // identity key
   phoneRaw: string // as received (stringified)
+  phoneExtension?: string // `x123`, `ext. 4`: kept apart, never dialed as digits
   fullName?: string
   firstName?: string
   lastName?: string
@@ -166,7 +167,7 @@ class Intake {
     return { ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived }
   }
 
-  private readPhone(): { ok: true; fields: Pick<LeadFields, 'phone' | 'phoneLast10' | 'phoneRaw'> } | PhoneFailure {
+  private readPhone(): { ok: true; fields: Pick<LeadFields, 'phone' | 'phoneLast10' | 'phoneRaw' | 'phoneExtension'> } | PhoneFailure {
     const candidates = this.candidates('phone')
     // Spec alias order decides among several phones; an object is used only when nothing else was sent.
     const chosen = candidates.find(isText) ?? candidates[0]
@@ -178,9 +179,10 @@ class Intake {
     const raw = result.phone.raw
     const phoneRaw = raw.length > MAX_FIELD_LENGTH ? this.truncate(chosen.name, raw) : raw
     if (!result.phone.valid) {
-      this.warn('phone_not_valid', chosen.name, `phone ${JSON.stringify(phoneRaw)} is not a valid number in any numbering plan Leadline knows; kept as ${result.phone.e164}: check it before it is called`)
+      this.warn('phone_not_valid', chosen.name, `phone ${JSON.stringify(phoneRaw)} is not a valid number in the account's country (${this.ctx.defaultCountry}) nor, with + or 00, in the one it names; kept as ${result.phone.e164}, and never dialed until a valid number is sent`)
     }
-    return { ok: true, fields: { phone: result.phone.e164, phoneLast10: result.phone.last10, phoneRaw } }
+    const extension = result.phone.extension === undefined ? {} : { phoneExtension: result.phone.extension }
+    return { ok: true, fields: { phone: result.phone.e164, phoneLast10: result.phone.last10, phoneRaw, ...extension } }
   }
 
   private readNames(lead: CoreLead): void {

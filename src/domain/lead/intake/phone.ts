@@ -1,10 +1,10 @@
-// Phone numbers as received by the webhook: the identity key for dedup
-// (spec §4.1 rule 2: last ten digits) and an E.164 number for dialing.
-// Parsing is libphonenumber's; only the fallbacks for numbers it cannot
-// place are ours.
+// Phone numbers as received by the webhook and place_call: the identity key for dedup (spec §4.1
+// rule 2: last ten digits), an E.164 number for dialing, and whether it is a valid number at all.
+// Reading is libphonenumber's (its full metadata, the same the call decision reads number types
+// with); a number written without + or an international prefix is read in the account's country only.
 
-import { isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js'
-import type { CountryCode } from 'libphonenumber-js'
+import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max'
+import type { CountryCode } from 'libphonenumber-js/max'
 import { readFieldValue } from './field-value.ts'
 
 export type PhoneErrorCode = 'phone_required' | 'phone_invalid'
@@ -22,11 +22,13 @@ export interface NormalizedPhone {
   /** The value as received, stringified (arrays: the element used). */
   raw: string
   /**
-   * Whether the number is valid in a numbering plan libphonenumber knows (its country's, or North
-   * America's for ten NANP-shaped digits). False for a number kept only by the fallbacks below
-   * (`0000000000`, `+999…`): still a lead, and still dialable, but worth a warning to the sender.
+   * Whether libphonenumber reads it as a valid number: in the account's country, or in the country
+   * its + or international prefix names. False (`0000000000`, `312-555-0142 (cell) 2`, a JSON number
+   * with a fraction): still a lead, kept as read, but never dialed (the call check refuses it).
    */
   valid: boolean
+  /** An extension written after the number (`x123`, `ext. 4`): kept apart, never dialed as digits. */
+  extension?: string
 }
 
 export type PhoneResult = { ok: true; phone: NormalizedPhone } | { ok: false; error: PhoneError }
@@ -42,20 +44,10 @@ export function phoneRequired(): PhoneError {
 const IDENTITY_DIGITS = 10
 const MAX_E164_DIGITS = 15
 
-// A NANP number: area code and exchange both start 2-9. Ten such digits are
-// North American whatever the account's country, once that country's own
-// numbering plan has declined them.
-const NANP_TEN_DIGITS = /^[2-9]\d{2}[2-9]\d{6}$/
-
-// The countries whose own ten-digit numbers are dialled with +1 even when
-// they are not (yet) assigned NANP ranges.
-const PLUS_ONE_COUNTRIES: ReadonlySet<string> = new Set(['US', 'CA'])
-
-// A trailing extension (`x12`, `ext. 12`, `extension 12`, `#12`) is not part
-// of the line's identity: without this, `555-123-4567 x89` would key as
-// `5123456789`.
+// A trailing extension (`x12`, `ext. 12`, `extension 12`, `#12`) is not part of the line's identity:
+// without this, `555-123-4567 x89` would key as `5123456789`.
 // Written without adjacent `\s*` runs so a hostile value cannot make it backtrack.
-const EXTENSION_SUFFIX = /(?:ext(?:ension)?\.?|x|#)[\s:]*\d{1,7}\s*$/i
+const EXTENSION_SUFFIX = /(?:ext(?:ension)?\.?|x|#)[\s:]*(\d{1,7})\s*$/i
 
 /** Normalise a raw phone value (string, number or array) for dialing and dedup. */
 export function normalizePhone(raw: unknown, defaultCountry = 'US'): PhoneResult {
@@ -73,11 +65,17 @@ export function normalizePhone(raw: unknown, defaultCountry = 'US'): PhoneResult
       `phone must contain at least ${IDENTITY_DIGITS} digits; received ${digits.length} in ${JSON.stringify(clip(value.text))}`,
     )
   }
-  const dialable = toE164(line, digits, resolveCountry(defaultCountry))
-  if (dialable === undefined) {
+  const reading = readNumber(value.text, line, digits, resolveCountry(defaultCountry))
+  if (reading === undefined) {
     return invalid(`phone ${JSON.stringify(clip(value.text))} cannot be read as a dialable number`)
   }
-  return { ok: true, phone: { e164: dialable.e164, last10: digits.slice(-IDENTITY_DIGITS), raw: value.text, valid: dialable.valid } }
+  // A JSON number is a phone's digits only when it is a whole number: 3125550144.5 is no phone.
+  const fractional = value.number !== undefined && !Number.isInteger(value.number)
+  const extension = reading.extension ?? EXTENSION_SUFFIX.exec(value.text)?.[1]
+  return {
+    ok: true,
+    phone: { e164: reading.e164, last10: digits.slice(-IDENTITY_DIGITS), raw: value.text, valid: reading.valid && !fractional, ...(extension ? { extension } : {}) },
+  }
 }
 
 /**
@@ -98,41 +96,34 @@ export function resolveCountry(defaultCountry: string): CountryCode {
   return isSupportedCountry(code) ? code : 'US'
 }
 
-// Ten digits and nothing else, the first 2-9, in a +1 country: libphonenumber reads them as +1 and
-// those digits, and when it calls them impossible the NANP fallbacks below say the same; so it is
-// not asked (checked for every area code and exchange, US and CA; phone.test.ts samples it).
-const PLAIN_NANP_LINE = /^[2-9]\d{9}$/
-
-interface Dialable {
+interface Reading {
   readonly e164: string
   readonly valid: boolean
+  readonly extension?: string | undefined
 }
 
+// `00` is the international prefix of most of the world; a sender in the US may still write it.
+const DOUBLE_ZERO = /^\s*00/
+
 /**
- * The number to dial. A reading valid in the account's country wins; then ten NANP-shaped digits
- * as North American (a US number sent to a GB account without +1); then, marked not valid,
- * whatever the digits can still be dialed as, so a lead is never lost to a numbering plan.
- *
- * A +1 number is valid on its shape (area code and exchange 2-9), not by libphonenumber's list of
- * assigned area codes: plans add codes faster than a dependency is upgraded, and the same number
- * must not be valid written `2125550142` and invalid written `(212) 555-0142`.
+ * The number as libphonenumber reads it in the account's country (where a + or that country's own
+ * international prefix, such as 011 from the US, names another). A number that does not read as
+ * valid there is never reinterpreted as some other country's (the digits of `312-555-0142 (cell) 2`
+ * are a Dutch number): it is kept as read, not valid; `00` is the one international prefix tried
+ * besides the country's own.
  */
-function toE164(line: string, digits: string, country: CountryCode): Dialable | undefined {
-  if (PLUS_ONE_COUNTRIES.has(country) && PLAIN_NANP_LINE.test(line)) return { e164: `+1${line}`, valid: NANP_TEN_DIGITS.test(line) }
-  const parsed = parsePhoneNumberFromString(line, { defaultCountry: country })
-  if (parsed !== undefined && (parsed.isValid() || (parsed.countryCallingCode === '1' && NANP_TEN_DIGITS.test(parsed.nationalNumber)))) {
-    return { e164: parsed.number, valid: true }
+function readNumber(text: string, line: string, digits: string, country: CountryCode): Reading | undefined {
+  // Trimmed: libphonenumber reads at most 250 characters, and padding must not make a number unreadable.
+  const parsed = parsePhoneNumberFromString(text.trim(), { defaultCountry: country }) ?? parsePhoneNumberFromString(line.trim(), { defaultCountry: country })
+  if (parsed?.isValid()) return { e164: parsed.number, valid: true, extension: parsed.ext }
+  if (DOUBLE_ZERO.test(line)) {
+    const international = parsePhoneNumberFromString(line.replace(DOUBLE_ZERO, '+'))
+    if (international?.isValid()) return { e164: international.number, valid: true, extension: parsed?.ext }
   }
-  const international = line.trimStart().startsWith('+')
-  const nanpShaped = digits.length === IDENTITY_DIGITS && NANP_TEN_DIGITS.test(digits)
-  if (nanpShaped && !international) return { e164: `+1${digits}`, valid: true }
-  const unverified = (e164: string): Dialable => ({ e164, valid: false })
-  if (parsed !== undefined && (parsed.isPossible() || international)) return unverified(parsed.number)
-  if (digits.length > IDENTITY_DIGITS && digits.length <= MAX_E164_DIGITS) {
-    return { e164: `+${digits}`, valid: parsePhoneNumberFromString(`+${digits}`)?.isValid() === true }
-  }
-  if (digits.length === IDENTITY_DIGITS && PLUS_ONE_COUNTRIES.has(country)) return unverified(`+1${digits}`)
-  return undefined
+  if (parsed !== undefined && parsed.number.length <= MAX_E164_DIGITS + 1) return { e164: parsed.number, valid: false, extension: parsed.ext }
+  // Nothing libphonenumber could place: the digits as a number of the country the sender named, or else the account's.
+  const e164 = line.trimStart().startsWith('+') ? `+${digits}` : `+${getCountryCallingCode(country)}${digits}`
+  return e164.length <= MAX_E164_DIGITS + 1 ? { e164, valid: false } : undefined
 }
 
 function stripExtension(text: string): string {

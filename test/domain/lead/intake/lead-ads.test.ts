@@ -7,7 +7,7 @@ t.test('field_data answers flatten to their value, or the list of their values w
   const flat = flattenLeadAdsPayload({
     field_data: [
       { name: 'full_name', values: ['Ada Lovelace'] },
-      { name: 'phone_number', values: ['+15552345678', '+15552000000'] },
+      { name: 'phone_number', values: ['+12122345678', '+12122000000'] },
       { name: 'email', values: ['', 'ada@example.com'] },
       { name: 'skipped_empty', values: [] },
       { name: 'skipped_blank', values: ['  ', null] },
@@ -17,7 +17,7 @@ t.test('field_data answers flatten to their value, or the list of their values w
   })
   t.same({ ...flat }, {
     full_name: 'Ada Lovelace',
-    phone_number: ['+15552345678', '+15552000000'],
+    phone_number: ['+12122345678', '+12122000000'],
     email: 'ada@example.com',
     scalar_values: 'not a list',
     numeric: 42,
@@ -34,7 +34,7 @@ t.test("malformed entries are skipped; a repeated name's values join the first's
 t.test('no answer is dropped: a known field takes the first, and every value is kept as an extra field', async (t) => {
   const flat = flattenLeadAdsPayload({
     field_data: [
-      { name: 'phone_number', values: ['+1 555 234 5678', '+1 555 200 0000'] },
+      { name: 'phone_number', values: ['+1 212 234 5678', '+1 212 200 0000'] },
       { name: 'which_services?', values: ['roof', 'solar', ''] },
       { name: 'city', values: ['Austin'] },
     ],
@@ -42,10 +42,10 @@ t.test('no answer is dropped: a known field takes the first, and every value is 
   const result = normalizeLeadInput(flat ?? {}, CTX)
   t.equal(result.ok, true)
   if (!result.ok) return
-  t.equal(result.lead.phone, '+15552345678', 'the first number is the lead')
+  t.equal(result.lead.phone, '+12122345678', 'the first number is the lead')
   t.equal(result.lead.city, 'Austin')
   t.same(result.lead.extraFields, [
-    { name: 'phone_number', value: ['+1 555 234 5678', '+1 555 200 0000'] },
+    { name: 'phone_number', value: ['+1 212 234 5678', '+1 212 200 0000'] },
     { name: 'which_services?', value: ['roof', 'solar'] },
   ])
   t.same(result.warnings, [
@@ -65,14 +65,14 @@ t.test('top-level members are kept after the answers; answers win a name clash',
 })
 
 t.test('anything else is not a lead-ads payload', async (t) => {
-  for (const body of [null, undefined, 'field_data', 42, [], [{ field_data: [] }], {}, { phone: '5552345678' }, { field_data: {} }, { field_data: 'x' }]) {
+  for (const body of [null, undefined, 'field_data', 42, [], [{ field_data: [] }], {}, { phone: '2122345678' }, { field_data: {} }, { field_data: 'x' }]) {
     t.equal(flattenLeadAdsPayload(body), null, JSON.stringify(body) ?? 'undefined')
   }
   t.same({ ...flattenLeadAdsPayload({ field_data: [] }) }, {}, 'an empty form is still the shape')
 })
 
 t.test('field names like __proto__ become data, not a prototype', async (t) => {
-  const flat = flattenLeadAdsPayload(JSON.parse('{"field_data":[{"name":"__proto__","values":[{"polluted":true}]},{"name":"constructor","values":["c"]},{"name":"phone","values":["5552345678"]}]}'))
+  const flat = flattenLeadAdsPayload(JSON.parse('{"field_data":[{"name":"__proto__","values":[{"polluted":true}]},{"name":"constructor","values":["c"]},{"name":"phone","values":["2122345678"]}]}'))
   t.ok(flat !== null)
   t.same(Object.keys(flat ?? {}), ['__proto__', 'constructor', 'phone'])
   t.same(flat?.['__proto__'], { polluted: true })
@@ -86,7 +86,7 @@ t.test('a Facebook lead-ads lead arrives without any mapping (spec §4.1 behavio
     created_time: '2025-05-31T10:00:00+0000',
     field_data: [
       { name: 'full_name', values: ['Ada Lovelace'] },
-      { name: 'phone_number', values: ['+1 (555) 234-5678'] },
+      { name: 'phone_number', values: ['+1 (212) 234-5678'] },
       { name: 'email', values: ['Ada@Example.com'] },
       { name: 'street_address', values: ['12 Main St'] },
       { name: 'city', values: ['Austin'] },
@@ -95,7 +95,7 @@ t.test('a Facebook lead-ads lead arrives without any mapping (spec §4.1 behavio
       { name: 'post_code', values: ['78702'] },
       { name: 'date_of_birth', values: ['03/15/1980'] },
       { name: 'gender', values: ['female'] },
-      { name: 'work_phone_number', values: ['+1 555 200 0000'] },
+      { name: 'work_phone_number', values: ['+1 212 200 0000'] },
       { name: 'are_you_currently_insured?', values: ['yes'] },
     ],
   })
@@ -104,8 +104,8 @@ t.test('a Facebook lead-ads lead arrives without any mapping (spec §4.1 behavio
   t.equal(result.ok, true)
   if (!result.ok) return
   t.match(result.lead, {
-    phone: '+15552345678',
-    phoneLast10: '5552345678',
+    phone: '+12122345678',
+    phoneLast10: '2122345678',
     fullName: 'Ada Lovelace',
     firstName: 'Ada',
     lastName: 'Lovelace',
@@ -120,7 +120,7 @@ t.test('a Facebook lead-ads lead arrives without any mapping (spec §4.1 behavio
   t.same(result.lead.industryFields, { gender: 'female' })
   t.same(result.lead.extraFields, [
     { name: 'post_code', value: '78702' },
-    { name: 'work_phone_number', value: '+1 555 200 0000' },
+    { name: 'work_phone_number', value: '+1 212 200 0000' },
     { name: 'are_you_currently_insured?', value: 'yes' },
     { name: 'id', value: '998877' },
     { name: 'created_time', value: '2025-05-31T10:00:00+0000' },

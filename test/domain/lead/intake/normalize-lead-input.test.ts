@@ -6,7 +6,7 @@ import { nameVariants } from './fixtures/name-variants.ts'
 
 const NOW = new Date('2025-06-01T18:00:00Z')
 const CTX: IntakeContext = { defaultCountry: 'US', timeZone: 'America/Los_Angeles', industry: null, now: NOW }
-const PHONE = '(555) 234-5678'
+const PHONE = '(212) 234-5678'
 
 function accept(t: { fail: (message: string) => unknown }, input: Record<string, unknown>, ctx: Partial<IntakeContext> = {}) {
   const result = normalizeLeadInput(input, { ...CTX, ...ctx })
@@ -57,7 +57,7 @@ t.test('every phone alias, in every spelling, is the phone', async (t) => {
       const result = accept(t, { [variant]: PHONE })
       t.same(
         [result.lead.phone, result.lead.phoneLast10, result.lead.phoneRaw],
-        ['+15552345678', '5552345678', PHONE],
+        ['+12122345678', '2122345678', PHONE],
         JSON.stringify(variant),
       )
     }
@@ -73,10 +73,10 @@ t.test('no usable phone: phone_required, exactly "phone required"', async (t) =>
     { phone: null },
     { phone: [] },
     { phone: ['', '  '] },
-    { 'work phone': '5552345678', phone2: '5552345678' },
+    { 'work phone': '2122345678', phone2: '2122345678' },
     null,
     [],
-    'phone=5552345678',
+    'phone=2122345678',
   ]
   for (const body of bodies) {
     t.same(normalizeLeadInput(body as Record<string, unknown>, CTX), { ok: false, error: { code: 'phone_required', message: 'phone required' } }, JSON.stringify(body))
@@ -87,7 +87,7 @@ t.test('an unusable phone: phone_invalid', async (t) => {
   const bodies: Array<[Record<string, unknown>, RegExp]> = [
     [{ phone: '555-1234' }, /at least 10 digits/],
     [{ phone: 'call me' }, /received 0/],
-    [{ phone: { number: '5552345678' } }, /not an object/],
+    [{ phone: { number: '2122345678' } }, /not an object/],
   ]
   for (const [body, message] of bodies) {
     const result = normalizeLeadInput(body, CTX)
@@ -97,11 +97,11 @@ t.test('an unusable phone: phone_invalid', async (t) => {
 
 t.test('several phones: first non-empty in spec alias order, whatever the body order', async (t) => {
   const numbers: Record<string, string> = {
-    number: '555-200-0005',
-    cell: '555-200-0004',
-    mobile: '555-200-0003',
-    phone_number: '555-200-0002',
-    phone: '555-200-0001',
+    number: '212-200-0005',
+    cell: '212-200-0004',
+    mobile: '212-200-0003',
+    phone_number: '212-200-0002',
+    phone: '212-200-0001',
   }
   const names = Object.keys(numbers)
   // Drop the best alias one at a time; try every rotation of body order.
@@ -117,16 +117,16 @@ t.test('several phones: first non-empty in spec alias order, whatever the body o
     }
   }
   // Empty values are skipped; spellings of one alias go by body order.
-  t.equal(accept(t, { phone: '', mobile: '555-200-0003' }).lead.phoneRaw, '555-200-0003')
-  t.equal(accept(t, { phone: '  ', Phone: '555-200-0007', PHONE: '555-200-0008' }).lead.phoneRaw, '555-200-0007')
-  t.equal(accept(t, { Phone_Number: '555-200-0002', 'phone number': '555-200-0009' }).lead.phoneRaw, '555-200-0002')
+  t.equal(accept(t, { phone: '', mobile: '212-200-0003' }).lead.phoneRaw, '212-200-0003')
+  t.equal(accept(t, { phone: '  ', Phone: '212-200-0007', PHONE: '212-200-0008' }).lead.phoneRaw, '212-200-0007')
+  t.equal(accept(t, { Phone_Number: '212-200-0002', 'phone number': '212-200-0009' }).lead.phoneRaw, '212-200-0002')
   // An object phone loses to any text phone and is kept as an extra.
-  const withObject = accept(t, { phone: { n: 1 }, cell: '555-200-0004' })
-  t.equal(withObject.lead.phoneRaw, '555-200-0004')
+  const withObject = accept(t, { phone: { n: 1 }, cell: '212-200-0004' })
+  t.equal(withObject.lead.phoneRaw, '212-200-0004')
   t.same(withObject.lead.extraFields, [{ name: 'phone', value: { n: 1 } }])
   t.same(codes(withObject), ['field_type_invalid:phone'])
   // The first non-empty phone is used even when a later alias would have been valid.
-  t.match(normalizeLeadInput({ phone: '555-1234', mobile: '555-200-0003' }, CTX), { ok: false, error: { code: 'phone_invalid' } })
+  t.match(normalizeLeadInput({ phone: '555-1234', mobile: '212-200-0003' }, CTX), { ok: false, error: { code: 'phone_invalid' } })
 })
 
 t.test('a repeated field keeps the first value and the rest as extras, with a warning', async (t) => {
@@ -156,7 +156,7 @@ t.test('empty, null and whitespace values never produce a field', async (t) => {
     other: null,
     nothing: [' '],
   })
-  t.same(result.lead, { phone: '+15552345678', phoneLast10: '5552345678', phoneRaw: PHONE, industryFields: {}, extraFields: [] })
+  t.same(result.lead, { phone: '+12122345678', phoneLast10: '2122345678', phoneRaw: PHONE, industryFields: {}, extraFields: [] })
   t.same(result.warnings, [])
 })
 
@@ -334,9 +334,26 @@ t.test('a phone no numbering plan has is kept, with a phone_not_valid warning', 
   t.same(result.warnings, [], 'a valid number: no warning')
 })
 
+t.test('a sloppy domestic number is read in the account country, kept with phone_not_valid, never as a foreign number (issue #24)', async (t) => {
+  for (const phone of ['312-555-0142 (cell) 2', '312.555.0143.5', 3125550144.5]) {
+    const result = accept(t, { phone })
+    t.ok(result.lead.phone.startsWith('+1'), `${String(phone)}: read in the US (${result.lead.phone}), not as +31`)
+    t.same(codes(result), ['phone_not_valid:phone'], `${String(phone)}: a phone_not_valid warning`)
+  }
+})
+
+t.test('an extension is kept as an extension, never as digits of the number', async (t) => {
+  for (const [phone, extension] of [['312-555-0142 x123', '123'], ['312-555-0142 ext. 4', '4']] as const) {
+    const result = accept(t, { phone })
+    t.same([result.lead.phone, result.lead.phoneLast10, result.lead.phoneExtension], ['+13125550142', '3125550142', extension], phone)
+    t.same(result.warnings, [], `${phone}: a valid number`)
+  }
+  t.notOk('phoneExtension' in accept(t, { phone: '312-555-0142' }).lead, 'none when none was sent')
+})
+
 t.test('values of any JSON type never throw', async (t) => {
   const result = accept(t, {
-    phone: 5552345678,
+    phone: 2122345678,
     name: 123,
     vendor: true,
     source: ['', null, 'Spring FB', 'ignored'],
@@ -345,7 +362,7 @@ t.test('values of any JSON type never throw', async (t) => {
     address: { line1: '12 Main St' },
     lead_source: { id: 7 },
   })
-  t.match(result.lead, { phone: '+15552345678', phoneRaw: '5552345678', fullName: '123', vendor: 'true', source: 'Spring FB', city: 'Austin', zip: '78701' })
+  t.match(result.lead, { phone: '+12122345678', phoneRaw: '2122345678', fullName: '123', vendor: 'true', source: 'Spring FB', city: 'Austin', zip: '78701' })
   t.equal(result.lead.address, undefined)
   t.same(result.lead.extraFields, [
     // Two values for one field: the first fills it, and the list is kept as received.
@@ -372,7 +389,7 @@ t.test('long strings are cut to 1,000 characters with a warning', async (t) => {
   t.notMatch(result.lead.vendor ?? '', /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/, 'no lone surrogate')
   t.equal(result.lead.industryFields['monthly_electric_bill']?.length, 1000)
   t.equal(result.lead.phoneRaw.length, 1000)
-  t.equal(result.lead.phone, '+15552345678')
+  t.equal(result.lead.phone, '+12122345678')
   t.same(result.lead.extraFields, [{ name: 'custom', value: 'c'.repeat(5000) }], 'extras stay as received')
   t.same(codes(result).sort(), ['field_truncated:Avg Bill', 'field_truncated:name', 'field_truncated:phone', 'field_truncated:vendor'])
 })
@@ -435,13 +452,13 @@ t.test('industry fields', async (t) => {
 
 t.test('__proto__, constructor and prototype pollute nothing', async (t) => {
   const body = JSON.parse(
-    '{"__proto__": {"polluted": "yes", "phone": "5552000000"}, "constructor": {"prototype": {"polluted": "yes"}}, "prototype": "p", "toString": "t", "hasOwnProperty": "h", "phone": "5552345678"}',
+    '{"__proto__": {"polluted": "yes", "phone": "2122000000"}, "constructor": {"prototype": {"polluted": "yes"}}, "prototype": "p", "toString": "t", "hasOwnProperty": "h", "phone": "2122345678"}',
   ) as Record<string, unknown>
   for (const industry of [null, 'solar']) {
     const result = accept(t, body, { industry })
-    t.equal(result.lead.phone, '+15552345678')
+    t.equal(result.lead.phone, '+12122345678')
     t.same(result.lead.extraFields.map((e) => e.name), ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'])
-    t.same(result.lead.extraFields[0]?.value, { polluted: 'yes', phone: '5552000000' })
+    t.same(result.lead.extraFields[0]?.value, { polluted: 'yes', phone: '2122000000' })
     t.equal(Object.getPrototypeOf(result.lead), Object.prototype)
     t.equal(Object.getPrototypeOf(result.lead.industryFields), Object.prototype)
     t.equal((result.lead as unknown as Record<string, unknown>)['polluted'], undefined)
@@ -449,7 +466,7 @@ t.test('__proto__, constructor and prototype pollute nothing', async (t) => {
   }
   t.equal(({} as Record<string, unknown>)['polluted'], undefined, 'Object.prototype untouched')
   // A body whose only phone is under __proto__ has no phone.
-  t.match(normalizeLeadInput(JSON.parse('{"__proto__": {"phone": "5552345678"}}') as Record<string, unknown>, CTX), { ok: false, error: { code: 'phone_required' } })
+  t.match(normalizeLeadInput(JSON.parse('{"__proto__": {"phone": "2122345678"}}') as Record<string, unknown>, CTX), { ok: false, error: { code: 'phone_required' } })
 })
 
 t.test('pure: same body, same lead; the body is not modified', async (t) => {
@@ -460,7 +477,7 @@ t.test('pure: same body, same lead; the body is not modified', async (t) => {
     }
     return value
   }
-  const body = deepFreeze({ phone: PHONE, mobile: '555-200-0003', name: 'Ada Lovelace', dob: '3/15/80', extra: { a: [1] } })
+  const body = deepFreeze({ phone: PHONE, mobile: '212-200-0003', name: 'Ada Lovelace', dob: '3/15/80', extra: { a: [1] } })
   const a: NormalizeResult = normalizeLeadInput(body, CTX)
   const b: NormalizeResult = normalizeLeadInput(body, CTX)
   t.same(a, b)
@@ -471,10 +488,10 @@ t.test('property: any body with a phone is accepted and never throws', async (t)
   const body = fc.dictionary(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 12 })
   fc.assert(
     fc.property(body, fc.constantFrom<string | null>(null, ...['insurance', 'real_estate', 'solar', 'home_services', 'auto']), (fields, industry) => {
-      const result = normalizeLeadInput({ ...fields, '  PHONE ': '+1 555 234 5678' }, { ...CTX, industry })
+      const result = normalizeLeadInput({ ...fields, '  PHONE ': '+1 212 234 5678' }, { ...CTX, industry })
       if (!result.ok) return false
       // Nothing non-empty is lost: every sent name with a value is in a field, an extra, or a core alias.
-      return result.lead.phoneLast10 === '5552345678' && result.lead.extraFields.every((e) => Object.hasOwn(fields, e.name) || e.name === '  PHONE ')
+      return result.lead.phoneLast10 === '2122345678' && result.lead.extraFields.every((e) => Object.hasOwn(fields, e.name) || e.name === '  PHONE ')
     }),
     { numRuns: 300 },
   )

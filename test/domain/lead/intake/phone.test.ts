@@ -78,33 +78,72 @@ t.test('international numbers', async (t) => {
   t.same(keys, ['2079460958', '2079460958', '2079460958'])
 })
 
-t.test('fallbacks when the account country cannot place the number', async (t) => {
-  // 11–15 digits without +: taken as already international.
-  expectOk(t, normalizePhone('44 20 7946 0958', 'US'), '+442079460958', '2079460958', '11-15 digits')
-  // A ten-digit NANP number is +1 even for a French account.
-  expectOk(t, normalizePhone('212-555-1234', 'FR'), '+12125551234', '2125551234', 'NANP under FR')
-  // Ten digits that are not NANP-shaped still dial as +1 for US and CA accounts.
-  expectOk(t, normalizePhone('155-123-4567', 'US'), '+11551234567', '1551234567', 'US ten digits')
-  expectOk(t, normalizePhone('155-123-4567', 'CA'), '+11551234567', '1551234567', 'CA ten digits')
-  // International with + is taken at its word even when not a possible length.
-  expectOk(t, normalizePhone('+1 555 123 45678', 'US'), '+155512345678', '5512345678', '+ with odd length')
-  // An unknown country code with +: digits as sent.
-  expectOk(t, normalizePhone('+999 1234 567 890', 'US'), '+9991234567890', '1234567890', 'unknown country code')
+t.test('without + or an international prefix, a number is read in the account country only (issue #24)', async (t) => {
+  // Each of these was stored as a valid Dutch (+31) number and dialed: its digits, read as international.
+  const sloppy: Array<[unknown, string, string]> = [
+    ['312-555-0142 (cell) 2', '+131255501422', 'a note and a stray digit after the number'],
+    ['312.555.0143.5', '+131255501435', 'a trailing digit'],
+    [3125550144.5, '+131255501445', 'a JSON number with a fraction'],
+  ]
+  for (const [input, e164, label] of sloppy) {
+    const result = normalizePhone(input, 'US')
+    t.ok(result.ok, `${label}: still a lead`)
+    if (!result.ok) continue
+    t.equal(result.phone.e164, e164, `${label}: read in the US, never as +31`)
+    t.equal(result.phone.valid, false, `${label}: not valid`)
+  }
+  // A JSON number is digits only when it is whole: 3125550.142 would otherwise be a valid Chicago number.
+  const fraction = normalizePhone(3125550.142, 'US')
+  t.equal(fraction.ok && fraction.phone.valid, false, 'a JSON number with a fraction is never valid')
+  const whole = normalizePhone(3125550142, 'US')
+  t.equal(whole.ok && whole.phone.valid, true, 'a whole JSON number is its digits')
+  // Ten North American digits sent to a French account are read as French, and are no French number.
+  const inFrance = normalizePhone('212-555-1234', 'FR')
+  t.equal(inFrance.ok && inFrance.phone.e164.startsWith('+33'), true, 'NANP digits under FR are read in France')
+  t.equal(inFrance.ok && inFrance.phone.valid, false, 'and are not valid there')
+  // Eleven to fifteen digits without + are not taken as international.
+  const digits = normalizePhone('44 20 7946 0958', 'US')
+  t.equal(digits.ok && digits.phone.valid, false, '44 20 7946 0958 without + is no US number')
+  t.not(digits.ok && digits.phone.e164, '+442079460958', 'and never a UK one')
 })
 
-t.test('valid: whether a numbering plan libphonenumber knows has the number', async (t) => {
+t.test('with + or an international prefix, the number is read in the country it names', async (t) => {
+  for (const input of ['+44 20 7946 0958', '011 44 20 7946 0958', '0044 20 7946 0958']) {
+    const result = normalizePhone(input, 'US')
+    expectOk(t, result, '+442079460958', '2079460958', input)
+    t.equal(result.ok && result.phone.valid, true, `${input}: valid`)
+  }
+  const odd = normalizePhone('+1 555 123 45678', 'US')
+  expectOk(t, odd, '+155512345678', '5512345678', '+ with an odd length: read as written')
+  t.equal(odd.ok && odd.phone.valid, false, 'and not valid')
+  expectOk(t, normalizePhone('+999 1234 567 890', 'US'), '+9991234567890', '1234567890', 'an unknown country code: digits as sent, not valid')
+})
+
+t.test('extensions are kept apart, never dialed as digits', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['312-555-0142 x123', '123'],
+    ['312-555-0142 ext. 4', '4'],
+    ['(312) 555-0142 extension: 89', '89'],
+    ['312 555 0142 #12', '12'],
+  ]
+  for (const [input, extension] of cases) {
+    const result = normalizePhone(input, 'US')
+    expectOk(t, result, '+13125550142', '3125550142', input)
+    if (result.ok) t.same([result.phone.valid, result.phone.extension], [true, extension], `${input}: valid, extension ${extension}`)
+  }
+  const none = normalizePhone('(312) 555-0142', 'US')
+  t.equal(none.ok && none.phone.extension, undefined, 'no extension when none was written')
+})
+
+t.test('valid: whether libphonenumber reads a valid number', async (t) => {
   const cases: Array<[string, string, string, boolean, string]> = [
-    ['(312) 555-0142', 'US', '+13125550142', true, 'NANP-shaped, US account'],
+    ['(312) 555-0142', 'US', '+13125550142', true, 'a Chicago number, US account'],
     ['020 7946 0958', 'GB', '+442079460958', true, 'UK national form'],
     ['+44 20 7946 0958', 'US', '+442079460958', true, 'international'],
     ['06 12 34 56 78', 'FR', '+33612345678', true, 'French mobile'],
-    // Kept by the fallbacks: dialable as written, but not a number any plan assigns.
     ['0000000000', 'US', '+10000000000', false, 'zeros'],
     ['155-123-4567', 'US', '+11551234567', false, 'area code starting 1'],
-    ['+1 555 123 45678', 'US', '+155512345678', false, '+ with odd length'],
-    ['+999 1234 567 890', 'US', '+9991234567890', false, 'unknown country code'],
-    ['44 20 7946 0958', 'US', '+442079460958', true, '11-15 digits read as international: a valid UK number'],
-    ['999 20 7946 0958', 'US', '+9992079460958', false, '11-15 digits read as international: no such number'],
+    ['555-123-4567', 'US', '+15551234567', false, 'no area code 555'],
   ]
   for (const [input, country, e164, valid, label] of cases) {
     const result = normalizePhone(input, country)
@@ -113,14 +152,13 @@ t.test('valid: whether a numbering plan libphonenumber knows has the number', as
   }
 })
 
-t.test("a reading valid in the account's country wins; ten NANP digits invalid there are North American", async (t) => {
+t.test("a number valid in the account's country wins; one that is not stays there", async (t) => {
   // 2079460958 is a London number without its 0 and also NANP-shaped: the GB reading is valid, so it wins.
   expectOk(t, normalizePhone('2079460958', 'GB'), '+442079460958', '2079460958', 'GB number without its 0')
-  // 312 555 0142 is possible in GB's plan but no GB number; as North American it is valid.
+  // 312 555 0142 is no GB number: kept as read in GB, not valid, never turned North American.
   const chicago = normalizePhone('(312) 555-0142', 'GB')
-  expectOk(t, chicago, '+13125550142', '3125550142', 'a Chicago number sent to a GB account')
-  if (chicago.ok) t.equal(chicago.phone.valid, true)
-  // With a +, the sender said which country: no North American second guess.
+  expectOk(t, chicago, '+443125550142', '3125550142', 'a Chicago number sent to a GB account without +1')
+  if (chicago.ok) t.equal(chicago.phone.valid, false)
   const plus = normalizePhone('+44 312 555 0142', 'GB')
   expectOk(t, plus, '+443125550142', '3125550142', 'a + number is read as sent')
   if (plus.ok) t.equal(plus.phone.valid, false, 'and flagged, since GB has no such number')
@@ -150,14 +188,11 @@ t.test('unusable phones are phone_invalid with a clear message', async (t) => {
     [true, /received 0/],
     [{ number: '5551234567' }, /not an object/],
     [[{ number: '5551234567' }], /not an object/],
-    // Ten digits, not NANP-shaped, not possible in France, not a +1 country.
-    ['155-123-4567', /cannot be read as a dialable number/],
     ['1234567890123456', /cannot be read as a dialable number/],
     ['x'.repeat(100), /received 0 in "x{40}…"/],
   ]
   for (const [input, message] of cases) {
-    const country = input === '155-123-4567' ? 'FR' : 'US'
-    const result = normalizePhone(input, country)
+    const result = normalizePhone(input, 'US')
     t.equal(result.ok, false, JSON.stringify(input))
     if (!result.ok) {
       t.equal(result.error.code, 'phone_invalid', JSON.stringify(input))
