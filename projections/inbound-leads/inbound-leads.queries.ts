@@ -2,6 +2,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { DomainError } from '../../src/domain/shared/decider.ts'
+import { openCursor, sealCursor } from '../../src/domain/shared/opaque-cursor.ts'
 
 export interface InboundLead {
   readonly leadId: string
@@ -51,7 +52,7 @@ export const MAX_PAGE_SIZE = 500
 // The columns a lead is read from, in the order toLead takes them (rows are read raw, as arrays).
 const COLUMNS =
   'lead_id, phone, full_name, first_name, last_name, email, state, age, dob, source, vendor, lead_date, city, zip, address, ' +
-  'do_not_call, industry_fields, extra_fields, submissions, received_at, updated_at, received_position'
+  'do_not_call, industry_fields, extra_fields, submissions, received_at, updated_at'
 
 type Row = [
   leadId: string,
@@ -75,9 +76,7 @@ type Row = [
   submissions: number,
   receivedAt: string,
   updatedAt: string,
-  receivedPosition: number,
 ]
-const RECEIVED_POSITION = 21
 
 function toLead(row: Row): InboundLead {
   return {
@@ -106,24 +105,18 @@ function toLead(row: Row): InboundLead {
   }
 }
 
-function encodeCursor(position: number): string {
-  return Buffer.from(JSON.stringify({ p: position })).toString('base64url')
-}
+/** A page's cursor names the last lead on it, sealed for the account: nothing of the shared log is in it. */
+const cursorScope = (accountId: string) => `inbound-leads\u0000${accountId}`
 
-function decodeCursor(cursor: string): number {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown }
-    if (typeof value.p === 'number' && Number.isSafeInteger(value.p) && value.p > 0) return value.p
-  } catch {
-    // fall through to the error below
-  }
-  throw new DomainError('invalid_cursor', 'invalid cursor: pass back the nextCursor of a previous page')
+function invalidCursor(): DomainError {
+  return new DomainError('invalid_cursor', "invalid cursor: pass back the next cursor of a previous page of this account's list")
 }
 
 export class InboundLeadsQueries {
   private readonly byLeadId
   private readonly byLast10
   private readonly countStatement
+  private readonly positionOfLead
   /** One prepared statement per combination of filters, made on first use. */
   private readonly pages = new Map<string, Statement>()
 
@@ -131,6 +124,15 @@ export class InboundLeadsQueries {
     this.byLeadId = db.prepare(`SELECT ${COLUMNS} FROM inbound_leads WHERE account_id = ? AND lead_id = ?`).raw()
     this.byLast10 = db.prepare(`SELECT ${COLUMNS} FROM inbound_leads WHERE account_id = ? AND phone_last10 = ?`).raw()
     this.countStatement = db.prepare('SELECT count(*) AS n FROM inbound_leads WHERE account_id = ? AND listed = 1')
+    this.positionOfLead = db.prepare('SELECT received_position FROM inbound_leads WHERE account_id = ? AND lead_id = ?').pluck()
+  }
+
+  /** Where a cursor's page starts: the position of the lead it names, looked up in this account only. */
+  private decodeCursor(accountId: string, cursor: string): number {
+    const leadId = openCursor(cursorScope(accountId), cursor)
+    const position = leadId === null ? undefined : (this.positionOfLead.get(accountId, leadId) as number | undefined)
+    if (position === undefined) throw invalidCursor()
+    return position
   }
 
   list(accountId: string, filter: InboundLeadsFilter = {}): InboundLeadsPage {
@@ -170,7 +172,7 @@ export class InboundLeadsQueries {
     }
     if (filter.cursor !== undefined) {
       where.push('received_position < ?')
-      params.push(decodeCursor(filter.cursor))
+      params.push(this.decodeCursor(accountId, filter.cursor))
     }
     const sql = `SELECT ${COLUMNS} FROM inbound_leads WHERE ${where.join(' AND ')} ORDER BY received_position DESC LIMIT ?`
     let statement = this.pages.get(sql)
@@ -181,7 +183,7 @@ export class InboundLeadsQueries {
     const rows = statement.all(...params, limit + 1) as Row[]
     const page = rows.length > limit ? rows.slice(0, limit) : rows
     const last = page[page.length - 1]
-    return { leads: page.map(toLead), nextCursor: rows.length > limit && last ? encodeCursor(last[RECEIVED_POSITION]) : null }
+    return { leads: page.map(toLead), nextCursor: rows.length > limit && last ? sealCursor(cursorScope(accountId), last[0]) : null }
   }
 
   count(accountId: string): number {

@@ -28,7 +28,7 @@ function leaks(answer: unknown, secrets: string[]): string[] {
   return secrets.filter((secret) => text.includes(secret))
 }
 
-t.test('list_leads: every filter, and B\'s own cursor, list only A\'s leads', async (t) => {
+t.test('list_leads: every filter lists only A\'s leads, and B\'s own cursor is refused', async (t) => {
   const { app, a, b, bLead } = await twoAccounts(t)
   const secrets = secretsOf(b, bLead)
   const bPage = (await app.call(b.keys.read, 'list_leads', { limit: 1 })).result?.structuredContent as { next_cursor: string }
@@ -41,7 +41,6 @@ t.test('list_leads: every filter, and B\'s own cursor, list only A\'s leads', as
     { do_not_call: true },
     { do_not_call: false },
     { limit: 500 },
-    { cursor: bPage.next_cursor },
   ]
   for (const args of attempts) {
     const answer = await app.call(a.keys.read, 'list_leads', args)
@@ -49,6 +48,10 @@ t.test('list_leads: every filter, and B\'s own cursor, list only A\'s leads', as
     t.ok(leads.every((lead) => lead.full_name === 'Alice A'), `${JSON.stringify(args)}: only A's leads`)
     t.same(leaks(answer, secrets), [], `${JSON.stringify(args)}: nothing of B`)
   }
+  // A cursor belongs to the account that got it.
+  const borrowed = await app.call(a.keys.read, 'list_leads', { cursor: bPage.next_cursor })
+  t.match(borrowed.error, { code: -32602, data: { code: 'invalid_cursor' } }, "B's cursor is refused")
+  t.same(leaks(borrowed, secrets), [], "B's cursor: nothing of B")
 })
 
 t.test('get_lead and get_lead_history: B\'s lead by phone or id is lead_not_found, exactly like a missing one', async (t) => {
