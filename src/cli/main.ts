@@ -25,6 +25,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
   leadline leads clear-dnc --account ACCOUNT_ID --phone PHONE
   leadline migrate --to esdb://HOST:2113?tls=false [--from sqlite:PATH]   copy the embedded log into EventStoreDB
+  leadline backup PATH                             a consistent copy of the embedded log, also while a server runs
+  leadline restore BACKUP [--force]                put a backup in place as LEADLINE_STORE, rebuild the read models
 
 audit (read the log, never change it; replay rebuilds read models only):
   leadline history --account ACCOUNT_ID --phone PHONE [--as-of ISO_TIME] [--json | --format csv]
@@ -84,6 +86,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   history: async (args, io) => (await import('./commands/history.command.ts')).historyCommand(args, io),
   audit: async (args, io) => (await import('./commands/audit.command.ts')).auditCommand(args, io),
   replay: async (args, io) => (await import('./commands/replay.command.ts')).replayCommand(args, io),
+  backup: async (args, io) => (await import('./commands/backup.command.ts')).backupCommand(args, io),
+  restore: async (args, io) => (await import('./commands/backup.command.ts')).restoreCommand(args, io),
   // Looked up when it runs, so the copy is audited whenever this build has `leadline audit`.
   migrate: async (args, io) => (await import('./commands/migrate.command.ts')).migrateCommand(args, io, { audit: COMMANDS.audit }),
 }
