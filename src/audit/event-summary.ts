@@ -106,6 +106,7 @@ const SUMMARIES: Summaries = {
   LeadAddedToList: (d) => `added to list ${quoted(d.listName)}`,
   LeadDoNotCallCleared: () => 'do-not-call cleared',
   LeadMarkedDoNotCall: () => 'marked do-not-call',
+  LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
 
   SpeedToLeadSkipped: (d) =>
     `speed to lead did not call: ${printable(d.message)} (${printable(d.reason)})${d.nextAllowedAt ? `; next allowed ${printable(d.nextAllowedAt)}` : ''}`,

@@ -60,7 +60,7 @@ export function historyEntry(event: RecordedEvent): HistoryEntry {
 
 /** The lead decider's own event types: only these are folded (a later build's types are listed, not folded). */
 const LEAD_EVENT_TYPES: { readonly [T in LeadEvent['type']]: true } = {
-  LeadReceived: true, LeadUpdated: true, LeadAddedToList: true, LeadDoNotCallCleared: true, LeadMarkedDoNotCall: true,
+  LeadReceived: true, LeadUpdated: true, LeadAddedToList: true, LeadDoNotCallCleared: true, LeadMarkedDoNotCall: true, LeadPhoneConflict: true,
   SpeedToLeadSkipped: true, CallDecided: true, CallAttemptStarted: true, CallPlaced: true, CallFailed: true, CallOutcomeUnknown: true,
   CallAnswered: true, CallNotAnswered: true, CallCompleted: true, CallRecordingAvailable: true, CallTranscriptAvailable: true,
   FollowUpScheduled: true, FollowUpRescheduled: true, FollowUpStopped: true,

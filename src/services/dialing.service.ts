@@ -8,7 +8,8 @@ import os from 'node:os'
 import type { Logger } from 'pino'
 import type { AccountState } from '../domain/account/account.decider.ts'
 import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
-import { checkLeadCall, type CallRecord } from '../domain/lead/lead-calls.ts'
+import { callRefused, checkLeadCall, type CallRecord } from '../domain/lead/lead-calls.ts'
+import { CALL_REFUSALS } from '../domain/dialing/call-check.ts'
 import { leadStream, parseLeadStream } from '../domain/lead/lead.events.ts'
 import { normalizePhone } from '../domain/lead/intake/phone.ts'
 import { DomainError } from '../domain/shared/decider.ts'
@@ -29,7 +30,7 @@ const DIALER: CommandContext['actor'] = { kind: 'process', id: 'dialer' }
 /** Retries of a carrier request that cannot have placed the call (429, connection refused). */
 const CARRIER_RETRIES = [250, 1000]
 /** Failures that are the call check's refusals (the carrier was never asked), not the carrier's. */
-const NOT_DIALED = new Set(['do_not_call', 'no_caller_id', 'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours'])
+const NOT_DIALED = CALL_REFUSALS
 /** Waits before dialing a decision again after the log refused a write: about 15 minutes in all, then the next start. */
 const STORE_RETRIES_MS = [250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000, 480_000]
 /** How long a status callback for a call id not on the log yet waits for an in-flight attempt to record it. */
@@ -195,12 +196,21 @@ export class DialingService implements DialingApi {
     const loaded = await commands.load(stream, leadDecider)
     const lead: LeadState = loaded.state.exists
       ? loaded.state
-      : { ...loaded.state, exists: true, fields: { phone: phone.phone.e164, phoneLast10: phone.phone.last10, phoneRaw: phone.phone.raw, industryFields: {}, extraFields: [] } }
-    const check = checkLeadCall(account.settings, lead, clock())
+      : {
+          ...loaded.state,
+          exists: true,
+          fields: {
+            phone: phone.phone.e164, phoneLast10: phone.phone.last10, phoneRaw: phone.phone.raw,
+            ...(phone.phone.extension ? { phoneExtension: phone.phone.extension } : {}), industryFields: {}, extraFields: [],
+          },
+        }
+    // The number asked is the number rung: never the one on record for the same last ten digits.
+    const to = phone.phone.e164
+    const check = checkLeadCall(account.settings, lead, clock(), 'place_call', to)
     const base = {
       leadId: loaded.state.exists ? loaded.state.leadId : null,
       from: account.settings.callerId,
-      to: lead.fields?.phone ?? phone.phone.e164,
+      to,
       carrier: this.carrier.name,
       check,
     }
@@ -209,7 +219,7 @@ export class DialingService implements DialingApi {
     }
     // A key already used returns its call's result, even if a new call would be refused now.
     const spent = Object.values(loaded.state.dialing.calls).some((c) => c.idempotencyKey === input.idempotencyKey)
-    if (!check.allowed && !spent) throw new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt })
+    if (!check.allowed && !spent) throw callRefused(check)
 
     if (!loaded.state.exists) {
       // Someone the book has not met: the call still belongs in a lead's history (not in Inbound Leads).
@@ -230,7 +240,7 @@ export class DialingService implements DialingApi {
     const decided = await commands.handle(
       stream,
       leadDecider,
-      { type: 'DecidePlaceCall', settings: account.settings, decisionId: newId('dec'), idempotencyKey: input.idempotencyKey },
+      { type: 'DecidePlaceCall', settings: account.settings, decisionId: newId('dec'), idempotencyKey: input.idempotencyKey, to, toRaw: phone.phone.raw },
       context,
     )
     const call = Object.values(decided.state.dialing.calls).find((c) => c.idempotencyKey === input.idempotencyKey) as CallRecord

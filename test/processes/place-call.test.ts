@@ -97,7 +97,7 @@ t.test('refusals: do-not-call, calling hours, no caller id, a bad number; nothin
   t.match((await waitForEvent(leadline, account.accountId, '3125550143', 'LeadReceived')).data, { speedToLeadSkipped: { reason: 'do_not_call' } })
   const head = await leadline.store.headPosition()
   const hours = await refused(t, leadline.dialing.placeCall(account, input(), context), 'outside_calling_hours')
-  t.same(hours?.details, { next_allowed_at: '2026-03-10T17:00:00.000Z' })
+  t.same(hours?.details, { next_allowed_at: '2026-03-10T17:00:00.000Z', daily_limit: 3 })
   const always: AccountState = { ...account, settings: { ...account.settings, callingHours: 'mon-sun 00:00-24:00' } }
   await refused(t, leadline.dialing.placeCall(always, input({ phone: '312 555 0143' }), context), 'do_not_call')
   await refused(t, leadline.dialing.placeCall({ ...always, settings: { ...always.settings, callerId: null } }, input(), context), 'no_caller_id')

@@ -22,6 +22,10 @@ export interface AccountSettings {
   readonly callerId: string | null
   /** ISO 3166 alpha-2 country used to read phone numbers written without a country code. */
   readonly defaultCountry: string
+  /** Countries (ISO 3166 alpha-2) any call may go to; null: the default country only. */
+  readonly allowedCountries: readonly string[] | null
+  /** Further countries place_call (only) may ring, on top of allowedCountries; null: none. */
+  readonly placeCallCountries: readonly string[] | null
   /** Industry whose field list unrecognised webhook fields are matched against. */
   readonly industry: string | null
   /** Never ring a lead outside 08:00–21:00 in the lead's own zone. */
@@ -48,6 +52,8 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   callingHours: DEFAULT_CALLING_HOURS,
   callerId: null,
   defaultCountry: 'US',
+  allowedCountries: null,
+  placeCallCountries: null,
   industry: null,
   leadTimeGuard: true,
   callsPerSecond: 1,
@@ -61,6 +67,24 @@ export const DEFAULT_SETTINGS: AccountSettings = {
 
 const e164 = /^\+[1-9]\d{6,14}$/
 
+// A list of countries: `US,CA` or an array; stored upper case, once each, in the order given.
+const countryList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => [...new Set((typeof value === 'string' ? value.split(/[\s,]+/) : value).map((c) => c.trim().toUpperCase()).filter((c) => c !== ''))])
+  .refine((list) => list.length > 0, 'name at least one country (ISO 3166 codes such as US,CA)')
+  .refine((list) => list.length <= 250, 'at most 250 countries')
+  .superRefine((list, ctx) => {
+    const unknown = list.filter((c) => !isSupportedCountry(c))
+    if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown country code ${unknown.join(', ')}` })
+  })
+
+/** The countries a call of this kind may go to: the account's allowed countries, and for place_call the ones it widens to. */
+export function callCountries(settings: AccountSettings, placeCall: boolean): readonly string[] {
+  const allowed = settings.allowedCountries ?? [settings.defaultCountry]
+  if (!placeCall || settings.placeCallCountries === null) return allowed
+  return [...new Set([...allowed, ...settings.placeCallCountries])]
+}
+
 /** Validates and normalises a partial settings change; throws DomainError naming the bad setting. */
 export const settingsChangeSchema = z
   .object({
@@ -72,6 +96,8 @@ export const settingsChangeSchema = z
       .string()
       .transform((c) => c.toUpperCase())
       .refine((c) => isSupportedCountry(c), 'unknown country code'),
+    allowedCountries: countryList.nullable(),
+    placeCallCountries: countryList.nullable(),
     industry: z
       .string()
       .refine((i) => (INDUSTRIES as readonly string[]).includes(i), `must be one of: ${INDUSTRIES.join(', ')}`)

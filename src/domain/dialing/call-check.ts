@@ -1,56 +1,77 @@
 /**
- * May this account call this lead now? The one answer used by speed to lead, follow-up, place_call
- * and every dry run: do-not-call first, then the account's caller id, then calling hours and the
- * lead-time guard (calling-window.ts).
+ * May this account call this number now? The one answer used by speed to lead, follow-up, place_call,
+ * the dialer as a call goes out, and every dry run, in order: do-not-call, the account's caller id,
+ * the destination (a valid fixed-line or mobile number in an allowed country: destination.ts), the
+ * daily limit (every call to the person counts, whatever its purpose), then calling hours and the
+ * lead-time guard (calling-window.ts). The first rule that refuses is the reason.
  */
-import type { AccountSettings } from '../account/account-settings.ts'
-import { callPermission } from './calling-window.ts'
+import { callCountries, type AccountSettings } from '../account/account-settings.ts'
+import { callPermission, nextAllowedAt } from './calling-window.ts'
+import { checkDestination } from './destination.ts'
+import { parseFollowUpPolicy, withinDailyLimit } from './follow-up-policy.ts'
+
+/** Every reason a call is refused before the carrier is asked; stable codes (docs/errors.md). */
+export const CALL_REFUSALS: ReadonlySet<string> = new Set([
+  'do_not_call', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
+  'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours',
+])
 
 export interface CallCheck {
   readonly allowed: boolean
-  /** Stable code when not allowed: do_not_call, no_caller_id, outside_calling_hours, outside_lead_hours, no_calling_hours. */
+  /** Stable code when not allowed: one of CALL_REFUSALS. */
   readonly reason: string | null
   readonly message: string
   /** ISO UTC; null when allowed now, or when never. */
   readonly nextAllowedAt: string | null
   readonly accountZone: string
   readonly leadZone: string | null
+  /** At most this many calls to one person in any rolling 24 hours (the follow-up policy's `max N per 24h`). */
+  readonly dailyLimit: number
 }
 
 export interface CallTargetFacts {
+  /** The number the call would ring (E.164). */
   readonly phone: string
   readonly state?: string | undefined
   readonly doNotCall: boolean
+  /** place_call may ring the further countries the account widens it to. */
+  readonly placeCall?: boolean
+  /**
+   * When every earlier call to this person was decided: the daily limit is checked against them.
+   * Absent for a call already decided (checked again as it goes out): it was counted when decided.
+   */
+  readonly attemptTimes?: readonly string[]
 }
 
 export function checkCall(settings: AccountSettings, target: CallTargetFacts, now: Date): CallCheck {
-  const zones = { accountZone: settings.timeZone, leadZone: null }
-  if (target.doNotCall) {
-    return { allowed: false, reason: 'do_not_call', message: 'the lead is do-not-call: it is never dialed', nextAllowedAt: null, ...zones }
-  }
+  const dailyLimit = parseFollowUpPolicy(settings.followUp).maxPer24h
+  const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
+  const refused = (reason: string, message: string, nextAllowedAt: string | null = null): CallCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
+  if (target.doNotCall) return refused('do_not_call', 'the lead is do-not-call: it is never dialed')
   if (!settings.callerId) {
-    return {
-      allowed: false,
-      reason: 'no_caller_id',
-      message: "the account has no caller id to call from (leadline account set ID --caller-id +1…)",
-      nextAllowedAt: null,
-      ...zones,
+    return refused('no_caller_id', 'the account has no caller id to call from (leadline account set ID --caller-id +1…)')
+  }
+  const destination = checkDestination(target.phone, callCountries(settings, target.placeCall === true))
+  if (!destination.allowed) return refused(destination.reason, destination.message)
+
+  const policy = { timeZone: settings.timeZone, callingHours: settings.callingHours, leadTimeGuard: settings.leadTimeGuard }
+  const where = { phone: target.phone, ...(target.state ? { state: target.state } : {}) }
+  const permission = callPermission(policy, where, now)
+  const placed = { accountZone: permission.accountZone, leadZone: permission.leadZone, dailyLimit }
+  if (target.attemptTimes !== undefined) {
+    const freeAt = withinDailyLimit(now, target.attemptTimes, dailyLimit)
+    if (freeAt > now) {
+      // The next call must both fit the limit and fall inside the hours.
+      const next = nextAllowedAt(policy, where, freeAt)
+      return {
+        allowed: false,
+        reason: 'daily_limit',
+        message: `at most ${dailyLimit} calls to one person in any 24 hours; the next may go out at ${(next ?? freeAt).toISOString()}`,
+        nextAllowedAt: next === null ? null : next.toISOString(),
+        ...placed,
+      }
     }
   }
-  const permission = callPermission(
-    { timeZone: settings.timeZone, callingHours: settings.callingHours, leadTimeGuard: settings.leadTimeGuard },
-    { phone: target.phone, ...(target.state ? { state: target.state } : {}) },
-    now,
-  )
-  if (permission.allowed) {
-    return { allowed: true, reason: null, message: 'allowed now', nextAllowedAt: null, accountZone: permission.accountZone, leadZone: permission.leadZone }
-  }
-  return {
-    allowed: false,
-    reason: permission.reason,
-    message: permission.message,
-    nextAllowedAt: permission.nextAllowedAt,
-    accountZone: permission.accountZone,
-    leadZone: permission.leadZone,
-  }
+  if (permission.allowed) return { allowed: true, reason: null, message: 'allowed now', nextAllowedAt: null, ...placed }
+  return { allowed: false, reason: permission.reason, message: permission.message, nextAllowedAt: permission.nextAllowedAt, ...placed }
 }

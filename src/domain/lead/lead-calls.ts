@@ -7,9 +7,10 @@
 import type { AccountSettings } from '../account/account-settings.ts'
 import { checkCall, type CallCheck } from '../dialing/call-check.ts'
 import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../dialing/follow-up-policy.ts'
+import { isValidNumber } from '../dialing/destination.ts'
 import { DomainError } from '../shared/decider.ts'
 import type { CallStatusUpdate } from '../../integrations/carrier/carrier.port.ts'
-import type { CallDecided, CallEvent, CallPurpose, LeadEvent, SpeedToLeadSkip } from './lead.events.ts'
+import type { CallDecided, CallEvent, CallPurpose, LeadEvent, LeadPhoneConflict, SpeedToLeadSkip } from './lead.events.ts'
 import type { LeadState } from './lead.decider.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -59,7 +60,8 @@ export const INITIAL_DIALING: DialingState = {
 }
 
 export type CallCommand =
-  | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string }
+  /** `to`: the number place_call was asked to ring (E.164); the lead's own when absent. */
+  | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string; to?: string; toRaw?: string }
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
   | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
@@ -159,11 +161,34 @@ export function callTarget(state: LeadState): { phone: string; state?: string; d
   return { phone: fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall }
 }
 
-export function checkLeadCall(settings: AccountSettings, state: LeadState, now: Date): CallCheck {
-  return checkCall(settings, callTarget(state), now)
+/** The one call decision for a new call to this lead, of this purpose, to `to` (the lead's own number when absent): daily limit included. */
+export function checkLeadCall(settings: AccountSettings, state: LeadState, now: Date, purpose: CallPurpose, to?: string): CallCheck {
+  return checkCall(settings, { ...callTarget(state), ...(to !== undefined ? { phone: to } : {}), placeCall: purpose === 'place_call', attemptTimes: attemptTimes(state) }, now)
 }
 
-function decided(state: LeadState, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null): CallDecided {
+/** The check again as a decided call goes out: the same rules, its own number, the limit already counted. */
+function checkDecidedCall(settings: AccountSettings, state: LeadState, call: CallRecord, now: Date): CallCheck {
+  return checkCall(settings, { ...callTarget(state), phone: call.to, placeCall: call.purpose === 'place_call' }, now)
+}
+
+/**
+ * A number asked for this person that is not the one on record (same last ten digits, another full
+ * number): recorded, never silently taken. Null when they agree.
+ */
+export function phoneConflict(state: LeadState, received: string, receivedRaw: string, source: 'webhook' | 'place_call', at: string): LeadPhoneConflict | null {
+  const stored = state.fields?.phone
+  if (stored === undefined || stored === received) return null
+  const kept = isValidNumber(stored) || !isValidNumber(received)
+  const message =
+    source === 'place_call'
+      ? `place_call rang ${received} as asked; the lead's number on record stays ${stored}`
+      : kept
+        ? `the submission's number ${received} differs from the lead's ${stored}; the lead keeps ${stored}`
+        : `the lead's number ${stored} was not valid; it is now ${received}`
+  return { type: 'LeadPhoneConflict', data: { leadId: state.leadId, storedPhone: stored, receivedPhone: received, receivedRaw, source, kept: source === 'place_call' || kept, message, at } }
+}
+
+function decided(state: LeadState, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null, to?: string): CallDecided {
   return {
     type: 'CallDecided',
     data: {
@@ -172,7 +197,7 @@ function decided(state: LeadState, settings: AccountSettings, decisionId: string
       purpose,
       attempt: state.dialing.order.length + 1,
       from: settings.callerId as string,
-      to: (state.fields as { phone: string }).phone,
+      to: to ?? (state.fields as { phone: string }).phone,
       decidedAt: at,
       idempotencyKey,
     },
@@ -206,7 +231,7 @@ function nextFollowUp(state: LeadState, settings: AccountSettings, afterDecision
  */
 export function speedToLeadOutcome(state: LeadState, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip {
   if (!settings.speedToLead) return { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null }
-  const check = checkLeadCall(settings, state, now)
+  const check = checkLeadCall(settings, state, now, 'speed_to_lead')
   if (!check.allowed) return { reason: check.reason as string, message: check.message, nextAllowedAt: check.nextAllowedAt }
   return decided(state, settings, decisionId, 'speed_to_lead', now.toISOString(), null)
 }
@@ -218,11 +243,11 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       requireLead(state)
       const existing = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.idempotencyKey === command.idempotencyKey)
       if (existing) return []
-      const check = checkLeadCall(command.settings, state, now)
-      if (!check.allowed) {
-        throw new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt })
-      }
-      return [decided(state, command.settings, command.decisionId, 'place_call', at, command.idempotencyKey)]
+      const check = checkLeadCall(command.settings, state, now, 'place_call', command.to)
+      if (!check.allowed) throw callRefused(check)
+      const call = decided(state, command.settings, command.decisionId, 'place_call', at, command.idempotencyKey, command.to)
+      const conflict = command.to === undefined ? null : phoneConflict(state, command.to, command.toRaw ?? command.to, 'place_call', at)
+      return conflict === null ? [call] : [conflict, call]
     }
     case 'ClaimFollowUp': {
       requireLead(state)
@@ -232,7 +257,7 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       if (state.dialing.answeredAt !== null) {
         return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
       }
-      const check = checkLeadCall(command.settings, state, now)
+      const check = checkLeadCall(command.settings, state, now, 'follow_up')
       if (check.reason === 'do_not_call' || check.reason === 'no_caller_id') {
         return [{ type: 'FollowUpStopped', data: { reason: check.reason, message: check.message, at } }]
       }
@@ -242,11 +267,6 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
         }
         return [{ type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: check.nextAllowedAt, reason: check.reason as string, message: check.message } }]
       }
-      const policy = parseFollowUpPolicy(command.settings.followUp)
-      const allowedAt = withinDailyLimit(now, attemptTimes(state), policy.maxPer24h)
-      if (allowedAt > now) {
-        return [{ type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: allowedAt.toISOString(), reason: 'daily_limit', message: `at most ${policy.maxPer24h} attempts in any 24 hours` } }]
-      }
       return [decided(state, command.settings, command.decisionId, 'follow_up', at, null)]
     }
     case 'StartCallAttempt': {
@@ -254,7 +274,7 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       // Claimed before (by this or another node, or before a crash): never a second attempt.
       if (call.stage !== 'decided') return []
       // A call can wait its turn (pacing, a restart): the lead may have become do-not-call or the hours closed since.
-      const check = command.settings ? checkLeadCall(command.settings, state, now) : null
+      const check = command.settings ? checkDecidedCall(command.settings, state, call, now) : null
       if (check && !check.allowed) {
         return [{ type: 'CallFailed', data: { decisionId: call.decisionId, failure: check.reason as string, message: `not dialed: ${check.message}`, carrierCode: null, failedAt: at } }]
       }
@@ -278,6 +298,11 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
     case 'RecordCallStatus':
       return recordStatus(state, command.settings, command.update, now)
   }
+}
+
+/** A refusal as place_call reports it: the rule's code, when a call is next allowed, and the daily limit. */
+export function callRefused(check: CallCheck): DomainError {
+  return new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt, daily_limit: check.dailyLimit })
 }
 
 function recordStatus(state: LeadState, settings: AccountSettings, status: CallStatusUpdate, now: Date): LeadEvent[] {

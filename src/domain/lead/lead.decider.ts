@@ -7,7 +7,7 @@ import type { IntakeWarning, LeadFields } from './intake/normalize-lead-input.ts
 import { joinName, namesAgree } from './intake/full-name.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges, type LeadReceived } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
-import { INITIAL_DIALING, decideCalls, evolveCalls, speedToLeadOutcome, type CallCommand, type DialingState } from './lead-calls.ts'
+import { INITIAL_DIALING, decideCalls, evolveCalls, phoneConflict, speedToLeadOutcome, type CallCommand, type DialingState } from './lead-calls.ts'
 import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, isPaymentEvent, type PaymentCommand, type PaymentsState } from './lead-payments.ts'
 
 export type LeadCommand =
@@ -54,7 +54,7 @@ export interface LeadState {
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
-  'phone', 'fullName', 'firstName', 'lastName', 'email', 'state', 'age', 'dob', 'source', 'vendor',
+  'phone', 'phoneExtension', 'fullName', 'firstName', 'lastName', 'email', 'state', 'age', 'dob', 'source', 'vendor',
   'leadDate', 'doNotCall', 'city', 'zip', 'address',
 ]
 
@@ -172,6 +172,9 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           doNotCall: true,
           fields: state.fields ? { ...state.fields, doNotCall: true } : null,
         }
+      case 'LeadPhoneConflict':
+        // A record of what was asked; a number that replaced the stored one is in the LeadUpdated beside it.
+        return state
       default:
         if (isPaymentEvent(event)) return { ...state, payments: evolvePayments(state.payments, event) }
         return { ...state, dialing: evolveCalls(state.dialing, event as CallEvent) }
@@ -201,13 +204,25 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         const extraFields = fields.extraFields.filter(
           (extra) => !current.extraFields.some((seen) => seen.name === extra.name && sameValue(seen.value, extra.value)),
         )
+        const changes = diffFields(current, fields, state.doNotCall, command.derived ?? [])
+        const conflict = phoneConflict(state, fields.phone, fields.phoneRaw, 'webhook', at)
+        const warnings = [...(command.warnings ?? [])]
+        if (conflict !== null) {
+          // One person, one number: a valid number on record is never replaced by another with the same last ten digits.
+          if (conflict.data.kept) {
+            delete changes.phone
+            delete changes.phoneExtension
+          }
+          warnings.push({ code: 'phone_conflict', field: 'phone', message: conflict.data.message })
+        }
         // Every submission is recorded, even one that changes nothing: it is a touch the auditor can see.
         const events: LeadEvent[] = [
           {
             type: 'LeadUpdated',
-            data: { leadId: state.leadId, changes: diffFields(current, fields, state.doNotCall, command.derived ?? []), industryFields, extraFields, updatedAt: at, ...warningsOf(command) },
+            data: { leadId: state.leadId, changes, industryFields, extraFields, updatedAt: at, ...warningsOf({ warnings }) },
           },
         ]
+        if (conflict !== null) events.push(conflict)
         if (command.list !== false && !state.lists.includes(INBOUND_LEADS.listName)) {
           events.push({ type: 'LeadAddedToList', data: { leadId: state.leadId, ...INBOUND_LEADS } })
         }

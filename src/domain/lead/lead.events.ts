@@ -53,6 +53,17 @@ export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId:
 /** Marked do-not-call by the account (a tool or the operator), as opposed to by the sender's own flag. */
 export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string }>
 
+/**
+ * A number for this person (same last ten digits) that is not the one on record: another country
+ * code, say. Recorded so it is never silent. A webhook submission's number does not replace a valid
+ * number on record (`kept`: true); it replaces one that was not valid (`kept`: false, and its
+ * LeadUpdated carries the change). place_call rings the number it was asked to and keeps the record.
+ */
+export type LeadPhoneConflict = DomainEvent<
+  'LeadPhoneConflict',
+  { leadId: string; storedPhone: string; receivedPhone: string; receivedRaw: string; source: 'webhook' | 'place_call'; kept: boolean; message: string; at: string }
+>
+
 export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
 
 /** Why speed to lead did not call: the troubleshooting answer of spec §4.1.7. */
@@ -118,7 +129,7 @@ export type CallEvent =
   | FollowUpRescheduled
   | FollowUpStopped
 
-export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | CallEvent | PaymentEvent
+export type LeadEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict | CallEvent | PaymentEvent
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

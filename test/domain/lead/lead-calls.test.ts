@@ -241,10 +241,10 @@ t.test('place_call', async (t) => {
   t.test('refusals carry a stable code and the next allowed time', async (t) => {
     const refuse = (settings: AccountSettings, given: readonly LeadEvent[] = received) => () =>
       leadDecider.decide({ type: 'DecidePlaceCall', settings, decisionId: 'dec_1', idempotencyKey: 'k1' }, stateOf(given), NOW)
-    thrown(t, refuse(ON, play([[NOW, receive({ doNotCall: true })]])), 'do_not_call', { next_allowed_at: null })
-    thrown(t, refuse({ ...ON, callerId: null }), 'no_caller_id', { next_allowed_at: null })
-    thrown(t, refuse({ ...ON, callingHours: 'mon-fri 13:00-17:00' }), 'outside_calling_hours', { next_allowed_at: '2026-03-10T17:00:00.000Z' })
-    thrown(t, refuse({ ...ON, callingHours: 'none' }), 'no_calling_hours', { next_allowed_at: null })
+    thrown(t, refuse(ON, play([[NOW, receive({ doNotCall: true })]])), 'do_not_call', { next_allowed_at: null, daily_limit: 3 })
+    thrown(t, refuse({ ...ON, callerId: null }), 'no_caller_id', { next_allowed_at: null, daily_limit: 3 })
+    thrown(t, refuse({ ...ON, callingHours: 'mon-fri 13:00-17:00' }), 'outside_calling_hours', { next_allowed_at: '2026-03-10T17:00:00.000Z', daily_limit: 3 })
+    thrown(t, refuse({ ...ON, callingHours: 'none' }), 'no_calling_hours', { next_allowed_at: null, daily_limit: 3 })
     thrown(t, refuse(ON, []), 'lead_not_found')
   })
 })
