@@ -35,6 +35,18 @@ t.test('account, key and token commands: readable output, --json, and exit 2 on 
   t.equal(set.code, 0, set.stderr)
   t.match(JSON.parse(set.stdout).settings, { speedToLead: true, callingHours: 'mon-fri 08:00-20:00, sat 10:00-14:00', callerId: '+15125550100', industry: 'solar' })
   t.match((await runLeadlineInProcess(['account', 'show', account.accountId], env)).stdout, /speed to lead\s+on\ncalling hours\s+mon-fri 08:00-20:00, sat 10:00-14:00/)
+  t.match((await runLeadlineInProcess(['account', 'show', account.accountId], env)).stdout, /allowed countries\s+US \(the default country\)\nplace_call also\s+\(no other country\)/)
+
+  // Destinations: the countries any call may go to, and the further ones place_call may ring.
+  const countries = await runLeadlineInProcess(['account', 'set', account.accountId, '--allowed-countries', 'us,CA', '--place-call-countries', 'GB', '--json'], env)
+  t.equal(countries.code, 0, countries.stderr)
+  t.match(JSON.parse(countries.stdout).settings, { allowedCountries: ['US', 'CA'], placeCallCountries: ['GB'] })
+  t.match((await runLeadlineInProcess(['account', 'show', account.accountId], env)).stdout, /allowed countries\s+US,CA\nplace_call also\s+GB/)
+  const unknown = await runLeadlineInProcess(['account', 'set', account.accountId, '--allowed-countries', 'US,XX'], env)
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /invalid allowedCountries: unknown country code XX/)
+  const reset = await runLeadlineInProcess(['account', 'set', account.accountId, '--allowed-countries', 'default', '--place-call-countries', 'none', '--json'], env)
+  t.match(JSON.parse(reset.stdout).settings, { allowedCountries: null, placeCallCountries: null })
 
   // Bad input: one line on stderr, exit 2, nothing changed.
   const badInputs: Array<[string[], RegExp]> = [

@@ -22,6 +22,8 @@ function settingsLines(account: AccountState): string {
       ['stripe account', s.stripeAccount ?? '(not connected)'],
       ['currency', s.currency],
       ['pay-link text', s.payLinkTemplate],
+      ['allowed countries', s.allowedCountries?.join(',') ?? `${s.defaultCountry} (the default country)`],
+      ['place_call also', s.placeCallCountries?.join(',') ?? '(no other country)'],
     ],
   )
 }
@@ -115,6 +117,8 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'stripe-account': { type: 'string' },
           currency: { type: 'string' },
           'pay-text': { type: 'string' },
+          'allowed-countries': { type: 'string' },
+          'place-call-countries': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -141,6 +145,10 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values['stripe-account'] !== undefined) changes.stripeAccount = values['stripe-account'] === 'none' ? null : values['stripe-account']
       if (values.currency !== undefined) changes.currency = values.currency
       if (values['pay-text'] !== undefined) changes.payLinkTemplate = values['pay-text']
+      const allowed = values['allowed-countries']
+      if (allowed !== undefined) changes.allowedCountries = allowed.trim().toLowerCase() === 'default' ? null : allowed.split(',')
+      const placeCall = values['place-call-countries']
+      if (placeCall !== undefined) changes.placeCallCountries = placeCall.trim().toLowerCase() === 'none' ? null : placeCall.split(',')
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
         await leadline.accounts.require(accountId)

@@ -138,7 +138,8 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         requireAccount(state)
         const changes = validateSettingsChange(command.changes)
         const effective = Object.fromEntries(
-          Object.entries(changes).filter(([k, v]) => state.settings[k as keyof AccountSettings] !== v),
+          // JSON, so a list of countries set to the same list again is no change.
+          Object.entries(changes).filter(([k, v]) => JSON.stringify(state.settings[k as keyof AccountSettings]) !== JSON.stringify(v)),
         )
         if (Object.keys(effective).length === 0) return []
         return [{ type: 'AccountSettingsChanged', data: { changes: effective } }]

@@ -27,6 +27,10 @@ export interface SettingsFormValues {
   /** The current spec when it has more than one window on a day (the editor shows one per day). */
   readonly unrepresentableHours: string | null
   readonly callerId: string
+  /** Comma-separated ISO country codes; blank: the account's default country. */
+  readonly allowedCountries: string
+  /** Comma-separated; blank: place_call rings the allowed countries only. */
+  readonly placeCallCountries: string
   readonly onAnswerMode: OnAnswerMode
   readonly onAnswerNumber: string
   readonly onAnswerUrl: string
@@ -66,6 +70,8 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     days,
     unrepresentableHours: unrepresentable ? settings.callingHours : null,
     callerId: settings.callerId ?? '',
+    allowedCountries: settings.allowedCountries?.join(', ') ?? '',
+    placeCallCountries: settings.placeCallCountries?.join(', ') ?? '',
     onAnswerMode: onAnswer.kind === 'twiml' ? 'twiml' : onAnswer.kind === 'bridge' ? 'bridge' : onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting',
     onAnswerNumber: onAnswer.kind === 'twiml' ? '' : (onAnswer.ownerNumber ?? ''),
     onAnswerUrl: onAnswer.kind === 'twiml' ? onAnswer.url : '',
@@ -97,6 +103,8 @@ export function valuesFromForm(body: Body): SettingsFormValues {
     days,
     unrepresentableHours: null,
     callerId: text(body, 'callerId'),
+    allowedCountries: text(body, 'allowedCountries'),
+    placeCallCountries: text(body, 'placeCallCountries'),
     onAnswerMode: oneOf(text(body, 'onAnswerMode'), ['greeting', 'greeting-bridge', 'bridge', 'twiml'], 'greeting'),
     onAnswerNumber: text(body, 'onAnswerNumber'),
     onAnswerUrl: text(body, 'onAnswerUrl'),
@@ -161,6 +169,8 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     timeZone: values.timeZone,
     callingHours: callingHoursOf(values.days),
     callerId: values.callerId === '' ? null : values.callerId,
+    allowedCountries: values.allowedCountries === '' ? null : values.allowedCountries.split(','),
+    placeCallCountries: values.placeCallCountries === '' ? null : values.placeCallCountries.split(','),
     onAnswer,
     followUp: values.followUpOn ? `${values.followUpSteps}; max ${max} per 24h` : 'off',
     staleAfterMinutes: Math.round(stale * UNIT_MINUTES[values.staleUnit]),

@@ -56,6 +56,10 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <fieldset><legend>Calls</legend>
 <label for="callerId">Caller id <span class="hint">Your own number, E.164 (+15551234567): calls and texts go out from it.</span></label>
 <input type="text" id="callerId" name="callerId" inputmode="tel" autocomplete="off" value="${values.callerId}"${describedBy('callerId', bad)}>
+<label for="allowedCountries">Call numbers in <span class="hint">Country codes, comma-separated (US, CA). Blank: the default country only. Premium-rate, toll-free, satellite and other non-geographic numbers are never called.</span></label>
+<input type="text" id="allowedCountries" name="allowedCountries" autocomplete="off" value="${values.allowedCountries}"${describedBy('allowedCountries', bad)}>
+<label for="placeCallCountries">place_call may also call <span class="hint">Further countries only the place_call tool may ring. Blank: none.</span></label>
+<input type="text" id="placeCallCountries" name="placeCallCountries" autocomplete="off" value="${values.placeCallCountries}"${describedBy('placeCallCountries', bad)}>
 <fieldset><legend>When a lead answers</legend>
 <label class="check"><input type="radio" name="onAnswerMode" value="greeting"${checked(mode === 'greeting')}> A short spoken greeting</label>
 <label class="check"><input type="radio" name="onAnswerMode" value="greeting-bridge"${checked(mode === 'greeting-bridge')}> A greeting, then connect to my number</label>

@@ -48,6 +48,19 @@ t.test('settings: only real changes become an event; each setting is validated',
   spec([]).when({ type: 'ChangeSettings', changes: { speedToLead: true } }).thenThrows(t, 'account_not_found')
 })
 
+t.test('settings: the countries calls may go to are read as ISO codes, once each; the same list again is no change', async (t) => {
+  const set: AccountEvent[] = [...created, { type: 'AccountSettingsChanged', data: { changes: { allowedCountries: ['US', 'CA'] } } }]
+  spec(created).when({ type: 'ChangeSettings', changes: { allowedCountries: 'us, CA,us', placeCallCountries: ['gb'] } }).then(t, [
+    { type: 'AccountSettingsChanged', data: { changes: { allowedCountries: ['US', 'CA'], placeCallCountries: ['GB'] } } },
+  ])
+  spec(set).when({ type: 'ChangeSettings', changes: { allowedCountries: ['US', 'CA'] } }).then(t, [])
+  spec(set).when({ type: 'ChangeSettings', changes: { allowedCountries: null } }).then(t, [{ type: 'AccountSettingsChanged', data: { changes: { allowedCountries: null } } }])
+  for (const bad of [{ allowedCountries: 'US,XX' }, { allowedCountries: '' }, { placeCallCountries: [] }, { allowedCountries: 5 }]) {
+    spec(created).when({ type: 'ChangeSettings', changes: bad }).thenThrows(t, 'invalid_setting')
+  }
+  t.same(DEFAULT_SETTINGS.allowedCountries, null, 'by default, the default country only')
+})
+
 t.test('rotate: the old token is revoked and the new one issued, in one decision', async (t) => {
   const next = { id: 'wht_2', hash: 'b'.repeat(64), hint: 'llwh_efgh…' }
   spec(created).when({ type: 'RotateWebhookToken', newToken: next }).then(t, (events, after) => {

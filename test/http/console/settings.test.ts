@@ -9,6 +9,7 @@ const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
 function form(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const fields: Record<string, string | undefined> = {
     speedToLead: 'on', timeZone: 'America/Chicago', callerId: '+15125550100', onAnswerMode: 'greeting-bridge', onAnswerNumber: '+15125550199', onAnswerUrl: '',
+    allowedCountries: 'US, ca', placeCallCountries: '',
     followUpOn: 'on', followUpSteps: '15m, 2h', followUpMax: '4', staleValue: '2', staleUnit: 'days', stripeAccount: 'acct_1Nv0FGQ9RKHgCVdK',
     ...Object.fromEntries(DAYS.flatMap((d, i) => (i < 5 ? [[`day-${d}`, 'on'], [`from-${d}`, '08:30'], [`to-${d}`, '19:00']] : [[`from-${d}`, '10:00'], [`to-${d}`, '14:00']]))),
     'day-sat': 'on',
@@ -30,6 +31,7 @@ t.test('save: speed to lead, calling hours, zone, caller id, on answer, follow-u
   t.match(settings, {
     speedToLead: true, timeZone: 'America/Chicago', callingHours: 'mon-fri 08:30-19:00, sat 10:00-14:00', callerId: '+15125550100',
     onAnswer: 'greeting+bridge:+15125550199', followUp: '15m, 2h; max 4 per 24h', staleAfterMinutes: 2 * 24 * 60, stripeAccount: 'acct_1Nv0FGQ9RKHgCVdK',
+    allowedCountries: ['US', 'CA'], placeCallCountries: null,
   })
   const after = await f.browser.get('/app/settings?saved')
   t.match(after.body, 'Settings saved.')
@@ -56,6 +58,7 @@ t.test('a refused form: 400, the reason next to the values as typed, and nothing
     [{ onAnswerMode: 'bridge', onAnswerNumber: 'me' }, /invalid on-answer/],
     [{ staleValue: '1', staleUnit: 'minutes' }, /invalid staleAfterMinutes: must be at least 5 minutes/],
     [{ stripeAccount: 'sk_live_123' }, /must be a Stripe connected account id/],
+    [{ allowedCountries: 'US, Narnia' }, /invalid allowedCountries: unknown country code NARNIA/],
   ]
   const before = await f.app.leadline.store.headPosition()
   for (const [overrides, message] of cases) {
