@@ -6,6 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { findWrk, patternRequest, runWrk, type RequestPattern } from './wrk-driver.ts'
+import { issueOperatorToken } from '../src/http/operator/operator-token.ts'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -246,4 +247,22 @@ function statusMb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile' 
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
   const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
   return Math.round(kb / 1024)
+}
+
+/** An operator token for a benchmarked server: pass `env` to it, send `headers` to /metrics. */
+export function operatorAccessForBench(): { env: { LEADLINE_OPERATOR_TOKEN_HASH: string }; headers: { authorization: string } } {
+  const { token, hash } = issueOperatorToken()
+  return { env: { LEADLINE_OPERATOR_TOKEN_HASH: hash }, headers: { authorization: `Bearer ${token}` } }
+}
+
+/** One scrape of a server's /metrics (Prometheus text), as `name{labels}` → value. */
+export async function scrapeMetrics(url: string, headers: Record<string, string>): Promise<Map<string, number>> {
+  const response = await fetch(`${url}/metrics`, { headers })
+  if (!response.ok) throw new Error(`/metrics answered ${response.status}`)
+  const samples = new Map<string, number>()
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^(\S+) (\S+)$/.exec(line)
+    if (match && !line.startsWith('#')) samples.set(match[1] as string, Number(match[2]))
+  }
+  return samples
 }

@@ -20,7 +20,7 @@ import Database from 'better-sqlite3'
 import { openLeadline } from '../src/leadline.ts'
 import type { RequestPattern } from './wrk-driver.ts'
 import { describeProbe, probeFsync } from './disk-probe.ts'
-import { COLD_REPEAT_POOL, ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, serveChild, type LoadResult } from './bench-kit.ts'
+import { COLD_REPEAT_POOL, ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, scrapeMetrics, operatorAccessForBench, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
@@ -37,7 +37,8 @@ await setup.close()
 
 const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3901)
 // One token carries the whole load: the per-token rate limit stays on (its cost is measured) but far above it.
-const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, 3902)
+const operator = operatorAccessForBench()
+const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000', ...operator.env }, 3902)
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 
 const NEW_LEADS_FROM = 125_000_000
@@ -157,7 +158,8 @@ if (values.million) {
   const r = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, amount: Math.max(target - already, 0), pattern: newLead() })
   clearInterval(sampler)
   const seconds = (Date.now() - started) / 1000
-  const metrics = (await (await fetch(`${leadline.url}/metrics`)).json()) as { heapUsedBytes: number; heapTotalBytes: number; externalBytes: number }
+  const scraped = await scrapeMetrics(leadline.url, operator.headers)
+  const metrics = { heapUsedBytes: scraped.get('nodejs_heap_size_used_bytes') ?? 0, heapTotalBytes: scraped.get('nodejs_heap_size_total_bytes') ?? 0, externalBytes: scraped.get('nodejs_external_memory_bytes') ?? 0 }
   summary.million = {
     leads: leadsInLog(), seconds, leadsPerSecond: Math.round(r.total / seconds), p50: r.p50, p90: r.p90, p99: r.p99, max: r.max,
     rssMb: rssMb(leadline.child.pid as number), rssParts: rssParts(leadline.child.pid as number), mainHeap: { usedMb: Math.round(metrics.heapUsedBytes / 2 ** 20), totalMb: Math.round(metrics.heapTotalBytes / 2 ** 20), externalMb: Math.round(metrics.externalBytes / 2 ** 20) }, peakRssMb: sampledPeakMb, highWaterRssMb: peakRssMb(leadline.child.pid as number), errors: r.errors + r.non2xx, load: [loadBefore, load1()],

@@ -18,7 +18,7 @@ import { freePort, startServer } from '../test/helpers/cli.ts'
 import { FAKE_CONNECTED_ACCOUNT, startFakeStripe, stripeEnv } from '../test/doubles/fake-stripe.ts'
 import { startFakeTwilio, statusCallbackParams, twilioEnv } from '../test/doubles/fake-twilio.ts'
 import { DIALING_SETTINGS, callTool, filesIn, postLead, serverEnv, setUpAccount } from '../test/faults/fault-kit.ts'
-import { load1, median, percentile, rssMb } from './bench-kit.ts'
+import { load1, median, operatorAccessForBench, percentile, rssMb, scrapeMetrics } from './bench-kit.ts'
 
 interface Sample {
   readonly at: number
@@ -49,8 +49,10 @@ async function main(): Promise<number> {
   const account = await setUpAccount(files, { ...DIALING_SETTINGS, callsPerSecond: 100, stripeAccount: FAKE_CONNECTED_ACCOUNT }, 2)
   const port = await freePort()
   const publicUrl = `http://127.0.0.1:${port}`
+  const operator = operatorAccessForBench()
   const server = await startServer(
     serverEnv(files, {
+      ...operator.env,
       LEADLINE_PUBLIC_URL: publicUrl,
       ...twilioEnv(twilio),
       ...stripeEnv(stripe),
@@ -113,7 +115,13 @@ async function main(): Promise<number> {
   const samples: Sample[] = []
   const started = Date.now()
   async function sample(): Promise<void> {
-    const metrics = (await (await fetch(`${server.url}/metrics`)).json()) as { heapUsedBytes: number; externalBytes: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }
+    // Event-loop delay since the previous scrape, in ms (prom-client resets its histogram at each scrape).
+    const scraped = await scrapeMetrics(server.url, operator.headers)
+    const ms = (name: string) => Math.round((scraped.get(name) ?? 0) * 100_000) / 100
+    const metrics = {
+      heapUsedBytes: scraped.get('nodejs_heap_size_used_bytes') ?? 0, externalBytes: scraped.get('nodejs_external_memory_bytes') ?? 0,
+      eventLoopDelayMs: { p50: ms('nodejs_eventloop_lag_p50_seconds'), p99: ms('nodejs_eventloop_lag_p99_seconds'), max: ms('nodejs_eventloop_lag_max_seconds') },
+    }
     const sorted = [...latencies].sort((a, b) => a - b)
     latencies = []
     const s: Sample = {

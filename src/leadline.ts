@@ -35,8 +35,12 @@ import { UsersService } from './services/users.service.ts'
 import { scryptLogNFromEnv } from './services/password-hasher.ts'
 import { WebhookDeliveries } from './read-models/webhook-deliveries.ts'
 import { ApiKeyUsage } from './read-models/api-key-usage.ts'
+import { statement } from './read-models/statement-cache.ts'
 
 export { PROJECTIONS }
+
+/** The process runner's name: its checkpoint's row in the views database. */
+const PROCESSES = 'dialing'
 
 /** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
@@ -91,6 +95,8 @@ export interface Leadline {
   /** When each API key was last used (views database; the console's AI access page). */
   readonly apiKeyUsage: ApiKeyUsage
   readonly clock: () => Date
+  /** The position the process managers (the dialer) have saved as done; null before the first start. */
+  processesCheckpoint(): number | null
   /**
    * Starts what only a server runs: the live read-model subscription, the process managers (speed to
    * lead, dialer, follow-up timers) and the sweeper. The CLI catches up read models instead.
@@ -143,7 +149,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const processes = new ProcessRunner(store, views, 'dialing', [dialerProcess(dialing)], options.logger)
+  const processes = new ProcessRunner(store, views, PROCESSES, [dialerProcess(dialing)], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let checkpointer: WalCheckpointer | null = null
@@ -153,6 +159,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
     payments, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,
+    processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
     },

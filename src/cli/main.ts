@@ -15,14 +15,14 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--caller-id E164|none] [--country CC] [--industry NAME|none]
                        [--lead-time-guard on|off] [--cps N] [--follow-up SPEC|off] [--on-answer MODE]
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
-                       [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
-                       [--place-call-countries CC,CC|none]
+                       [--pay-text TEMPLATE]
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
   leadline token rotate --account ACCOUNT_ID
   leadline user create --account ACCOUNT_ID --email EMAIL   the account's owner, for the console at /app
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
+  leadline operator-token                          a token for /metrics and /readyz's details (shown once)
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
   leadline leads clear-dnc --account ACCOUNT_ID --phone PHONE
   leadline migrate --to esdb://HOST:2113?tls=false [--from sqlite:PATH]   copy the embedded log into EventStoreDB
@@ -77,6 +77,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
   token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
+  'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),
   tools: async (args, io) => (await client()).toolsCommand(args, io),
   'next-actions': async (args, io) => (await client()).nextActionsCommand(args, io),

@@ -52,6 +52,13 @@ const schema = z.object({
     context.addIssue({ code: 'custom', message: `must be false, true, or proxy addresses, CIDR ranges and names (${PROXY_NAMES.join(', ')}) separated by commas: 10.0.0.0/8,127.0.0.1` })
     return z.NEVER
   }),
+  // SHA-256 hashes of operator tokens (`leadline operator-token`), comma-separated so a new one can overlap the old.
+  LEADLINE_OPERATOR_TOKEN_HASH: z
+    .string()
+    .trim()
+    .transform((text) => text.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''))
+    .refine((hashes) => hashes.every((h) => /^[0-9a-f]{64}$/.test(h)), { message: 'must be SHA-256 hashes (64 hex digits each, comma-separated) as `leadline operator-token` prints them, never the token itself' })
+    .default([]),
 })
 
 /**
@@ -76,6 +83,8 @@ export interface Config {
   readonly readyLagMs: number
   /** LEADLINE_TRUST_PROXY: see TrustProxy. */
   readonly trustProxy: TrustProxy
+  /** LEADLINE_OPERATOR_TOKEN_HASH: the hashes of the tokens that open /metrics and /readyz's details. */
+  readonly operatorTokenHashes: readonly string[]
 }
 
 export class ConfigError extends Error {
@@ -111,5 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRateLimit: c.LEADLINE_WEBHOOK_RATE === 'off' ? null : { ratePerSecond: c.LEADLINE_WEBHOOK_RATE, burst: c.LEADLINE_WEBHOOK_BURST },
     readyLagMs: c.LEADLINE_READY_LAG_MS,
     trustProxy: c.LEADLINE_TRUST_PROXY,
+    operatorTokenHashes: c.LEADLINE_OPERATOR_TOKEN_HASH,
   }
 }

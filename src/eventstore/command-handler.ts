@@ -56,8 +56,16 @@ interface Known<S> {
   readonly revision: number
 }
 
+/** A command's new events, once they are on the log, with the state they left (see CommandHandler.observe). */
+export interface Appended {
+  readonly stream: string
+  readonly events: readonly DomainEvent[]
+  readonly state: unknown
+}
+
 export class CommandHandler {
   private readonly queue = new KeyedQueue()
+  private readonly observers = new Set<(appended: Appended) => void>()
   private readonly clock: () => Date
   private readonly maxAttempts: number
   /** stream → the state its last command here left, least recently used first. */
@@ -71,6 +79,12 @@ export class CommandHandler {
     this.clock = options.clock ?? (() => new Date())
     this.maxAttempts = options.maxAttempts ?? 10
     this.cachedStreams = options.cachedStreams ?? CACHED_STREAMS
+  }
+
+  /** Calls `observer` with what each command of this process appends, once it is on the log (metrics); returns the way to stop. */
+  observe(observer: (appended: Appended) => void): () => void {
+    this.observers.add(observer)
+    return () => this.observers.delete(observer)
   }
 
   /** Folds a stream into state (through the upcasters), as the decider sees it. */
@@ -129,6 +143,7 @@ export class CommandHandler {
         const result = await this.store.appendToStream(stream, toAppend, revision === -1 ? 'no_stream' : revision)
         const next = decided.reduce((s, e) => decider.evolve(s, e), state)
         this.remember(stream, decider, next, result.nextExpectedRevision)
+        for (const observer of this.observers) observer({ stream, events: decided, state: next })
         return { state: next, newEvents: decided, revision: result.nextExpectedRevision, position: result.position }
       } catch (error) {
         // Whatever happened, the kept state may be behind the stream now.

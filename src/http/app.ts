@@ -16,6 +16,7 @@ import { mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
 import { consoleRoutes } from './console/console.route.ts'
+import { PrometheusMetrics } from './operator/prometheus-metrics.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,8 @@ export interface AppOptions {
   readonly webhookRateLimit?: RateLimit | null
   /** How long an event may wait for the read models before /readyz answers 503 (default DEFAULT_READY_LAG_MS). */
   readonly readyLagMs?: number
+  /** SHA-256 hashes of the operator tokens that open /metrics and /readyz's details (LEADLINE_OPERATOR_TOKEN_HASH). */
+  readonly operatorTokenHashes?: readonly string[]
 }
 
 /** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
@@ -79,7 +82,20 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
 
   fastify.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'))
 
-  await fastify.register(healthRoutes, options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs })
+  const metrics = new PrometheusMetrics(options.leadline)
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request, reply)
+    done()
+  })
+  fastify.addHook('onClose', (_instance, done) => {
+    metrics.close()
+    done()
+  })
+  await fastify.register(healthRoutes, {
+    metrics,
+    ...(options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs }),
+    ...(options.operatorTokenHashes === undefined ? {} : { operatorTokenHashes: options.operatorTokenHashes }),
+  })
   await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
   await fastify.register(twilioRoutes)
   await fastify.register(mcpRoutes)

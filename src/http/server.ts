@@ -41,7 +41,7 @@ function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
 /** A fastify instance with the Leadline app registered, not yet listening. */
 export async function createHttpServer(
   leadline: Leadline,
-  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number; trustProxy?: TrustProxy },
+  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number; trustProxy?: TrustProxy; operatorTokenHashes?: readonly string[] },
 ): Promise<FastifyInstance> {
   const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
@@ -63,6 +63,7 @@ export async function createHttpServer(
     publicUrl: options.publicUrl,
     ...(options.webhookRateLimit === undefined ? {} : { webhookRateLimit: options.webhookRateLimit }),
     ...(options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs }),
+    ...(options.operatorTokenHashes === undefined ? {} : { operatorTokenHashes: options.operatorTokenHashes }),
   })
   return fastify
 }
@@ -73,7 +74,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   // A server keeps its event loop for requests: the embedded store hashes, inserts and fsyncs on a thread.
   preferWriterThread()
   const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, checkpointViewsInBackground: true })
-  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy })
+  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy, operatorTokenHashes: config.operatorTokenHashes })
   if (leadline.store.kind === 'sqlite') await (leadline.store as SqliteEventStore).ready()
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.

@@ -12,6 +12,7 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     webhookRateLimit: { ratePerSecond: 50, burst: 200 },
     readyLagMs: 1000,
     trustProxy: false,
+    operatorTokenHashes: [],
   })
 })
 

@@ -237,8 +237,9 @@ export function compareResponse(documented: DocumentedResponse, real: RealRespon
 export function normaliseCliOutput(text: string): string {
   return text
     .replace(/\b(acc|ld|key|wht)_[0-9a-z]{16}\b/g, '$1_<id>')
-    .replace(/\b(llwh_|ll_live_)[0-9a-z]{32}\b/g, '$1<secret>')
-    .replace(/\b(llwh_|ll_live_)[0-9a-z]{4}…/g, '$1<hint>…')
+    .replace(/\b(llwh_|ll_live_|llop_)[0-9a-z]{32}\b/g, '$1<secret>')
+    .replace(/\b(llwh_|ll_live_|llop_)[0-9a-z]{4}…/g, '$1<hint>…')
+    .replace(/\b[0-9a-f]{64}\b/g, '<sha256>')
     .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z\b/g, '<time>')
     .replace(/(--cursor |"nextCursor": ")[A-Za-z0-9_-]+/g, '$1<cursor>')
     .split('\n')

@@ -9,11 +9,16 @@ import { openLeadline, type Leadline, type LeadlineOptions } from '../../src/lea
 import { createHttpServer } from '../../src/http/server.ts'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import type { RateLimit, TrustProxy } from '../../src/config/config.ts'
+import { issueOperatorToken } from '../../src/http/operator/operator-token.ts'
 
 /** What Chromium sends in Accept when it navigates or posts a form: pages for people answer it with HTML. */
 export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
 
 export type TestTap = Pick<Test, 'testdir' | 'teardown'>
+
+/** An operator token every test app accepts (its hash is configured): for /metrics and /readyz's details. */
+export const OPERATOR = issueOperatorToken()
+export const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR.token}` } as const
 
 export interface TestApp {
   readonly app: FastifyInstance
@@ -66,6 +71,7 @@ export async function buildApp(
     publicUrl,
     ...(options.webhookRateLimit !== undefined ? { webhookRateLimit: options.webhookRateLimit } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    operatorTokenHashes: [OPERATOR.hash],
   })
   if (options.start !== false) await leadline.start()
   t.teardown(async () => {

@@ -13,7 +13,7 @@ import type { Test } from 'tap'
 import { openLeadline } from '../../src/leadline.ts'
 import { openEsdbEventStore, type EsdbEventStore } from '../../src/eventstore/eventstoredb/esdb-event-store.adapter.ts'
 import { BIN, ROOT, freePort, startServer, type RunningServer } from './cli.ts'
-import { operatorContext } from './build-app.ts'
+import { OPERATOR, OPERATOR_HEADERS, operatorContext } from './build-app.ts'
 
 const LAUNCHER = fileURLToPath(new URL('../doubles/esdb/serve-esdb-double.ts', import.meta.url))
 
@@ -123,7 +123,7 @@ export async function spawnNodeWatchingReadiness(
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, LEADLINE_STORE: options.store, LEADLINE_VIEWS: options.views, LEADLINE_PUBLIC_URL: url, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', ...options.env },
+    env: { ...process.env, LEADLINE_STORE: options.store, LEADLINE_VIEWS: options.views, LEADLINE_PUBLIC_URL: url, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', LEADLINE_OPERATOR_TOKEN_HASH: OPERATOR.hash, ...options.env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -135,7 +135,8 @@ export async function spawnNodeWatchingReadiness(
   void (async () => {
     while (polling && child.exitCode === null) {
       try {
-        const response = await fetch(`${url}/readyz`)
+        // With the operator token: the answers' head and checkpoint are what the tests watch.
+        const response = await fetch(`${url}/readyz`, { headers: OPERATOR_HEADERS })
         answers.push({ at: Date.now(), status: response.status, body: (await response.json()) as Polled['body'] })
       } catch {
         answers.push({ at: Date.now(), status: 0, body: null })

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
-import { buildApp, operatorContext } from '../helpers/build-app.ts'
+import { buildApp, OPERATOR_HEADERS, operatorContext } from '../helpers/build-app.ts'
 import { loggerOptions } from '../../src/http/server.ts'
 
 const URL_PATH = '/api/ingest/lead'
@@ -284,7 +284,7 @@ t.test('health and readiness', async (t) => {
   t.same((await app.inject('/healthz')).json(), { status: 'ok' })
   await post({ phone: '5550001111' })
   await leadline.runner.waitFor(await leadline.store.headPosition())
-  const ready = await app.inject('/readyz')
+  const ready = await app.inject({ url: '/readyz', headers: OPERATOR_HEADERS })
   t.equal(ready.statusCode, 200)
   t.match(ready.json(), { status: 'ready', store: 'sqlite' })
 })
@@ -293,14 +293,14 @@ t.test('readiness is 503 once an event has waited over a second for the read mod
   let now = Date.parse('2026-03-02T15:00:00Z')
   const { app, leadline, post } = await setup(t, { start: false, clock: () => new Date(now) })
   await post({ phone: '5550002222' })
-  const fresh = await app.inject('/readyz')
+  const fresh = await app.inject({ url: '/readyz', headers: OPERATOR_HEADERS })
   t.equal(fresh.statusCode, 200, 'behind by events that arrived just now: still ready (a busy node is not taken out)')
   t.match(fresh.json(), { status: 'ready', lagMs: 0 })
   t.ok(fresh.json().checkpoint < fresh.json().head, 'the read models really are behind')
   now += 1001
-  const lagging = await app.inject('/readyz')
+  const lagging = await app.inject({ url: '/readyz', headers: OPERATOR_HEADERS })
   t.equal(lagging.statusCode, 503)
   t.match(lagging.json(), { status: 'catching_up', lagMs: 1001 })
   await leadline.runner.catchUp()
-  t.match((await app.inject('/readyz')).json(), { status: 'ready', lagMs: 0 })
+  t.match((await app.inject({ url: '/readyz', headers: OPERATOR_HEADERS })).json(), { status: 'ready', lagMs: 0 })
 })
