@@ -15,7 +15,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--caller-id E164|none] [--country CC] [--industry NAME|none]
                        [--lead-time-guard on|off] [--cps N] [--follow-up SPEC|off] [--on-answer MODE]
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
-                       [--pay-text TEMPLATE]
+                       [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
+                       [--place-call-countries CC,CC|none]
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
