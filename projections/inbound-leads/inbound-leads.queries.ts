@@ -38,6 +38,12 @@ export interface InboundLeadsFilter {
   readonly search?: string
   readonly limit?: number
   readonly cursor?: string
+  /**
+   * Stop reading rows once their text passes this many bytes (at least one row is read): a page of
+   * leads with bulky extra fields ends early, with a cursor for the rest, rather than be held in
+   * memory whole.
+   */
+  readonly maxBytes?: number
 }
 
 export interface InboundLeadsPage {
@@ -77,6 +83,13 @@ type Row = [
   receivedAt: string,
   updatedAt: string,
 ]
+
+/** The bytes of a row's text (its JSON columns are most of it when a lead is big). */
+function rowBytes(row: Row): number {
+  let bytes = 0
+  for (const cell of row) bytes += typeof cell === 'string' ? Buffer.byteLength(cell, 'utf8') : 8
+  return bytes
+}
 
 function toLead(row: Row): InboundLead {
   return {
@@ -180,10 +193,25 @@ export class InboundLeadsQueries {
       statement = this.db.prepare(sql).raw()
       this.pages.set(sql, statement)
     }
-    const rows = statement.all(...params, limit + 1) as Row[]
-    const page = rows.length > limit ? rows.slice(0, limit) : rows
+    const page: Row[] = []
+    let bytes = 0
+    let more = false
+    // Row by row, so a page cut by size never reads the rows after it.
+    for (const row of statement.iterate(...params, limit + 1) as IterableIterator<Row>) {
+      bytes += rowBytes(row)
+      if (page.length === limit || (filter.maxBytes !== undefined && bytes > filter.maxBytes && page.length > 0)) {
+        more = true
+        break
+      }
+      page.push(row)
+    }
     const last = page[page.length - 1]
-    return { leads: page.map(toLead), nextCursor: rows.length > limit && last ? sealCursor(cursorScope(accountId), last[0]) : null }
+    return { leads: page.map(toLead), nextCursor: more && last ? this.cursorAfter(accountId, last[0]) : null }
+  }
+
+  /** The cursor of the page that follows this lead of the account (for a page its caller cut shorter still). */
+  cursorAfter(accountId: string, leadId: string): string {
+    return sealCursor(cursorScope(accountId), leadId)
   }
 
   count(accountId: string): number {

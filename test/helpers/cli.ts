@@ -42,10 +42,13 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Starts `leadline serve` (the sources, or `options.bin`) and resolves once /healthz answers. */
-export async function startServer(env: NodeJS.ProcessEnv, options: { port?: number; timeoutMs?: number; bin?: string } = {}): Promise<RunningServer> {
+/** Starts `leadline serve` (the sources, or `options.bin`, under `options.nodeArgs`) and resolves once /healthz answers. */
+export async function startServer(
+  env: NodeJS.ProcessEnv,
+  options: { port?: number; timeoutMs?: number; bin?: string; nodeArgs?: readonly string[] } = {},
+): Promise<RunningServer> {
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, [options.bin ?? BIN, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

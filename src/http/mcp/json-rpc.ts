@@ -89,6 +89,11 @@ export const INTERNAL_ERROR = new RpcError(RPC_CODES.toolFailed, 'internal_error
  * shared read answer is sent many times, so its bytes after the id are encoded once too: sending a
  * Buffer spares every call measuring and encoding tens of kilobytes of text again.
  */
+const CONTENT_OPEN = Buffer.from(',"result":{"content":[{"type":"text","text":')
+const STRUCTURED_OPEN = Buffer.from('}],"structuredContent":')
+const RESULT_CLOSE = Buffer.from('}}')
+const REPLAYED_CLOSE = Buffer.from(',"_meta":{"leadline/replayed":true}}}')
+
 export class ToolCallResult {
   private encodedTail: Buffer | undefined
 
@@ -100,9 +105,15 @@ export class ToolCallResult {
 
   /** The response's bytes after `{"jsonrpc":"2.0","id":ID`, the same for every caller of this result. */
   get tail(): Buffer {
-    this.encodedTail ??= Buffer.from(
-      `,"result":{"content":[{"type":"text","text":${JSON.stringify(this.text)}}],"structuredContent":${this.text}${this.replayed ? ',"_meta":{"leadline/replayed":true}' : ''}}}`,
-    )
+    // Encoded piece by piece: the output is in the response twice (text, then structuredContent), and
+    // one JavaScript string holding both would be a third and fourth copy of it on the heap.
+    this.encodedTail ??= Buffer.concat([
+      CONTENT_OPEN,
+      Buffer.from(JSON.stringify(this.text)),
+      STRUCTURED_OPEN,
+      Buffer.from(this.text),
+      this.replayed ? REPLAYED_CLOSE : RESULT_CLOSE,
+    ])
     return this.encodedTail
   }
 

@@ -5,7 +5,8 @@
  *
  * Order of checks for each request: envelope (-32600), key (-32001), rate limit (-32029), method
  * (-32601), tool name (-32602), scope (-32003), arguments (-32602), then the tool under its time
- * limit (-32603 when it fails). Every tool result and every error leaves through `withoutRecordings`.
+ * limit (-32603 when it fails; list and history reads wait for one of a few slots, or answer `busy`).
+ * Every tool result and every error leaves through `withoutRecordings`, as JSON of at most MAX_OUTPUT_BYTES.
  */
 import { readFileSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
@@ -15,6 +16,8 @@ import {
   encodeResponse, failure, INTERNAL_ERROR, RPC_CODES, RpcError, success, toRpcError, ToolCallResult,
   type JsonRpcId, type RpcErrorObject, type RpcResponse,
 } from './json-rpc.ts'
+import { MAX_OUTPUT_BYTES } from './answer-budget.ts'
+import { HeavyReads } from './heavy-reads.ts'
 import type { ReadCache } from './read-cache.ts'
 import { holdsRecordingUrl, withoutRecordings } from './recordings-filter.ts'
 import { TokenBuckets } from '../token-buckets.ts'
@@ -35,6 +38,9 @@ export interface McpLimits {
   readonly toolTimeoutMs: number
   /** JSON-RPC messages in one batch (2025-03-26 clients may batch). */
   readonly maxBatch: number
+  /** Heavy reads (list_leads, get_lead_history) one process runs at once, and how many more may wait (then `busy`). */
+  readonly heavyReads: number
+  readonly heavyReadsWaiting: number
 }
 
 export const DEFAULT_MCP_LIMITS: McpLimits = {
@@ -43,6 +49,8 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
   bodyLimitBytes: 1024 * 1024,
   toolTimeoutMs: 30_000,
   maxBatch: 20,
+  heavyReads: 4,
+  heavyReadsWaiting: 32,
 }
 
 const SERVER_VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version
@@ -151,9 +159,11 @@ const CLOSE_BATCH = Buffer.from(']')
 
 export class McpEndpoint {
   private readonly buckets: TokenBuckets
+  private readonly heavyReads: HeavyReads
 
   constructor(private readonly options: McpEndpointOptions) {
     this.buckets = new TokenBuckets(options.limits.ratePerSecond, options.limits.burst)
+    this.heavyReads = new HeavyReads(options.limits.heavyReads, options.limits.heavyReadsWaiting)
   }
 
   /** Answers one POST body: a single message, or a batch of them. */
@@ -288,10 +298,19 @@ export class McpEndpoint {
       services,
       command: { actor: { kind: 'api_key', id: principal.keyId }, correlationId: call.requestId },
     }
-    const run = async () => {
+    const compute = async () => {
       const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)
-      return new ToolCallResult(JSON.stringify(withoutRecordings(outcome.output) ?? {}), outcome.replayed)
+      const text = JSON.stringify(withoutRecordings(outcome.output) ?? {})
+      // Tools page and bound their own answers; this is the guarantee should one ever not.
+      if (Buffer.byteLength(text, 'utf8') > MAX_OUTPUT_BYTES) {
+        call.log.error({ tool: tool.name, bytes: Buffer.byteLength(text, 'utf8') }, 'tool endpoint: an answer over the output bound')
+        throw new RpcError(RPC_CODES.toolFailed, 'answer_too_large', `the answer of ${tool.name} is over ${MAX_OUTPUT_BYTES} bytes; ask for less (a smaller limit)`, {
+          limit_bytes: MAX_OUTPUT_BYTES,
+        })
+      }
+      return new ToolCallResult(text, outcome.replayed)
     }
+    const run = () => (tool.heavy ? this.heavyReads.run(compute) : compute())
     const { readCache } = this.options
     const shared = readCache !== undefined && !tool.writes && tool.annotations.readOnlyHint
     return shared ? readCache.answer(principal.account, tool.name, parsed.data, run) : run()

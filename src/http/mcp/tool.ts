@@ -62,6 +62,8 @@ export interface Tool {
   readonly input: z.ZodType
   readonly output: z.ZodType
   readonly writes: boolean
+  /** Reads pages of many leads or events: runs under the endpoint's bound on such reads at once (heavy-reads.ts). */
+  readonly heavy: boolean
   /** Runs the tool on arguments `input` has already parsed. */
   call(args: unknown, context: ToolContext): Promise<ToolOutcome>
 }
@@ -75,6 +77,8 @@ interface ToolSpec<S extends z.ZodRawShape, O extends z.ZodType, A> {
   readonly annotations: ToolAnnotations
   readonly input: S
   readonly output: O
+  /** Reads pages of many leads or events (see Tool.heavy). */
+  readonly heavy?: boolean
   /** Checks across arguments (give exactly one of two), before anything runs or an idempotency key is used; throws RpcError. */
   readonly check?: (args: A) => void
   run(args: A, context: ToolContext): Promise<z.input<O>>
@@ -114,6 +118,7 @@ export function defineTool<S extends z.ZodRawShape, O extends z.ZodType>(spec: T
     input: z.object(spec.input).strict().superRefine((args, context) => wellFormedText(args, context)),
     output: spec.output,
     writes: false,
+    heavy: spec.heavy === true,
     async call(args, context) {
       spec.check?.(args as z.output<z.ZodObject<S>>)
       return { output: await spec.run(args as z.output<z.ZodObject<S>>, context), replayed: false }

@@ -15,7 +15,7 @@ import { buildApp, operatorContext } from '../../helpers/build-app.ts'
 import { MCP, mcpApp } from './mcp-helpers.ts'
 
 t.test('the documented defaults', async (t) => {
-  t.same(DEFAULT_MCP_LIMITS, { ratePerSecond: 20, burst: 40, bodyLimitBytes: 1024 * 1024, toolTimeoutMs: 30_000, maxBatch: 20 })
+  t.same(DEFAULT_MCP_LIMITS, { ratePerSecond: 20, burst: 40, bodyLimitBytes: 1024 * 1024, toolTimeoutMs: 30_000, maxBatch: 20, heavyReads: 4, heavyReadsWaiting: 32 })
 })
 
 t.test('per key: a burst, then -32029 with retry_after_seconds; other keys are not affected', async (t) => {

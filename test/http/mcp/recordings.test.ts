@@ -206,13 +206,14 @@ t.test('end to end: with recording and transcript events on the log, no tool at 
   t.ok(answered >= 20, `${answered} answers with results were checked`)
 
   const history = (await app.call(account.keys.read, 'get_lead_history', { phone: '3125550142' })).result?.structuredContent
-  t.match(history.events.slice(-4), [
-    { type: 'CallRecordingAvailable', data: { callId: 'CA1' } },
-    { type: 'CallTranscriptAvailable', data: { callId: 'CA1' } },
-    { type: 'CallRecordingAvailable', data: { callId: 'CA2' } },
+  // Newest first: the last four events lead the page.
+  t.match(history.events.slice(0, 4), [
     { type: 'CallTranscriptAvailable', data: { callId: 'CA2' } },
+    { type: 'CallRecordingAvailable', data: { callId: 'CA2' } },
+    { type: 'CallTranscriptAvailable', data: { callId: 'CA1' } },
+    { type: 'CallRecordingAvailable', data: { callId: 'CA1' } },
   ], 'the history keeps the facts, without the recordings and transcripts')
-  t.same(history.events.slice(-4)[0].data, { decisionId: 'dec_1', callId: 'CA1', at: '2025-01-01T00:00:00Z' }, 'the first recording event: its facts, not its URL')
+  t.same(history.events[3].data, { decisionId: 'dec_1', callId: 'CA1', at: '2025-01-01T00:00:00Z' }, 'the first recording event: its facts, not its URL')
   t.same((await app.call(account.keys.read, 'get_lead', { phone: '3125550142' })).result?.structuredContent.lead.extra_fields, {}, 'pushed recording fields are withheld too')
 })
 

@@ -70,7 +70,8 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
         },
       },
     ],
-    truncated: false,
+    total_events: 1,
+    next_cursor: null,
   })
   t.equal((history.structuredContent as { events: unknown[] }).events.length, 1, 'nothing else was appended for the new lead')
 
@@ -89,8 +90,8 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   t.match((await client.callTool({ name: 'get_next_actions', arguments: {} })).structuredContent, { summary: /^No stale leads/, stale_leads: [] })
   t.match((await client.callTool({ name: 'request_payment', arguments: { phone: '312-555-0143', amountCents: 12500, description: 'Deposit', idempotency_key: 'sdk-pay', dry_run: true } })).structuredContent, {
     status: 'would_text',
-    amountCents: 12500,
-    dryRun: true,
+    amount_cents: 12500,
+    dry_run: true,
   })
   t.equal(new Set(tools.map((tool) => tool.name)).size, 7, 'every tool was listed, and every one was called above')
 })

@@ -79,7 +79,7 @@ t.test('checkout.session.completed settles the request once; it shows in get_lea
     { request_id: requestId, status: 'settled', amount_cents: 12500, currency: 'usd', description: PAYMENT.description, texted: true, url: session.url, provider: 'stripe', settled_at: String },
   ])
   const history = await app.call(app.acme.keys.read, 'get_lead_history', { phone: PAYMENT.phone })
-  t.match(history.result?.structuredContent.events.at(-1), { type: 'PaymentSettled', actor: { kind: 'payments', id: 'stripe' }, data: { requestId, amountCents: 12500 } })
+  t.match(history.result?.structuredContent.events[0], { type: 'PaymentSettled', actor: { kind: 'payments', id: 'stripe' }, data: { requestId, amountCents: 12500 } })
 
   await app.settle()
   t.match(activity(), { contacted: 1, pendingSince: null }, 'the payment touched back: no longer waiting')

@@ -1,6 +1,7 @@
 /** `list_leads` (read): the account's Inbound Leads list, newest first, filtered, a page at a time. */
 import { z } from 'zod'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../../../projections/inbound-leads/inbound-leads.queries.ts'
+import { PAGE_BYTES, withinBudget } from '../answer-budget.ts'
 import { leadOutput, leadOutputOf } from '../lead-view.ts'
 import { defineTool } from '../tool.ts'
 
@@ -8,8 +9,9 @@ export const tool = defineTool({
   name: 'list_leads',
   title: 'List Inbound Leads',
   description:
-    "The account's Inbound Leads list, newest first: every lead pushed to the webhook, one per person (matched by the last ten digits of the phone). Filter by source (campaign), vendor, received since a time, or do-not-call. Results come a page at a time: pass next_cursor back as cursor for the next page (null on the last page).",
+    "The account's Inbound Leads list, newest first: every lead pushed to the webhook, one per person (matched by the last ten digits of the phone). Filter by source (campaign), vendor, received since a time, or do-not-call. Results come a page at a time, of at most limit leads and about 512 KB (a page of leads with bulky extra fields holds fewer): pass next_cursor back as cursor for the next page (null on the last page).",
   scope: 'read',
+  heavy: true,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: {
     source: z.string().min(1).max(200).optional().describe('Only leads from this lead source (campaign); case is ignored'),
@@ -25,7 +27,7 @@ export const tool = defineTool({
   output: z.object({
     list: z.literal('Inbound Leads'),
     leads: z.array(leadOutput),
-    next_cursor: z.string().nullable(),
+    next_cursor: z.string().nullable().describe('Pass back as cursor for the next page; null on the last page'),
   }),
   async run(args, context) {
     const page = context.services.inboundLeads.list(context.account.accountId, {
@@ -35,7 +37,12 @@ export const tool = defineTool({
       ...(args.do_not_call !== undefined ? { doNotCall: args.do_not_call } : {}),
       ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
       limit: args.limit,
+      maxBytes: PAGE_BYTES,
     })
-    return { list: 'Inbound Leads' as const, leads: page.leads.map(leadOutputOf), next_cursor: page.nextCursor }
+    // The rows' size bounds what is read; the leads' JSON bounds what is answered, and may end the page sooner.
+    const { kept, cut } = withinBudget(page.leads.map(leadOutputOf), PAGE_BYTES)
+    const last = kept[kept.length - 1]
+    const nextCursor = cut && last ? context.services.inboundLeads.cursorAfter(context.account.accountId, last.lead_id) : page.nextCursor
+    return { list: 'Inbound Leads' as const, leads: kept, next_cursor: nextCursor }
   },
 })
