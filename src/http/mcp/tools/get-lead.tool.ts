@@ -4,6 +4,9 @@ import { leadDecider } from '../../../domain/lead/lead.decider.ts'
 import { findLead, leadOutput, leadOutputOf, leadReference, leadStreamOf, paymentsOutput, paymentsOutputOf, requireOneLeadReference } from '../lead-view.ts'
 import { defineTool } from '../tool.ts'
 
+/** A lead's pay-links shown at most: the answer stays bounded however many were asked of one person. */
+export const MAX_PAYMENTS_SHOWN = 100
+
 export const tool = defineTool({
   name: 'get_lead',
   title: 'Get a lead',
@@ -13,10 +16,16 @@ export const tool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: leadReference,
   check: requireOneLeadReference,
-  output: z.object({ lead: leadOutput, payments: paymentsOutput }),
+  output: z.object({
+    lead: leadOutput,
+    payments: paymentsOutput.describe(`Pay-links asked of this lead (request_payment), oldest first, with how each settled: the newest ${MAX_PAYMENTS_SHOWN}`),
+    payments_total: z.number().int().describe('Pay-links asked of this lead in all'),
+  }),
   async run(args, context) {
     const lead = leadOutputOf(findLead(context, args))
     const { state } = await context.services.commands.load(leadStreamOf(context, args), leadDecider)
-    return { lead, payments: paymentsOutputOf(state) }
+    const payments = paymentsOutputOf(state)
+    // Do-not-call as the lead's own record has it now: Inbound Leads may be a moment behind a mark_do_not_call.
+    return { lead: { ...lead, do_not_call: state.doNotCall }, payments: payments.slice(-MAX_PAYMENTS_SHOWN), payments_total: payments.length }
   },
 })
