@@ -51,7 +51,8 @@ export class LeadIntakeService {
       created: result.newEvents.some((e) => e.type === 'LeadReceived'),
       phone: result.state.fields?.phone ?? lead.phone,
       lists: result.state.lists,
-      warnings,
+      // The lead's own answer may add to intake's (phone_conflict: the number on record was kept).
+      warnings: result.newEvents.length > 0 ? result.state.warnings : warnings,
       position: result.position,
     }
   }

@@ -5,6 +5,8 @@
  */
 import type { AccountState } from '../domain/account/account.decider.ts'
 import { callPermission } from '../domain/dialing/calling-window.ts'
+import { callCountries } from '../domain/account/account-settings.ts'
+import { checkDestination } from '../domain/dialing/destination.ts'
 import { leadTimeZone } from '../domain/dialing/lead-time-zone.ts'
 import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from '../../projections/stale-leads/stale-leads.queries.ts'
 import type { NextActions, NextActionsApi, StaleLead } from './dialing.types.ts'
@@ -98,7 +100,10 @@ export class NextActionsService implements NextActionsApi {
     const { timeZone, callingHours, leadTimeGuard } = account.settings
     const policy = `${timeZone}|${leadTimeGuard ? 'guard' : 'no-guard'}|${callingHours}`
     const at = now.getTime()
+    // The suggested call is a place_call: a number it may never ring is never allowed.
+    const countries = callCountries(account.settings, true)
     return (row) => {
+      if (!checkDestination(row.phone, countries).allowed) return null
       const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}) }
       const key = `${policy}|${leadTimeZone(target)?.zone ?? 'account'}`
       let answer = this.permissions.get(key)

@@ -77,3 +77,13 @@ t.test('next allowed time stays right across a window edge and when the clock go
   advance(-90) // the clock goes back to 11:30: allowed again
   t.equal((await next()).stale_leads[0]?.next_allowed_at, new Date(START.getTime() + 30 * 60_000).toISOString(), 'a clock set back is not served the later answer')
 })
+
+t.test('a lead whose number may never be rung is never allowed a call (issue #24)', async (t) => {
+  const { post, next, advance } = await setup(t)
+  await post('+252 61 234 5678', { name: 'Abdi' }) // Somalia: not an allowed country
+  await post('312-555-0142 (cell) 2', { name: 'Sloppy' }) // not a valid number
+  await post('5125550105', { name: 'Eve' })
+  advance(16)
+  const byName = Object.fromEntries((await next()).stale_leads.map((lead) => [lead.name, lead.next_allowed_at]))
+  t.same(byName, { Abdi: null, Sloppy: null, Eve: new Date(START.getTime() + 16 * 60_000).toISOString() })
+})

@@ -42,6 +42,8 @@ export interface DialingState {
   /** Decision ids in the order they were decided. */
   readonly order: readonly string[]
   readonly speedToLead: 'pending' | 'decided' | 'skipped'
+  /** Why speed to lead did not call (its reason code), when it did not. */
+  readonly speedToLeadSkip: SpeedToLeadSkip | null
   readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string } | null
   readonly followUpStopped: string | null
   /** Last time something went out to the lead (a call placed). */
@@ -53,6 +55,7 @@ export const INITIAL_DIALING: DialingState = {
   calls: {},
   order: [],
   speedToLead: 'pending',
+  speedToLeadSkip: null,
   pendingFollowUp: null,
   followUpStopped: null,
   lastContactAt: null,
@@ -93,7 +96,7 @@ function update(state: DialingState, decisionId: string, change: Partial<CallRec
 export function evolveCalls(state: DialingState, event: CallEvent): DialingState {
   switch (event.type) {
     case 'SpeedToLeadSkipped':
-      return { ...state, speedToLead: 'skipped' }
+      return { ...state, speedToLead: 'skipped', speedToLeadSkip: { reason: event.data.reason, message: event.data.message, nextAllowedAt: event.data.nextAllowedAt } }
     case 'CallDecided': {
       const d = event.data
       const call: CallRecord = {

@@ -4,6 +4,7 @@
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import type { IntakeWarning, LeadFields } from './intake/normalize-lead-input.ts'
+import { mergeExtraFields } from './intake/extra-fields.ts'
 import { joinName, namesAgree } from './intake/full-name.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges, type LeadReceived } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
@@ -51,6 +52,8 @@ export interface LeadState {
   readonly dialing: DialingState
   /** Pay-links asked of this person and how they settled (lead-payments.ts). */
   readonly payments: PaymentsState
+  /** What intake said about the latest submission (phone_not_valid, phone_conflict, …). */
+  readonly warnings: readonly IntakeWarning[]
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -123,6 +126,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     submissions: 0,
     dialing: INITIAL_DIALING,
     payments: INITIAL_PAYMENTS,
+    warnings: [],
   }),
 
   evolve(state, event) {
@@ -132,7 +136,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
         return {
           ...state,
           lists: list === undefined || state.lists.includes(list.listName) ? state.lists : [...state.lists, list.listName],
-          dialing: speedToLeadSkipped === undefined ? state.dialing : { ...state.dialing, speedToLead: 'skipped' },
+          dialing: speedToLeadSkipped === undefined ? state.dialing : { ...state.dialing, speedToLead: 'skipped', speedToLeadSkip: speedToLeadSkipped },
           exists: true,
           leadId: event.data.leadId,
           accountId: event.data.accountId,
@@ -141,6 +145,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
           receivedAt: event.data.receivedAt,
           updatedAt: event.data.receivedAt,
           submissions: 1,
+          warnings: event.data.warnings ?? [],
         }
       }
       case 'LeadUpdated': {
@@ -151,11 +156,12 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
             ...fields,
             ...event.data.changes,
             industryFields: { ...fields.industryFields, ...event.data.industryFields },
-            extraFields: [...fields.extraFields, ...event.data.extraFields],
+            extraFields: mergeExtraFields(fields.extraFields, event.data.extraFields),
           },
           doNotCall: state.doNotCall || event.data.changes.doNotCall === true,
           updatedAt: event.data.updatedAt,
           submissions: state.submissions + 1,
+          warnings: event.data.warnings ?? [],
         }
       }
       case 'LeadAddedToList':

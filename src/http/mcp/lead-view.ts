@@ -148,3 +148,21 @@ export function paymentsOutputOf(state: LeadState): z.output<typeof paymentsOutp
     }]
   })
 }
+
+export const speedToLeadOutput = z
+  .object({
+    status: z.enum(['pending', 'decided', 'skipped']).describe('decided: speed to lead called; skipped: it did not, for `reason`'),
+    reason: z.string().nullable().describe('When skipped: speed_to_lead_off, do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, outside_calling_hours, outside_lead_hours, no_calling_hours'),
+    message: z.string().nullable(),
+    next_allowed_at: z.string().nullable(),
+  })
+  .describe('Whether speed to lead called this lead, and if not why')
+
+export function speedToLeadOutputOf(state: LeadState): z.output<typeof speedToLeadOutput> {
+  const skip = state.dialing.speedToLeadSkip
+  return { status: state.dialing.speedToLead, reason: skip?.reason ?? null, message: skip?.message ?? null, next_allowed_at: skip?.nextAllowedAt ?? null }
+}
+
+export const warningsOutput = z
+  .array(z.object({ code: z.string(), field: z.string(), message: z.string() }))
+  .describe("What intake said about the latest submission (phone_not_valid, phone_conflict, …), as the webhook's answer did")

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { leadDecider } from '../../../domain/lead/lead.decider.ts'
 import { findLead, leadOutput, leadOutputOf, leadReference, leadStreamOf, paymentsOutput, paymentsOutputOf, requireOneLeadReference } from '../lead-view.ts'
+import { speedToLeadOutput, speedToLeadOutputOf, warningsOutput } from '../lead-view.ts'
 import { defineTool } from '../tool.ts'
 
 /** A lead's pay-links shown at most: the answer stays bounded however many were asked of one person. */
@@ -20,12 +21,14 @@ export const tool = defineTool({
     lead: leadOutput,
     payments: paymentsOutput.describe(`Pay-links asked of this lead (request_payment), oldest first, with how each settled: the newest ${MAX_PAYMENTS_SHOWN}`),
     payments_total: z.number().int().describe('Pay-links asked of this lead in all'),
+    speed_to_lead: speedToLeadOutput,
+    warnings: warningsOutput,
   }),
   async run(args, context) {
     const lead = leadOutputOf(findLead(context, args))
     const { state } = await context.services.commands.load(leadStreamOf(context, args), leadDecider)
     const payments = paymentsOutputOf(state)
     // Do-not-call as the lead's own record has it now: Inbound Leads may be a moment behind a mark_do_not_call.
-    return { lead: { ...lead, do_not_call: state.doNotCall }, payments: payments.slice(-MAX_PAYMENTS_SHOWN), payments_total: payments.length }
+    return { lead: { ...lead, do_not_call: state.doNotCall }, payments: payments.slice(-MAX_PAYMENTS_SHOWN), payments_total: payments.length, speed_to_lead: speedToLeadOutputOf(state), warnings: [...state.warnings] }
   },
 })

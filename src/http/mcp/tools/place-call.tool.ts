@@ -7,7 +7,7 @@ export const tool = defineWriteTool({
   name: 'place_call',
   title: 'Place a call',
   description:
-    "Places a real phone call to a person from the account's own number (caller id), and adds them as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at), when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, when it next may.",
+    "Places a real phone call to exactly the number given, from the account's own number (caller id), and adds the person as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call), when the number is not valid (phone_not_valid), is premium-rate, toll-free, satellite or otherwise non-geographic (number_type_not_allowed) or in a country the account does not call (country_not_allowed), when the person already had the account's daily limit of calls in the last 24 hours (daily_limit, with error.data.daily_limit and error.data.next_allowed_at), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at), when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, why and when it next may.",
   scope: 'dial',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   input: {
@@ -23,11 +23,15 @@ export const tool = defineWriteTool({
     carrier: z.string(),
     check: z.object({
       allowed: z.boolean(),
-      reason: z.string().nullable().describe('When not allowed: do_not_call, outside_calling_hours, outside_lead_hours, no_calling_hours, no_caller_id'),
+      reason: z
+        .string()
+        .nullable()
+        .describe('When not allowed: do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
       message: z.string(),
       next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
       account_zone: z.string(),
       lead_zone: z.string().nullable(),
+      daily_limit: z.number().int().describe('At most this many calls to one person in any 24 hours, speed to lead, follow-ups and place_call together'),
     }),
     dry_run: z.boolean(),
   }),
@@ -51,6 +55,7 @@ export const tool = defineWriteTool({
         next_allowed_at: result.check.nextAllowedAt,
         account_zone: result.check.accountZone,
         lead_zone: result.check.leadZone,
+        daily_limit: result.check.dailyLimit,
       },
       dry_run: result.dryRun,
     }
