@@ -144,7 +144,7 @@ ${fieldRows([
 ])}
 </section>
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
-<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : 'did not call (see the timeline for why)'}.
+<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>)` : 'did not call (see the timeline for why)'}.
 ${d.pendingFollowUp ? html` Next follow-up: attempt ${d.pendingFollowUp.attempt}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}.` : ''}
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>

@@ -84,6 +84,15 @@ t.test("a lead's timeline shows the warnings its sender got", async (t) => {
   t.match(page.body, 'lead received: Lee Park, +10000000000; warnings: phone_not_valid (phone), dnc_unrecognized (dnc)')
 })
 
+t.test("a lead's page says why speed to lead did not call, with its reason code (issue #24)", async (t) => {
+  const f = await signedInConsole(t)
+  await f.app.leadline.accounts.changeSettings(f.accountId, { speedToLead: true, callerId: '+13125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false }, { actor: { kind: 'operator', id: 'test' } })
+  const premium = await push(f, { name: 'Pat Premium', phone: '+1 900 234 5678' })
+  t.match((await f.browser.get(`/app/leads/${premium}`)).body, /Speed to lead: did not call: \+19002345678 is a premium-rate number: only fixed-line and mobile numbers are dialed \(<code>number_type_not_allowed<\/code>\)/)
+  const abroad = await push(f, { name: 'Abdi', phone: '+252 61 234 5678' })
+  t.match((await f.browser.get(`/app/leads/${abroad}`)).body, /Speed to lead: did not call: .*\(<code>country_not_allowed<\/code>\)/)
+})
+
 t.test('another account\'s lead id reads exactly like one that does not exist', async (t) => {
   const f = await signedInConsole(t)
   const other = await f.app.createAccount('Other Co')
