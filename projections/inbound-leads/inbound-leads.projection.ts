@@ -6,6 +6,7 @@ import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/eventstore/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import { INBOUND_LEADS } from '../../src/domain/lead/lead.events.ts'
+import { mergeExtraFields, type ExtraField } from '../../src/domain/lead/intake/extra-fields.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
 
@@ -28,7 +29,8 @@ const COLUMNS = {
 
 export const inboundLeadsProjection: Projection = {
   name: 'inbound-leads',
-  version: 1,
+  // 2: extra fields merged by name and bounded (mergeExtraFields), so rows written before are rebuilt.
+  version: 2,
   handles: ['LeadReceived', 'LeadUpdated', 'LeadAddedToList', 'LeadDoNotCallCleared', 'LeadMarkedDoNotCall'],
   tables: ['inbound_leads'],
 
@@ -71,7 +73,7 @@ export const inboundLeadsProjection: Projection = {
           recorded.stream, event.data.accountId, event.data.leadId, f.phone, f.phoneLast10, f.fullName ?? null, f.firstName ?? null,
           f.lastName ?? null, f.email ?? null, f.state ?? null, f.age ?? null, f.dob ?? null, f.source ?? null, f.vendor ?? null,
           f.leadDate ?? null, f.city ?? null, f.zip ?? null, f.address ?? null, f.doNotCall === true ? 1 : 0,
-          JSON.stringify(f.industryFields), JSON.stringify(f.extraFields), event.data.list?.listId === INBOUND_LEADS.listId ? 1 : 0,
+          JSON.stringify(f.industryFields), JSON.stringify(mergeExtraFields([], f.extraFields)), event.data.list?.listId === INBOUND_LEADS.listId ? 1 : 0,
           event.data.receivedAt, event.data.receivedAt, recorded.position,
         )
         return
@@ -95,7 +97,7 @@ export const inboundLeadsProjection: Projection = {
             sets.push('industry_fields = ?', 'extra_fields = ?')
             values.push(
               JSON.stringify({ ...JSON.parse(row.industry_fields), ...event.data.industryFields }),
-              JSON.stringify([...JSON.parse(row.extra_fields), ...event.data.extraFields]),
+              JSON.stringify(mergeExtraFields(JSON.parse(row.extra_fields) as ExtraField[], event.data.extraFields)),
             )
           }
         }

@@ -7,6 +7,7 @@ import { matchCoreField } from './field-aliases.ts'
 import type { CoreField } from './field-aliases.ts'
 import { boundText, isPresent, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
 import type { FieldValue } from './field-value.ts'
+import { boundExtraFields, MAX_EXTRA_FIELDS_BYTES } from './extra-fields.ts'
 import { matchIndustryField } from './industry-fields.ts'
 import type { IndustryField } from './industry-fields.ts'
 import { normalizePhone, phoneRequired } from './phone.ts'
@@ -160,11 +161,18 @@ class Intake {
     }
     const industryFields = this.readIndustryFields()
 
-    const extraFields =
-      this.extras.length === 0
-        ? []
-        : this.extras.sort((a, b) => a.order - b.order).map(({ name, value }) => ({ name, value }))
+    const extraFields = this.extras.length === 0 ? [] : this.boundExtras(this.extras.sort((a, b) => a.order - b.order).map(({ name, value }) => ({ name, value })))
     return { ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived }
+  }
+
+  // The lead is kept whatever extra fields come with it: those past the bound are dropped, and named.
+  private boundExtras(extras: Array<{ name: string; value: unknown }>): Array<{ name: string; value: unknown }> {
+    const { kept, dropped } = boundExtraFields(extras)
+    if (dropped.length > 0) {
+      const named = dropped.slice(0, 5).join(', ') + (dropped.length > 5 ? ', …' : '')
+      this.warn('extra_fields_dropped', dropped[0] as string, `extra fields are limited to ${MAX_EXTRA_FIELDS_BYTES} bytes per lead: ${dropped.length} of them were not kept (${named})`)
+    }
+    return kept
   }
 
   private readPhone(): { ok: true; fields: Pick<LeadFields, 'phone' | 'phoneLast10' | 'phoneRaw' | 'phoneExtension'> } | PhoneFailure {
