@@ -3,7 +3,7 @@
  * changed; the current settings are the defaults overlaid with every change, in order.
  */
 import { IANAZone } from 'luxon'
-import { isSupportedCountry } from 'libphonenumber-js'
+import { isSupportedCountry } from 'libphonenumber-js/max'
 import { z } from 'zod'
 import { DomainError } from '../shared/decider.ts'
 import { DEFAULT_CALLING_HOURS, normaliseCallingHours } from './calling-hours.ts'

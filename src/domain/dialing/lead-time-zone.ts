@@ -4,7 +4,7 @@
  * area code, or the country for numbers outside North America when that country has one zone).
  * Null when neither says; the caller then uses the account's zone.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js'
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { usStateCode } from '../lead/intake/us-states.ts'
 import { NANP_AREA_CODE_GROUPS } from './nanp-area-code-zones.ts'
 
