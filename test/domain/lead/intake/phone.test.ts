@@ -267,3 +267,18 @@ t.test('ten plain digits in a +1 country read exactly as libphonenumber reads th
   expectOk(t, normalizePhone('2100000001', 'US'), '+12100000001', '2100000001', 'an exchange NANP does not assign')
   expectOk(t, normalizePhone('4165550123', 'CA'), '+14165550123', '4165550123', 'Canada')
 })
+
+t.test('ten plain digits in a +1 country are valid exactly when libphonenumber reads them as valid in that country', async (t) => {
+  const { parsePhoneNumberFromString } = await import('libphonenumber-js/max')
+  const line = fc
+    .tuple(fc.integer({ min: 200, max: 999 }), fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 9999 }))
+    .map(([area, exchange, subscriber]) => `${area}${String(exchange).padStart(3, '0')}${String(subscriber).padStart(4, '0')}`)
+  fc.assert(
+    fc.property(line, fc.constantFrom('US' as const, 'CA' as const), (digits, country) => {
+      const result = normalizePhone(digits, country)
+      return result.ok && result.phone.valid === (parsePhoneNumberFromString(digits, { defaultCountry: country })?.isValid() === true)
+    }),
+    { numRuns: 3000 },
+  )
+  t.pass('3000 ten-digit lines agreed')
+})
