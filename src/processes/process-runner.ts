@@ -3,6 +3,10 @@
  * the views database. Delivery is at least once: every reactor is idempotent because each decision it
  * takes is an append with an expected revision. A runner that has never run starts at the head of
  * the log: history is never acted on again (no one is rung for a lead received long ago).
+ *
+ * The checkpoint never passes an event whose reaction is still only in memory (a call queued behind
+ * the account's pace): it stays just before the oldest such event, so a stop of any kind delivers it
+ * again, while later batches are delivered without waiting for it.
  */
 import { Backoff } from '../read-models/backoff.ts'
 import type { Logger } from 'pino'
@@ -20,14 +24,21 @@ import { statement } from '../read-models/statement-cache.ts'
  */
 const SAVE_EVERY_MS = 250
 
+/**
+ * What a reaction may hand back: work it accepted and has not yet made durable (on the log), with a
+ * promise that settles once it has (or once it no longer depends on this process's memory).
+ */
+export type Reaction = void | { readonly settled: Promise<unknown> }
+
 export interface Reactor {
   readonly name: string
   readonly handles: readonly string[]
   /**
    * Must not throw for a single bad event (the runner logs and moves on); must be idempotent: a
-   * batch whose reaction met an unavailable store (StoreUnavailableError) is delivered again.
+   * batch whose reaction met an unavailable store (StoreUnavailableError) is delivered again, and so
+   * is every event whose `settled` had not settled when the process stopped.
    */
-  react(event: RecordedEvent): Promise<void>
+  react(event: RecordedEvent): Promise<Reaction>
 }
 
 export class ProcessRunner {
@@ -36,9 +47,16 @@ export class ProcessRunner {
   private stopping = false
   /** After a batch the log could not take (disk full, read-only), it is delivered again after this pause. */
   private readonly backoff = new Backoff()
-  /** The last position delivered and not yet saved, and when a save last happened. */
-  private unsaved: number | null = null
+  /** The last position delivered; whether a save is due; when a save last happened. */
+  private deliveredTo: number | null = null
+  private unsaved = false
   private savedAt = 0
+  /**
+   * Events whose reaction has not settled, by position: how many reactions, and the position the
+   * checkpoint may hold while they wait (the event delivered just before: a real position, which
+   * EventStoreDB can subscribe from). As many as reactors hold in memory, which they keep bounded.
+   */
+  private readonly unsettled = new Map<number, { count: number; before: number }>()
   private saveTimer: NodeJS.Timeout | null = null
 
   constructor(
@@ -89,7 +107,7 @@ export class ProcessRunner {
           const subscription = this.store.subscribe({ fromCheckpoint: from, maxBatchSize: 500 })
           this.subscription = subscription
           for await (const batch of subscription) {
-            await this.deliver(batch.map(upcast))
+            await this.deliver(batch.map(upcast), from)
             from = (batch[batch.length - 1] as RecordedEvent).position
             this.delivered(from)
             this.backoff.reset()
@@ -106,28 +124,41 @@ export class ProcessRunner {
 
   /** Saves `position` now if none was saved for SAVE_EVERY_MS, else within that time. */
   private delivered(position: number): void {
-    this.unsaved = position
+    this.deliveredTo = position
+    this.saveSoon()
+  }
+
+  private saveSoon(): void {
+    this.unsaved = true
     if (Date.now() - this.savedAt >= SAVE_EVERY_MS) return this.saveDelivered()
     this.saveTimer ??= setTimeout(() => this.saveDelivered(), SAVE_EVERY_MS)
     this.saveTimer.unref()
   }
 
+  /** The last position delivered, or, while some reaction has not settled, the position just before the oldest such event. */
+  private saveable(): number | null {
+    let position = this.deliveredTo
+    for (const { before } of this.unsettled.values()) if (position === null || before < position) position = before
+    return position
+  }
+
   /**
-   * Saves the last position delivered. Unless `wait`, not while another connection holds the views
-   * database's write lock (a server's read models thread applying a batch): the save is tried
+   * Saves what may be saved (see `saveable`). Unless `wait`, not while another connection holds the
+   * views database's write lock (a server's read models thread applying a batch): the save is tried
    * again a moment later rather than blocking the event loop in SQLite's busy wait.
    */
   private saveDelivered(wait = false): void {
     if (this.saveTimer !== null) clearTimeout(this.saveTimer)
     this.saveTimer = null
-    if (this.unsaved === null) return
-    const position = this.unsaved
-    this.unsaved = null
+    if (!this.unsaved) return
+    const position = this.saveable()
+    this.unsaved = false
+    if (position === null) return
     this.savedAt = Date.now()
     try {
       if (wait) this.save(position)
       else if (!writeUnlessBusy(this.db, () => this.save(position))) {
-        this.unsaved = Math.max(position, this.unsaved ?? 0)
+        this.unsaved = true
         this.saveTimer = setTimeout(() => this.saveDelivered(), BUSY_RETRY_MS)
         this.saveTimer.unref()
       }
@@ -137,32 +168,56 @@ export class ProcessRunner {
     }
   }
 
-  private async deliver(batch: readonly RecordedEvent[]): Promise<void> {
+  /** Holds the checkpoint before `event` until `settled` settles (whichever way: a failure is the reactor's to report). */
+  private hold(event: RecordedEvent, before: number, settled: Promise<unknown>): void {
+    const entry = this.unsettled.get(event.position) ?? { count: 0, before }
+    entry.count++
+    this.unsettled.set(event.position, entry)
+    const release = () => {
+      if (--entry.count > 0 || this.unsettled.get(event.position) !== entry) return
+      this.unsettled.delete(event.position)
+      if (this.loop !== null) this.saveSoon()
+    }
+    settled.then(release, release)
+  }
+
+  private async deliver(batch: readonly RecordedEvent[], from: number): Promise<void> {
     // Reactions to one batch run together (their appends share a group commit); a reactor enqueues
     // synchronously on entry, so per-account order is kept.
     let unavailable: StoreUnavailableError | null = null
-    await Promise.all(
-      this.reactors.flatMap((reactor) =>
-        batch
-          .filter((event) => reactor.handles.includes(event.type))
-          .map((event) =>
-            reactor.react(event).catch((error: unknown) => {
+    const reactions: Promise<void>[] = []
+    for (const reactor of this.reactors) {
+      for (let i = 0; i < batch.length; i++) {
+        const event = batch[i] as RecordedEvent
+        if (!reactor.handles.includes(event.type)) continue
+        const before = i === 0 ? from : (batch[i - 1] as RecordedEvent).position
+        reactions.push(
+          reactor.react(event).then(
+            (reaction) => {
+              if (reaction) this.hold(event, before, reaction.settled)
+            },
+            (error: unknown) => {
               if (error instanceof StoreUnavailableError) unavailable = error
               this.logger?.error({ err: error, reactor: reactor.name, eventId: event.id, stream: event.stream }, 'reaction failed')
-            }),
+            },
           ),
-      ),
-    )
+        )
+      }
+    }
+    await Promise.all(reactions)
     if (unavailable) throw unavailable
   }
 
+  /** Stops delivering and saves the checkpoint: before any event whose reaction has not settled. */
   async stop(): Promise<void> {
     this.stopping = true
     this.backoff.interrupt()
     await this.subscription?.close()
     await this.loop
+    this.unsaved = true
     this.saveDelivered(true)
     this.subscription = null
     this.loop = null
+    this.unsettled.clear()
   }
 }

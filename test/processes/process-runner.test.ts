@@ -54,3 +54,52 @@ t.test('delivered once, in order; saved after a quiet spell at once, under a str
   await again.stop()
   t.same(seen.slice(6), ['s-7', 's-8'], 'a new runner goes on from the saved position: s-7 is not delivered again')
 })
+
+t.test('the checkpoint stays before an event whose reaction has not settled, and later events are delivered meanwhile', async (t) => {
+  const dir = t.testdir()
+  const store = openSqliteEventStore({ path: path.join(dir, 'events.db') })
+  const views = openViewsDatabase(path.join(dir, 'views.db'))
+  t.teardown(async () => {
+    await store.close()
+    views.close()
+  })
+  const seen: string[] = []
+  const settle = new Map<string, () => void>()
+  // A reaction to a `held-*` event stays in memory (a call waiting its turn) until the test settles it.
+  const reactor: Reactor = {
+    name: 'holder',
+    handles: ['Tick'],
+    react: async (event: RecordedEvent) => {
+      seen.push(event.stream)
+      if (!event.stream.startsWith('held')) return
+      return { settled: new Promise<void>((resolve) => settle.set(event.stream, resolve)) }
+    },
+  }
+  const saved = () => (views.prepare('SELECT position FROM process_checkpoints WHERE name = ?').get('test') as { position: number } | undefined)?.position
+  const append = async (stream: string) => (await store.appendToStream(stream, [{ type: 'Tick', data: {}, metadata }], 'no_stream')).position
+
+  const runner = new ProcessRunner(store, views, 'test', [reactor])
+  await runner.start()
+  const first = await append('done-1')
+  await append('held-1')
+  await append('done-2')
+  const last = await append('done-3')
+  await sleep(300)
+  t.same(seen, ['done-1', 'held-1', 'done-2', 'done-3'], 'later events are not held back by a reaction in memory')
+  t.equal(saved(), first, 'the checkpoint stays just before the event whose reaction is in memory')
+  settle.get('held-1')?.()
+  await sleep(300)
+  t.equal(saved(), last, 'once it settles, the checkpoint moves to the last delivered')
+
+  await append('held-2')
+  await append('done-4')
+  await sleep(50)
+  await runner.stop()
+  t.equal(saved(), last, 'stop saves before the reaction still in memory')
+
+  const again = new ProcessRunner(store, views, 'test', [reactor])
+  await again.start()
+  await sleep(100)
+  await again.stop()
+  t.same(seen.slice(4), ['held-2', 'done-4', 'held-2', 'done-4'], 'after the stop, delivered again from there')
+})
