@@ -53,14 +53,14 @@ t.test('1,200 repeats then a do-not-call: the do-not-call leads the first page, 
 t.test('a history page is cut by size too, with a cursor for the rest', async (t) => {
   const app = await mcpApp(t, { webhookRateLimit: null })
   const account = await app.account()
-  // Twenty submissions, each with ~40 KB of new extra fields: more than one page's 512 KB.
-  for (let i = 0; i < 20; i++) {
+  // Forty submissions, each with new extra fields up to the 16 KiB a submission keeps: more than one page's 512 KiB.
+  for (let i = 0; i < 40; i++) {
     const fields: Record<string, string> = { name: 'Jane Doe', phone: '(312) 555-0142' }
     for (let f = 0; f < 20; f++) fields[`note ${i}-${f}`] = 'x'.repeat(2000)
     await account.pushLead(fields)
   }
   const first = (await app.call(account.keys.read, 'get_lead_history', { phone: '3125550142', limit: 500 })).result?.structuredContent as Page
-  t.ok(first.events.length < 20, `the page stops early (${first.events.length} events)`)
+  t.ok(first.events.length < 40, `the page stops early (${first.events.length} events)`)
   t.type(first.next_cursor, 'string')
   t.ok(Buffer.byteLength(JSON.stringify(first)) <= 1024 * 1024, 'within the output bound')
   const rest = (await app.call(account.keys.read, 'get_lead_history', { phone: '3125550142', limit: 500, cursor: first.next_cursor })).result?.structuredContent as Page
