@@ -35,8 +35,8 @@ export interface PlaceCallResult {
 export interface DialingApi {
   /**
    * Places a real call from the account's caller id (or reports what would happen, for a dry run).
-   * Refusals throw DomainError with codes do_not_call, outside_calling_hours, outside_lead_hours,
-   * no_calling_hours, no_caller_id, phone_invalid, carrier_error, carrier_outcome_unknown.
+   * Refusals throw DomainError with a call refusal code (CALL_REFUSALS: do_not_call, daily_limit,
+   * country_not_allowed, …), phone_invalid, carrier_error or carrier_outcome_unknown.
    */
   placeCall(account: AccountState, input: PlaceCallInput, context: CommandContext): Promise<PlaceCallResult>
 }
