@@ -178,6 +178,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       closed = true
       if (sweeper) clearInterval(sweeper)
       await followUps.stop()
+      await dialing.stop()
       await processes.stop()
       await runner.stop()
       await carrier.close?.()

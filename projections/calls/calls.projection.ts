@@ -54,6 +54,7 @@ export const callsProjection: Projection = {
       );
       CREATE INDEX IF NOT EXISTS calls_by_call_id ON calls (call_id);
       CREATE INDEX IF NOT EXISTS calls_by_stage ON calls (stage, decided_position);
+      CREATE INDEX IF NOT EXISTS calls_unclaimed_by_account ON calls (stage, account_id, decided_position);
       CREATE INDEX IF NOT EXISTS calls_by_stream ON calls (stream, decided_position);
       CREATE TABLE IF NOT EXISTS follow_ups (
         stream TEXT PRIMARY KEY,

@@ -20,6 +20,13 @@ export interface CallRow {
   readonly answered: boolean
 }
 
+export interface UnclaimedCall {
+  readonly decisionId: string
+  readonly stream: string
+  /** Where its CallDecided is on the log: the key of the next page. */
+  readonly decidedPosition: number
+}
+
 export interface DueFollowUp {
   readonly stream: string
   readonly accountId: string
@@ -50,9 +57,21 @@ export class CallsQueries {
     return (statement(this.db, `${SELECT} WHERE stream = ? ORDER BY decided_position`).all(stream) as never[]).map((r) => toCall(r) as CallRow)
   }
 
-  /** Decisions not yet claimed by a dialer, oldest first (work to resume after a restart). */
-  unclaimed(limit = 1000): CallRow[] {
-    return (statement(this.db, `${SELECT} WHERE stage = 'decided' ORDER BY decided_position LIMIT ?`).all(limit) as never[]).map((r) => toCall(r) as CallRow)
+  /** Accounts with decisions no dialer has claimed yet (work to resume after a restart). */
+  accountsWithUnclaimed(): string[] {
+    return (statement(this.db, "SELECT DISTINCT account_id AS accountId FROM calls WHERE stage = 'decided'").all() as Array<{ accountId: string }>).map((r) => r.accountId)
+  }
+
+  /**
+   * One page of an account's unclaimed decisions, oldest first, decided after position `after`:
+   * a caller pages through any number of them by passing the last row's `decidedPosition`.
+   */
+  unclaimed(accountId: string, after: number, limit: number): UnclaimedCall[] {
+    return statement(
+      this.db,
+      `SELECT decision_id AS decisionId, stream, decided_position AS decidedPosition FROM calls
+       WHERE stage = 'decided' AND account_id = ? AND decided_position > ? ORDER BY decided_position LIMIT ?`,
+    ).all(accountId, after, limit) as UnclaimedCall[]
   }
 
   /** Attempts started before `before` whose carrier request never recorded an outcome. */

@@ -9,8 +9,9 @@ export function dialerProcess(dialing: DialingService): Reactor {
     name: 'dialer',
     handles: ['CallDecided'],
     async react(event: RecordedEvent) {
-      // Queued, not awaited: a paced call must not hold back the rest of the log.
-      dialing.queue(event.stream, (event as unknown as CallDecided).data.decisionId)
+      // Queued, not awaited: a paced call must not hold back the rest of the log. The runner's
+      // checkpoint waits for it instead, so a stop before its claim delivers it again.
+      return { settled: dialing.queue(event.stream, (event as unknown as CallDecided).data.decisionId) }
     },
   }
 }

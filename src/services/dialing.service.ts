@@ -35,12 +35,34 @@ const NOT_DIALED = CALL_REFUSALS
 const STORE_RETRIES_MS = [250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000, 480_000]
 /** How long a status callback for a call id not on the log yet waits for an in-flight attempt to record it. */
 const CALLBACK_WAIT_MS = 5000
+/**
+ * At most this many of an account's decisions wait in memory for their turn; the rest wait on the log
+ * (unclaimed in the calls read model) and are read back a page at a time, oldest first, once fewer
+ * than BACKLOG_REFILL_BELOW are held. A burst of any size costs a bounded amount of memory.
+ */
+const HELD_PER_ACCOUNT = 100
+const BACKLOG_REFILL_BELOW = 50
+const BACKLOG_PAGE = 100
+/** After a read of the backlog failed (the log or the read models unavailable), it is tried again after this. */
+const BACKLOG_RETRY_MS = 1000
 
 export type DialOutcome =
   | { kind: 'placed'; callId: string; carrier: string }
   | { kind: 'failed'; failure: string; message: string }
   | { kind: 'unknown'; message: string }
   | { kind: 'not_ours' }
+
+/** An account whose further decisions wait on the log, not in memory, until it has read them all back. */
+interface Backlog {
+  /** The log position of the last decision read back: the next page starts after it. */
+  after: number
+  /** Counts the decisions left on the log for it, so a read that overlapped one reads again. */
+  left: number
+  reading: boolean
+}
+
+const NOT_OURS: DialOutcome = { kind: 'not_ours' }
+const ignore = () => undefined
 
 export interface DialingOptions {
   readonly commands: CommandHandler
@@ -55,8 +77,17 @@ export interface DialingOptions {
 export class DialingService implements DialingApi {
   private carrierRef: Carrier | null = null
   private readonly pacer: Pacer
-  /** Decisions this process has queued or performed, so the log's echo of a place_call is not queued twice. */
-  private readonly inFlight = new Set<string>()
+  /**
+   * Decisions this process has queued or is performing, each with a promise that settles when it is
+   * done with it, so the log's echo of a place_call (or a redelivery) is not queued twice.
+   */
+  private readonly inFlight = new Map<string, Promise<unknown>>()
+  /** How many decisions each account has in memory (queued, being dialed, or waiting to retry): see HELD_PER_ACCOUNT. */
+  private readonly held = new Map<string, number>()
+  private readonly backlogs = new Map<string, Backlog>()
+  /** Decisions whose turn came and are being performed (claim, carrier, record): a graceful stop lets them finish. */
+  private readonly performing = new Set<Promise<DialOutcome>>()
+  private stopped = false
 
   constructor(private readonly options: DialingOptions) {
     // Pacing keeps monotonic time, not the business clock: a clock moved back must not stall a lane.
@@ -75,32 +106,133 @@ export class DialingService implements DialingApi {
 
   /** Queues a decision for dialing in its account's lane; resolves with what happened. */
   dial(stream: string, decisionId: string): Promise<DialOutcome> {
-    if (this.inFlight.has(decisionId)) return Promise.resolve({ kind: 'not_ours' })
-    this.inFlight.add(decisionId)
+    if (this.inFlight.has(decisionId)) return Promise.resolve(NOT_OURS)
+    const outcome = this.schedule(stream, decisionId)
+    this.inFlight.set(decisionId, outcome)
+    return outcome.finally(() => this.inFlight.delete(decisionId))
+  }
+
+  private schedule(stream: string, decisionId: string): Promise<DialOutcome> {
     const accountId = parseLeadStream(stream)?.accountId ?? ''
     // Queued at once, before any lookup, so an account's calls keep the order they were decided in.
-    return this.pacer
-      .schedule(accountId, (started) => this.perform(stream, decisionId, accountId, started))
-      .finally(() => this.inFlight.delete(decisionId))
+    return this.pacer.schedule(accountId, (started) => {
+      // Once stopped, a decision whose turn comes is not claimed: it stays unclaimed for the next start.
+      if (this.stopped) return Promise.resolve(NOT_OURS)
+      const performed = this.perform(stream, decisionId, accountId, started)
+      this.performing.add(performed)
+      const done = () => this.performing.delete(performed)
+      performed.then(done, done)
+      return performed
+    })
   }
 
   /**
    * `dial` for the background (the dialer process, recovery): a failure is logged, never thrown.
-   * When the log could not take a write (disk full, read-only), the decision is tried again with
-   * backoff: unclaimed it is dialed once the disk is back; claimed already, the retry finds the
-   * claim and rings no one (the sweep marks it outcome unknown).
+   * Resolves once the decision no longer depends on this process's memory: claimed (or found
+   * claimed), given up, or left on the log because the account already holds HELD_PER_ACCOUNT (it is
+   * read back in its turn, and every start reads back all unclaimed decisions). When the log could
+   * not take a write (disk full, read-only), the decision is tried again with backoff: unclaimed it
+   * is dialed once the disk is back; claimed already, the retry finds the claim and rings no one
+   * (the sweep marks it outcome unknown).
    */
-  queue(stream: string, decisionId: string, retry = 0): void {
-    this.dial(stream, decisionId).catch((error: unknown) => {
+  queue(stream: string, decisionId: string): Promise<void> {
+    const running = this.inFlight.get(decisionId)
+    if (running) return running.then(ignore, ignore)
+    const accountId = parseLeadStream(stream)?.accountId ?? ''
+    if (this.backlogs.has(accountId) || this.heldBy(accountId) >= HELD_PER_ACCOUNT) {
+      this.leaveOnLog(accountId)
+      return Promise.resolve()
+    }
+    return this.hold(stream, decisionId, accountId)
+  }
+
+  private heldBy(accountId: string): number {
+    return this.held.get(accountId) ?? 0
+  }
+
+  /** Keeps a decision in memory until it is dialed (or given up), in its account's lane. */
+  private hold(stream: string, decisionId: string, accountId: string): Promise<void> {
+    this.held.set(accountId, this.heldBy(accountId) + 1)
+    const settled = this.attempt(stream, decisionId, 0).finally(() => {
+      this.inFlight.delete(decisionId)
+      const held = this.heldBy(accountId) - 1
+      if (held > 0) this.held.set(accountId, held)
+      else this.held.delete(accountId)
+      if (held < BACKLOG_REFILL_BELOW) void this.readBacklog(accountId)
+    })
+    this.inFlight.set(decisionId, settled)
+    return settled
+  }
+
+  private async attempt(stream: string, decisionId: string, retry: number): Promise<void> {
+    try {
+      await this.schedule(stream, decisionId)
+    } catch (error) {
       const retryIn = STORE_RETRIES_MS[retry]
-      if (error instanceof StoreUnavailableError && retryIn !== undefined) {
+      if (error instanceof StoreUnavailableError && retryIn !== undefined && !this.stopped) {
         this.options.logger?.warn({ err: error, decisionId, stream, retryInMs: retryIn }, 'dialing deferred: the log cannot take writes')
-        setTimeout(() => this.queue(stream, decisionId, retry + 1), retryIn).unref()
+        await new Promise((resolve) => setTimeout(resolve, retryIn).unref())
+        if (!this.stopped) await this.attempt(stream, decisionId, retry + 1)
         return
       }
       // Unclaimed, the decision is dialed at the next start; claimed, the sweep marks it outcome unknown.
       this.options.logger?.error({ err: error, decisionId, stream }, 'dialing failed')
-    })
+    }
+  }
+
+  /** Notes that an account has decisions waiting on the log rather than in memory, and reads them back if its lane has room. */
+  private leaveOnLog(accountId: string): void {
+    const backlog = this.backlogs.get(accountId) ?? { after: -1, left: 0, reading: false }
+    this.backlogs.set(accountId, backlog)
+    backlog.left++
+    if (this.heldBy(accountId) < BACKLOG_REFILL_BELOW) void this.readBacklog(accountId)
+  }
+
+  /**
+   * Tops up an account's lane from its unclaimed decisions on the log, oldest first, a page at a time
+   * (after bringing the read models up to the log), until HELD_PER_ACCOUNT are held. Once none is
+   * left, and none was left on the log while it read, the account's decisions are held as they come.
+   */
+  private async readBacklog(accountId: string): Promise<void> {
+    const backlog = this.backlogs.get(accountId)
+    if (!backlog || backlog.reading || this.stopped) return
+    backlog.reading = true
+    try {
+      for (;;) {
+        const left = backlog.left
+        await this.options.runner.catchUp()
+        let drained = false
+        while (!drained && !this.stopped && this.heldBy(accountId) < HELD_PER_ACCOUNT) {
+          const page = this.options.calls.unclaimed(accountId, backlog.after, BACKLOG_PAGE)
+          drained = page.length === 0
+          for (const call of page) {
+            if (this.heldBy(accountId) >= HELD_PER_ACCOUNT) break
+            backlog.after = call.decidedPosition
+            // Held already: queued live before the account had a backlog, or read back by an earlier page.
+            if (!this.inFlight.has(call.decisionId)) void this.hold(call.stream, call.decisionId, accountId)
+          }
+        }
+        if (!drained || this.stopped) return
+        if (backlog.left === left) {
+          this.backlogs.delete(accountId)
+          return
+        }
+      }
+    } catch (error) {
+      this.options.logger?.error({ err: error, accountId }, 'could not read the call backlog: trying again')
+      setTimeout(() => void this.readBacklog(accountId), BACKLOG_RETRY_MS).unref()
+    } finally {
+      backlog.reading = false
+    }
+  }
+
+  /**
+   * Stops dialing: decisions not yet claimed stay unclaimed on the log, and the next start dials them;
+   * calls already going out finish and record their outcome (within the carrier's timeout).
+   */
+  async stop(): Promise<void> {
+    this.stopped = true
+    await Promise.allSettled([...this.performing])
   }
 
   private async perform(stream: string, decisionId: string, accountId: string, started: Started): Promise<DialOutcome> {
@@ -275,10 +407,14 @@ export class DialingService implements DialingApi {
     }
   }
 
-  /** After a restart: queue decisions no dialer claimed; mark attempts left without an outcome as unknown. */
+  /**
+   * After a start: every decision no dialer claimed, however many, is dialed in its turn (each
+   * account's are read back from the log a page at a time, oldest first); attempts left without an
+   * outcome are marked unknown.
+   */
   async recover(stuckAfterMs: number): Promise<void> {
     await this.options.runner.catchUp()
-    for (const call of this.options.calls.unclaimed()) this.queue(call.stream, call.decisionId)
+    for (const accountId of this.options.calls.accountsWithUnclaimed()) this.leaveOnLog(accountId)
     await this.sweep(stuckAfterMs)
   }
 

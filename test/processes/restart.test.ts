@@ -126,6 +126,21 @@ t.test('SIGKILL between the carrier request and its record: outcome unknown afte
   t.same(await leadEventTypes(restarted.leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallOutcomeUnknown'])
 })
 
+t.test('a graceful stop while a call is going out waits for its outcome and records it', async (t) => {
+  const fake = await fakeTwilio(t)
+  const first = await dialingApp(t, { fake })
+  const { account, token } = await first.createAccount('Acme', FAST)
+  fake.failNext({ kind: 'delay', ms: 1000 }) // Twilio takes a second to answer the call request
+  await postLead(first.app, token, { phone: PHONE })
+  await fake.waitForCalls(1)
+  await first.app.close()
+  await first.leadline.close()
+
+  const second = await reopen(t, first, { fake, start: false })
+  t.same(await leadEventTypes(second.leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallPlaced'], 'placed, not left without an outcome')
+  t.equal(fake.callRequests().length, 1)
+})
+
 t.test('a decision left unclaimed overnight is not dialed outside calling hours after the restart', async (t) => {
   const fake = await fakeTwilio(t)
   // Tuesday 17:59 in New York; the account calls weekdays 09:00-18:00.
