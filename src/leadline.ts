@@ -166,6 +166,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     async start() {
       if (options.checkpointViewsInBackground) checkpointer ??= startWalCheckpointer(views, options.logger ? { logger: options.logger } : {})
       runner.start()
+      carrier.warm?.()
       await dialing.recover(attemptTimeoutMs)
       await payments.recover(attemptTimeoutMs)
       await processes.start()

@@ -121,6 +121,8 @@ export interface Carrier {
   readonly name: CarrierName
   placeCall(r: PlaceCallRequest): Promise<PlacedCall>
   sendText(r: SendTextRequest): Promise<SentText>
+  /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
+  warm?(): void
   close?(): Promise<void>
 }
 

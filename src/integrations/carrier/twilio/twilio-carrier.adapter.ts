@@ -36,6 +36,7 @@ export interface TwilioCarrierOptions {
 
 export interface TwilioCarrier extends Carrier {
   readonly name: 'twilio'
+  warm(): void
   close(): Promise<void>
 }
 
@@ -169,6 +170,11 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
         }),
       )
       return { messageId: sidOf(message, 'text'), status: String(message.status), carrier: 'twilio' }
+    },
+
+    warm(): void {
+      // The SDK loads a resource's code on first use: load the calls resource now, sending nothing.
+      void client.calls
     },
 
     async close(): Promise<void> {
