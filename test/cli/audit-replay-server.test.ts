@@ -9,6 +9,7 @@ import t from 'tap'
 import { openLeadline, PROJECTIONS } from '../../src/leadline.ts'
 import type { ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { runLeadline, startServer } from '../helpers/cli.ts'
+import { OPERATOR, OPERATOR_HEADERS } from '../helpers/build-app.ts'
 import { dumpReadModels } from '../helpers/read-models.ts'
 
 const operator = { actor: { kind: 'operator', id: 'test' } } as const
@@ -16,7 +17,7 @@ const operator = { actor: { kind: 'operator', id: 'test' } } as const
 t.test('replay while the server serves: it keeps answering, and its read models equal a fresh rebuild', { timeout: 300_000 }, async (t) => {
   const dir = t.testdir()
   // It hammers one webhook token on purpose: the per-token rate limit is not what this test is about.
-  const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com', LEADLINE_SIMULATED_DELAY_MS: '5', LEADLINE_WEBHOOK_RATE: 'off' }
+  const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LEADLINE_PUBLIC_URL: 'https://leads.example.com', LEADLINE_SIMULATED_DELAY_MS: '5', LEADLINE_WEBHOOK_RATE: 'off', LEADLINE_OPERATOR_TOKEN_HASH: OPERATOR.hash }
   const viewsPath = path.join(dir, 'leadline.views.db')
 
   // A log with some history before the server starts.
@@ -70,7 +71,7 @@ t.test('replay while the server serves: it keeps answering, and its read models 
   for (let attempt = 1; ; attempt++) {
     let head = -1
     for (let i = 0; i < 200; i++) {
-      const ready = await fetch(`${server.url}/readyz`)
+      const ready = await fetch(`${server.url}/readyz`, { headers: OPERATOR_HEADERS })
       const body = (await ready.json()) as { head: number }
       if (ready.status === 200 && body.head === head) break // ready, and nothing new since the last look
       head = body.head
