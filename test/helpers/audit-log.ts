@@ -101,6 +101,8 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
     ['PayLinkTextOutcomeUnknown', { reason: 'the node stopped before the carrier answered', at: '2026-03-10T16:15:00.000Z' }, dialer],
     ['PaymentLinkExpired', { sessionId: 'cs_4', provider: 'stripe', providerEventId: 'evt_4', at: '2026-03-11T16:14:00.000Z' }, payments],
   ]),
+  // A submission with the same last ten digits and another country code: the lead keeps its number.
+  [{ type: 'LeadPhoneConflict', data: { leadId: 'ld_audit0000000000a', storedPhone: `+1${PHONE}`, receivedPhone: `+52${PHONE}`, receivedRaw: `+52 ${PHONE}`, source: 'webhook', kept: true, message: `the submission's number +52${PHONE} differs from the lead's +1${PHONE}; the lead keeps +1${PHONE}`, at: '2026-03-11T16:15:00.000Z' } }, webhook],
   // A type of a later build, unknown to this one: a generic summary that leaves its URL out.
   [{ type: 'LeadScored', data: { leadId: 'ld_audit0000000000a', score: 87, hot: true, reportUrl: 'https://scores.example.com/secret' } }, { kind: 'process', id: 'scoring' }],
 ]
