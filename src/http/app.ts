@@ -17,6 +17,7 @@ import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
 import { consoleRoutes } from './console/console.route.ts'
 import { PrometheusMetrics } from './operator/prometheus-metrics.ts'
+import { awaitUnreadBody } from './unread-body.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -66,6 +67,8 @@ function frameworkErrorCode(error: FastifyError): HttpErrorCode | null {
 export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstance, options: AppOptions) => {
   fastify.decorate('leadline', options.leadline)
   fastify.decorate('publicUrl', options.publicUrl.replace(/\/+$/, ''))
+  // Every route's early answer (a 413 above all) reaches clients still sending the body.
+  awaitUnreadBody(fastify)
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError && isHttpErrorCode(error.code)) return sendError(reply, error.code, error.message)

@@ -12,6 +12,7 @@ import { TokenBuckets } from '../token-buckets.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 import { parseFormBody } from './form-body.ts'
 import { bearerToken } from '../bearer-token.ts'
+import { UNREAD_BODY_BOUNDS } from '../unread-body.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
 /** No lead form nests this deep (lead ads: 3 levels); deeper bodies are refused before anything is recorded. */
@@ -75,6 +76,10 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
 
   // Requests whose handler has started: a failure before it is in reading the body, not in intake.
   const handling = new WeakSet<FastifyRequest>()
+  // Multipart bodies sent without content-length that ran past the limit (the multipart parser reads
+  // the raw request itself, past fastify's bodyLimit): refused once read, whatever their fields.
+  const overLimit = new WeakSet<FastifyRequest>()
+  const tooLarge = `the body is limited to ${WEBHOOK_BODY_LIMIT} bytes`
 
   fastify.route({
     method: 'POST',
@@ -98,7 +103,24 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
       }
       done(null, payload)
     },
+    preParsing(request, reply, payload, done) {
+      // (isMultipart() is not yet known here: the multipart parser sets it after this hook.)
+      if (request.headers['content-length'] === undefined && /^\s*multipart\//i.test(request.headers['content-type'] ?? '')) {
+        let received = 0
+        // Paused first, so counting does not start the stream before the multipart parser is piped to it.
+        payload.pause()
+        payload.on('data', (chunk: Buffer) => {
+          received += chunk.length
+          if (received > WEBHOOK_BODY_LIMIT) overLimit.add(request)
+          // Read to its end to answer the 413, within the bound of any refused body (src/http/unread-body.ts).
+          if (received > WEBHOOK_BODY_LIMIT + UNREAD_BODY_BOUNDS.maxBytes) request.raw.socket.destroy()
+        })
+      }
+      done(null, payload)
+    },
     errorHandler(error, request, reply) {
+      // A body without content-length that ran past the limit: the same answer as one that declared it.
+      if ((error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, 'payload_too_large', tooLarge)
       // Busboy reports a broken multipart body (no closing boundary, a bad part header) with a bare
       // Error and no status: the sender's fault, a 400, not a 500 (found by the fuzzer).
       const status = (error as { statusCode?: unknown }).statusCode
@@ -119,7 +141,7 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
           `at most ${rateLimit.ratePerSecond} leads per second per webhook token (bursts of ${rateLimit.burst}); retry in ${wait} s`,
         )
       }
-      if (length > WEBHOOK_BODY_LIMIT) return sendError(reply, 'payload_too_large', `the body is limited to ${WEBHOOK_BODY_LIMIT} bytes`)
+      if (length > WEBHOOK_BODY_LIMIT) return sendError(reply, 'payload_too_large', tooLarge)
       // A compressed body would be read as if it were the JSON or form it encodes: refuse it (RFC 9110 §15.5.16).
       const encoding = request.headers['content-encoding']?.trim().toLowerCase()
       if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
@@ -129,6 +151,7 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
     },
     async handler(request, reply) {
       handling.add(request)
+      if (overLimit.has(request)) return sendError(reply, 'payload_too_large', tooLarge)
       const principal = request.webhookPrincipal as WebhookPrincipal
       const body = wellFormedInput(request.body, WEBHOOK_MAX_DEPTH)
       if (!body.ok) return sendError(reply, 'invalid_request', `the body nests objects and arrays more than ${WEBHOOK_MAX_DEPTH} levels deep`)
