@@ -4,7 +4,7 @@
  * the account's own stream (see src/services/accounts.service.ts), so a rotation takes effect at once.
  */
 import type { Database } from 'better-sqlite3'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import type { AccountEvent } from '../../src/domain/account/account.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'

@@ -5,7 +5,7 @@
  * scheduler reads what is due.
  */
 import type { Database } from 'better-sqlite3'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts'

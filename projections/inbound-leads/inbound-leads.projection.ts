@@ -3,7 +3,7 @@
  * (account + last ten digits), with the fields as merged from every submission.
  */
 import type { Database } from 'better-sqlite3'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import { INBOUND_LEADS } from '../../src/domain/lead/lead.events.ts'
 import { mergeExtraFields, type ExtraField } from '../../src/domain/lead/intake/extra-fields.ts'

@@ -4,7 +4,7 @@
  * the payments service resumes or closes unfinished work from it after a restart.
  */
 import type { Database } from 'better-sqlite3'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import { parseLeadStream } from '../../src/domain/lead/lead.events.ts'
 import type { PaymentEvent } from '../../src/domain/lead/lead-payments.ts'
 import type { Projection } from '../../src/read-models/projection.ts'

@@ -4,7 +4,7 @@
  * the user's own stream (src/services/users.service.ts), so a sign-out takes effect at once.
  */
 import type { Database } from 'better-sqlite3'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import type { UserEvent } from '../../src/domain/user/user.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'

@@ -11,7 +11,7 @@ import type { AccountEvent } from '../domain/account/account.events.ts'
 import type { LeadEvent } from '../domain/lead/lead.events.ts'
 import type { LeadFields } from '../domain/lead/intake/normalize-lead-input.ts'
 import { upcast } from '../domain/upcasters.ts'
-import type { Actor, RecordedEvent } from '../eventstore/event.ts'
+import type { Actor, RecordedEvent } from '../domain/event.ts'
 import type { IdempotencyEvent } from '../services/idempotency.events.ts'
 import type { UserEvent } from '../domain/user/user.events.ts'
 

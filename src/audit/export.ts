@@ -9,7 +9,7 @@
  * key, session, set-password link, console password) never leaves, whatever the flags.
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import { withoutRecordings } from '../http/mcp/recordings-filter.ts'
 import { belongsToAccount, scanLog } from './audited-log.ts'

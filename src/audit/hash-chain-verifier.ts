@@ -12,7 +12,7 @@
  * hash recomputed, look like a shorter or different but consistent stream. Keep exports (or their
  * stream heads) somewhere else to catch those; docs/audit.md says how.
  */
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import { hashEvent } from '../eventstore/hash-chain.ts'
 import { belongsToAccount, scanLog } from './audited-log.ts'

@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import type { Actor, EventMetadata, RecordedEvent } from '../eventstore/event.ts'
+import type { Actor, EventMetadata, RecordedEvent } from '../domain/event.ts'
 import { RUNNING_BUILD } from '../config/project-root.ts'
 
 export interface ReaderData {

@@ -20,7 +20,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { upcast } from '../domain/upcasters.ts'

@@ -7,7 +7,7 @@
  * - `LeadReceived` 1 → 2: `fields.phoneRaw` (the number as the sender wrote it) became required.
  *   Version 1 events may lack it; they read with the E.164 number in its place, the best we know.
  */
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from './event.ts'
 
 type Upcaster = (data: unknown) => unknown
 

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto'
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts'
 import { newEventId } from '../domain/shared/ids.ts'
 import { schemaVersionOf, upcast } from '../domain/upcasters.ts'
-import type { Actor, NewEvent, RecordedEvent } from './event.ts'
+import type { Actor, NewEvent, RecordedEvent } from '../domain/event.ts'
 import { isWrongExpectedRevision, type EventStore } from './event-store.port.ts'
 import { KeyedQueue } from './keyed-queue.ts'
 

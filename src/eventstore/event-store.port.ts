@@ -2,7 +2,7 @@
  * The event store port. Every adapter (embedded SQLite, EventStoreDB) implements this and passes
  * test/contract/event-store.contract.ts.
  */
-import type { NewEvent, RecordedEvent } from './event.ts'
+import type { NewEvent, RecordedEvent } from '../domain/event.ts'
 
 /**
  * What the writer believes about the stream before appending:

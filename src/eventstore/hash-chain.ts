@@ -7,7 +7,7 @@
 import canonicalize from 'canonicalize'
 import { configure } from 'safe-stable-stringify'
 import { sha256Hex } from '../domain/shared/sha256.ts'
-import type { EventMetadata } from './event.ts'
+import type { EventMetadata } from '../domain/event.ts'
 
 /**
  * Keys sorted by UTF-16 code units, strings and numbers as JSON.stringify writes them: for JSON

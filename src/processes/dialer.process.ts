@@ -1,5 +1,5 @@
 /** The dialer: every call decision on the log is performed once, paced per account (see DialingService.dial). */
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import type { CallDecided } from '../domain/lead/lead.events.ts'
 import type { DialingService } from '../services/dialing.service.ts'
 import type { Reactor } from './process-runner.ts'

@@ -10,7 +10,7 @@
  */
 import { Backoff } from '../read-models/backoff.ts'
 import type { Logger } from 'pino'
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
 import { upcast } from '../domain/upcasters.ts'
 import { BUSY_RETRY_MS, writeUnlessBusy, type ViewsDatabase } from '../read-models/views-database.ts'

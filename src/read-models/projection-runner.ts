@@ -5,7 +5,7 @@
  */
 import { Backoff } from './backoff.ts'
 import type { Logger } from 'pino'
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
 import { isStoreFault } from '../eventstore/sqlite/sqlite-schema.ts'
 import { upcast } from '../domain/upcasters.ts'

@@ -4,7 +4,7 @@
  * applied exactly once. Bumping `version` drops and rebuilds the read model from position 0.
  */
 import type { Database } from 'better-sqlite3'
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 
 export interface Projection {
   readonly name: string

@@ -12,7 +12,7 @@
  */
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite/wal-checkpointer.ts'
 import type { CommitFollower } from '../eventstore/sqlite/sqlite-writer-thread.ts'
-import type { RecordedEvent } from '../eventstore/event.ts'
+import type { RecordedEvent } from '../domain/event.ts'
 import { PROJECTIONS } from '../../projections/projections.ts'
 import { applyToReadModels, handledTypes } from './projection-runner.ts'
 import { openViewsDatabase } from './views-database.ts'

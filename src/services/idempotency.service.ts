@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import type { Logger } from 'pino'
 import { DomainError } from '../domain/shared/decider.ts'
-import type { NewEvent, RecordedEvent } from '../eventstore/event.ts'
+import type { NewEvent, RecordedEvent } from '../domain/event.ts'
 import { isWrongExpectedRevision, StoreUnavailableError, type EventStore } from '../eventstore/event-store.port.ts'
 import { sha256Hex } from '../domain/shared/sha256.ts'
 import {

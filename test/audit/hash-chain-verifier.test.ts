@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { openLogForReading } from '../../src/audit/audited-log.ts'
 import { verifyLog, verifyStream, type ChainFinding, type VerifyReport } from '../../src/audit/hash-chain-verifier.ts'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import { hashEvent } from '../../src/eventstore/hash-chain.ts'
 import { ACCOUNT, ACCOUNT_STREAM, LEAD_STORY, OTHER_ACCOUNT, STREAM, USER_STORY, writeAuditLog } from '../helpers/audit-log.ts'
 

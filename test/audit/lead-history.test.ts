@@ -7,7 +7,7 @@ import { describeActor, printable, summarise, SUMMARISED_TYPES } from '../../src
 import { leadDecider } from '../../src/domain/lead/lead.decider.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import { upcast } from '../../src/domain/upcasters.ts'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import { runCli } from '../../src/cli/main.ts'
 import { csvCell, parseAsOf } from '../../src/cli/commands/history.command.ts'
 import { ACCOUNT, ACCOUNT_STREAM, KEY_ID, LEAD_STORY, PHONE, RECORDING_URL, STREAM, TOKEN_ID, TRANSCRIPT, writeAuditLog } from '../helpers/audit-log.ts'

@@ -3,7 +3,7 @@
  * EventStoreDB). An adapter test file supplies a harness and calls `eventStoreContract(t, harness)`.
  */
 import type { Test } from 'tap'
-import type { NewEvent, RecordedEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent, RecordedEvent } from '../../src/domain/event.ts'
 import {
   WrongExpectedRevisionError,
   type AppendResult,

@@ -22,7 +22,7 @@ import {
   jsonEvent,
   type ResolvedEvent,
 } from '@eventstore/db-client'
-import type { NewEvent, RecordedEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent, RecordedEvent } from '../../src/domain/event.ts'
 import { StoreUnavailableError, WrongExpectedRevisionError, type EventStore } from '../../src/eventstore/event-store.port.ts'
 import {
   DivergedStreamError,

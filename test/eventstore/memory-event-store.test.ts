@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { NewEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent } from '../../src/domain/event.ts'
 import { WrongExpectedRevisionError } from '../../src/eventstore/event-store.port.ts'
 import { DuplicateEventIdError, MemoryEventStore, openMemoryEventStore } from '../../src/eventstore/memory/memory-event-store.adapter.ts'
 import { eventStoreContract, type EventStoreHarness } from '../contract/event-store.contract.ts'

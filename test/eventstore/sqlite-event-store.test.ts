@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { Test } from 'tap'
-import type { NewEvent, RecordedEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent, RecordedEvent } from '../../src/domain/event.ts'
 import {
   StoreUnavailableError,
   WrongExpectedRevisionError,

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import t from 'tap'
-import type { NewEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent } from '../../src/domain/event.ts'
 import { WrongExpectedRevisionError } from '../../src/eventstore/event-store.port.ts'
 import { DuplicateEventIdError, openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { chainIsIntact, consume, waitUntil } from '../contract/event-store.contract.ts'

@@ -11,7 +11,7 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { openViewsDatabase, type ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { startWalCheckpointer } from '../../src/eventstore/sqlite/wal-checkpointer.ts'
-import type { NewEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent } from '../../src/domain/event.ts'
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 
 const PAGE = 4096

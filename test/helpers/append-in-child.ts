@@ -16,7 +16,7 @@
  *     appends like the first form, then leaves a live subscription open without closing anything:
  *     the process must still exit by itself (the store's poll timer is unref'd).
  */
-import type { NewEvent } from '../../src/eventstore/event.ts'
+import type { NewEvent } from '../../src/domain/event.ts'
 import type { ExpectedRevision } from '../../src/eventstore/event-store.port.ts'
 import { openSqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 

@@ -14,7 +14,7 @@
 import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
-import type { RecordedEvent } from '../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../src/domain/event.ts'
 import { startFakeTwilio, statusCallbackParams, FAKE_ACCOUNT_SID, FAKE_AUTH_TOKEN, type FakeTwilio } from '../doubles/fake-twilio.ts'
 import type { RunningServer } from '../helpers/cli.ts'
 import {

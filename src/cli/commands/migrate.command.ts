@@ -8,7 +8,7 @@
  * hash is recomputed, and `leadline audit verify` runs on the target when this build has it.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import type { RecordedEvent } from '../../eventstore/event.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import type { EventStore } from '../../eventstore/event-store.port.ts'
 import { hashEvent } from '../../eventstore/hash-chain.ts'
 import { ESDB_STORE } from '../../eventstore/open-event-store.ts'

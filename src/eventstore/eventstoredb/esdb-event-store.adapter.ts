@@ -42,7 +42,7 @@ import {
   type ResolvedEvent,
 } from '@eventstore/db-client'
 import { pino } from 'pino'
-import type { NewEvent, RecordedEvent } from '../event.ts'
+import type { NewEvent, RecordedEvent } from '../../domain/event.ts'
 import {
   StoreUnavailableError,
   WrongExpectedRevisionError,

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AllStreamResolvedEvent, EventData, JSONType, ResolvedEvent } from '@eventstore/db-client'
-import type { EventMetadata, RecordedEvent } from '../event.ts'
+import type { EventMetadata, RecordedEvent } from '../../domain/event.ts'
 
 /** The metadata key of Leadline's bookkeeping on every stored event. */
 export const LEADLINE_METADATA_KEY = '$leadline'

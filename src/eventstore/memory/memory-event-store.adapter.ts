@@ -5,7 +5,7 @@
  * adapters. Not for production: a stop loses everything.
  */
 import { randomUUID } from 'node:crypto'
-import type { EventMetadata, NewEvent, RecordedEvent } from '../event.ts'
+import type { EventMetadata, NewEvent, RecordedEvent } from '../../domain/event.ts'
 import {
   expectationHolds,
   WrongExpectedRevisionError,

@@ -18,7 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type Database from 'better-sqlite3'
-import type { EventMetadata, NewEvent, RecordedEvent } from '../event.ts'
+import type { EventMetadata, NewEvent, RecordedEvent } from '../../domain/event.ts'
 import {
   StoreUnavailableError,
   type AppendResult,

@@ -6,7 +6,7 @@
  * the run and goes on committing; what the follower reports is passed on to the store's main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import type { RecordedEvent } from '../event.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import { describeError } from './sqlite-writer-wire.ts'
 import type { CommitFollowerModule, FromFollower } from './sqlite-writer-thread.ts'
 

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import type { RecordedEvent } from '../event.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import { StoreUnavailableError } from '../event-store.port.ts'
 
 /** Bumped by every schema migration; stored in `PRAGMA user_version`. */

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads'
 import { RUNNING_BUILD } from '../../config/project-root.ts'
 import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
-import type { RecordedEvent } from '../event.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import { outcomesFromWire, requestsToWire, type ErrorDescription, type Wire } from './sqlite-writer-wire.ts'
 
 /**

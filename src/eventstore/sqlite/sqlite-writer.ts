@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import type { EventMetadata, RecordedEvent } from '../event.ts'
+import type { EventMetadata, RecordedEvent } from '../../domain/event.ts'
 import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
 import { hashParsedEvent } from '../hash-chain.ts'
 import { EVENT_COLUMNS, isSqliteError, toRecordedEvent, type EventRow } from './sqlite-schema.ts'

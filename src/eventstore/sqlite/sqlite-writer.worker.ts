@@ -12,7 +12,7 @@ import { openEventsDatabase } from './sqlite-schema.ts'
 import { SqliteWriter } from './sqlite-writer.ts'
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from './wal-checkpointer.ts'
 import type { FromFollower, FromWriter, ToWriter } from './sqlite-writer-thread.ts'
-import type { RecordedEvent } from '../event.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import { describeError, outcomesToWire, requestsFromWire } from './sqlite-writer-wire.ts'
 
 const port = parentPort

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { DomainError } from '../../../src/domain/shared/decider.ts'
-import type { NewEvent, RecordedEvent } from '../../../src/eventstore/event.ts'
+import type { NewEvent, RecordedEvent } from '../../../src/domain/event.ts'
 import { StoreUnavailableError, type EventStore } from '../../../src/eventstore/event-store.port.ts'
 import { openEventStore } from '../../../src/eventstore/open-event-store.ts'
 import { idempotencyStream } from '../../../src/services/idempotency.events.ts'

@@ -1,6 +1,6 @@
 /** A commit follower whose thread ends (as an out-of-memory kill would end it) on the second run it is fed. */
 import type { CommitFollower } from '../../../src/eventstore/sqlite/sqlite-writer-thread.ts'
-import type { RecordedEvent } from '../../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../../src/domain/event.ts'
 
 export function follow(): CommitFollower {
   let runs = 0

@@ -1,6 +1,6 @@
 /** A commit follower for the writer-thread tests: takes `ms` of its thread's time over every run it is fed. */
 import type { CommitFollower } from '../../../src/eventstore/sqlite/sqlite-writer-thread.ts'
-import type { RecordedEvent } from '../../../src/eventstore/event.ts'
+import type { RecordedEvent } from '../../../src/domain/event.ts'
 
 export function follow(options: unknown): CommitFollower {
   const { ms } = options as { ms: number }
