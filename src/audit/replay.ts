@@ -28,7 +28,7 @@ import type { Projection } from '../read-models/projection.ts'
 import { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { ViewsDatabase } from '../read-models/views-database.ts'
 import { diffTable, digestTables, schemaOf, type TableDifference, type TableDigest } from './read-model-tables.ts'
-import { readAhead, type ReadPage } from './log-reader.ts'
+import { readAhead, type ReadPage } from '../eventstore/sqlite/log-reader.ts'
 
 const DEFAULT_BATCH = 1000
 const READER_THREAD_MIN_EVENTS = 20_000

@@ -7,8 +7,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { schemaVersionOf, upcast } from '../domain/upcasters.ts'
-import type { RecordedEvent } from '../domain/event.ts'
+import { schemaVersionOf, upcast } from '../../domain/upcasters.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import type { FromReader, ReaderData, ToReader } from './log-reader.ts'
 
 const port = parentPort

@@ -10,8 +10,8 @@
  */
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import type { Actor, EventMetadata, RecordedEvent } from '../domain/event.ts'
-import { RUNNING_BUILD } from '../config/project-root.ts'
+import type { Actor, EventMetadata, RecordedEvent } from '../../domain/event.ts'
+import { RUNNING_BUILD } from '../../config/project-root.ts'
 
 export interface ReaderData {
   /** The log's SQLite file. */
