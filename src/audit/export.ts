@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
-import { withoutRecordings } from '../http/mcp/recordings-filter.ts'
+import { withoutRecordings } from '../domain/recordings-policy.ts'
 import { belongsToAccount, scanLog } from './audited-log.ts'
 
 /** One line of an export. The fields the hash covers are exactly those of src/eventstore/hash-chain.ts. */

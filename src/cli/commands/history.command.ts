@@ -4,7 +4,7 @@
  */
 import { DateTime } from 'luxon'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
-import { withoutRecordings } from '../../http/mcp/recordings-filter.ts'
+import { withoutRecordings } from '../../domain/recordings-policy.ts'
 import { openLogForReading } from '../../audit/audited-log.ts'
 import { printable } from '../../audit/event-summary.ts'
 import type { ChainFinding } from '../../audit/hash-chain-verifier.ts'

@@ -8,8 +8,8 @@ import { mergeExtraFields } from './intake/extra-fields.ts'
 import { joinName, namesAgree } from './intake/full-name.ts'
 import { INBOUND_LEADS, type CallEvent, type LeadEvent, type LeadFieldChanges, type LeadReceived } from './lead.events.ts'
 import type { AccountSettings } from '../account/account-settings.ts'
-import { INITIAL_DIALING, decideCalls, evolveCalls, phoneConflict, speedToLeadOutcome, type CallCommand, type DialingState } from './lead-calls.ts'
-import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, isPaymentEvent, type PaymentCommand, type PaymentsState } from './lead-payments.ts'
+import { INITIAL_DIALING, decideCalls, evolveCalls, phoneConflict, speedToLeadOutcome, type CallCommand, type DialingState } from './calls/calls.decider.ts'
+import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, isPaymentEvent, type PaymentCommand, type PaymentsState } from './payments/payments.decider.ts'
 
 export type LeadCommand =
   | {

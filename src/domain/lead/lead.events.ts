@@ -1,7 +1,7 @@
 /** Events of the `lead-{accountId}-{last10}` stream: one person's whole history. */
 import type { DomainEvent } from '../shared/decider.ts'
 import type { IntakeWarning, LeadFields } from './intake/normalize-lead-input.ts'
-import type { PaymentEvent } from './lead-payments.ts'
+import type { PaymentEvent } from './payments/payments.decider.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
 

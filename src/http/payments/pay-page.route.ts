@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
-import type { PaymentRequestRecord } from '../../domain/lead/lead-payments.ts'
+import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
 import { SIMULATED_SESSION_ID } from '../../integrations/payments/simulated/simulated-payments.adapter.ts'
 import { htmlPage, sendErrorPage } from '../errors.ts'
 

@@ -5,10 +5,10 @@
  * nothing). Histories are built by running the decider itself.
  */
 import t from 'tap'
-import { leadDecider, type LeadCommand } from '../../../src/domain/lead/lead.decider.ts'
-import type { LeadEvent } from '../../../src/domain/lead/lead.events.ts'
-import { REQUEST_KEY_RETENTION_MS, type PaymentCommand } from '../../../src/domain/lead/lead-payments.ts'
-import { deciderSpec } from '../../helpers/decider-spec.ts'
+import { leadDecider, type LeadCommand } from '../../../../src/domain/lead/lead.decider.ts'
+import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
+import { REQUEST_KEY_RETENTION_MS, type PaymentCommand } from '../../../../src/domain/lead/payments/payments.decider.ts'
+import { deciderSpec } from '../../../helpers/decider-spec.ts'
 
 const NOW = new Date('2026-03-10T15:00:00Z')
 const AT = NOW.toISOString()

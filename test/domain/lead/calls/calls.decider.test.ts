@@ -6,13 +6,13 @@
  */
 import t from 'tap'
 import type { Test } from 'tap'
-import { DEFAULT_SETTINGS, type AccountSettings } from '../../../src/domain/account/account-settings.ts'
-import { leadDecider, type LeadCommand, type LeadState } from '../../../src/domain/lead/lead.decider.ts'
-import type { LeadEvent } from '../../../src/domain/lead/lead.events.ts'
-import type { LeadFields } from '../../../src/domain/lead/intake/normalize-lead-input.ts'
-import type { CallStatusUpdate } from '../../../src/integrations/carrier/carrier.port.ts'
-import { DomainError } from '../../../src/domain/shared/decider.ts'
-import { deciderSpec } from '../../helpers/decider-spec.ts'
+import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/account/account-settings.ts'
+import { leadDecider, type LeadCommand, type LeadState } from '../../../../src/domain/lead/lead.decider.ts'
+import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
+import type { LeadFields } from '../../../../src/domain/lead/intake/normalize-lead-input.ts'
+import type { CallStatusUpdate } from '../../../../src/integrations/carrier/carrier.port.ts'
+import { DomainError } from '../../../../src/domain/shared/decider.ts'
+import { deciderSpec } from '../../../helpers/decider-spec.ts'
 
 /** Tuesday 10 March 2026, 11:00 in New York (EDT since 8 March). */
 const NOW = new Date('2026-03-10T15:00:00Z')

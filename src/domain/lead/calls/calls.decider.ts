@@ -4,14 +4,14 @@
  * event appended with an expected revision, then the dialer claims it (`CallAttemptStarted`) before
  * asking the carrier, so a person is rung at most once per decision, on any number of nodes.
  */
-import type { AccountSettings } from '../account/account-settings.ts'
-import { checkCall, type CallCheck } from '../dialing/call-check.ts'
-import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../dialing/follow-up-policy.ts'
-import { isValidNumber } from '../dialing/destination.ts'
-import { DomainError } from '../shared/decider.ts'
-import type { CallStatusUpdate } from '../../integrations/carrier/carrier.port.ts'
-import type { CallDecided, CallEvent, CallPurpose, LeadEvent, LeadPhoneConflict, SpeedToLeadSkip } from './lead.events.ts'
-import type { LeadState } from './lead.decider.ts'
+import type { AccountSettings } from '../../account/account-settings.ts'
+import { checkCall, type CallCheck } from '../../dialing/may-call.ts'
+import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../../dialing/follow-up-policy.ts'
+import { isValidNumber } from '../../dialing/destination.ts'
+import { DomainError } from '../../shared/decider.ts'
+import type { CallStatusUpdate } from '../../../integrations/carrier/carrier.port.ts'
+import type { CallDecided, CallEvent, CallPurpose, LeadEvent, LeadPhoneConflict, SpeedToLeadSkip } from '../lead.events.ts'
+import type { LeadState } from '../lead.decider.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
 

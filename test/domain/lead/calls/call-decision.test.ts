@@ -5,12 +5,12 @@
  */
 import t from 'tap'
 import type { Test } from 'tap'
-import { DEFAULT_SETTINGS, type AccountSettings } from '../../../src/domain/account/account-settings.ts'
-import { leadDecider, type LeadCommand, type LeadState } from '../../../src/domain/lead/lead.decider.ts'
-import type { LeadEvent } from '../../../src/domain/lead/lead.events.ts'
-import type { LeadFields } from '../../../src/domain/lead/intake/normalize-lead-input.ts'
-import { checkLeadCall } from '../../../src/domain/lead/lead-calls.ts'
-import { DomainError } from '../../../src/domain/shared/decider.ts'
+import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/account/account-settings.ts'
+import { leadDecider, type LeadCommand, type LeadState } from '../../../../src/domain/lead/lead.decider.ts'
+import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
+import type { LeadFields } from '../../../../src/domain/lead/intake/normalize-lead-input.ts'
+import { checkLeadCall } from '../../../../src/domain/lead/calls/calls.decider.ts'
+import { DomainError } from '../../../../src/domain/shared/decider.ts'
 
 const NOW = new Date('2026-03-10T15:00:00Z')
 const CALLER_ID = '+13125550100'

@@ -5,10 +5,10 @@
  * records how the payment settled. Deciding is separate from doing: `PaymentRequested` is the
  * decision, appended with an expected revision; the payments service performs it.
  */
-import { DomainError } from '../shared/decider.ts'
-import type { DomainEvent } from '../shared/decider.ts'
-import type { LeadState } from './lead.decider.ts'
-import type { LeadEvent } from './lead.events.ts'
+import { DomainError } from '../../shared/decider.ts'
+import type { DomainEvent } from '../../shared/decider.ts'
+import type { LeadState } from '../lead.decider.ts'
+import type { LeadEvent } from '../lead.events.ts'
 
 export type PaymentsProviderName = 'stripe' | 'simulated'
 
