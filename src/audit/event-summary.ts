@@ -12,7 +12,7 @@ import type { LeadEvent } from '../domain/lead/lead.events.ts'
 import type { LeadFields } from '../domain/lead/intake/normalize-lead-input.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Actor, RecordedEvent } from '../domain/event.ts'
-import type { IdempotencyEvent } from '../services/idempotency.events.ts'
+import type { IdempotencyEvent } from '../domain/idempotency/idempotency.events.ts'
 import type { UserEvent } from '../domain/user/user.events.ts'
 
 export type KnownEvent = AccountEvent | LeadEvent | IdempotencyEvent | UserEvent

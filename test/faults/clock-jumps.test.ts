@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { withinDailyLimit } from '../../src/domain/dialing/follow-up-policy.ts'
-import { Pacer } from '../../src/processes/pacer.ts'
+import { Pacer } from '../../src/processes/dialer/pacer.ts'
 import { followUpSetup, leadEvents, manualClock, nthCall, postLead, ringsOut, sleep, waitForEvent } from '../helpers/dialing-app.ts'
 
 const PHONE = '3125550177'

@@ -11,7 +11,7 @@ import { DEFAULT_SETTINGS } from '../../src/domain/account/account-settings.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import type { Actor, NewEvent } from '../../src/domain/event.ts'
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
-import type { IdempotencyEvent } from '../../src/services/idempotency.events.ts'
+import type { IdempotencyEvent } from '../../src/domain/idempotency/idempotency.events.ts'
 import type { UserEvent } from '../../src/domain/user/user.events.ts'
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 

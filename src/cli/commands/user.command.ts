@@ -3,7 +3,7 @@
  * them a one-time link to set their password; the password itself never passes through the CLI.
  */
 import { json, operator, parse, required, UsageError, withLeadline, type Io } from '../cli-io.ts'
-import { setPasswordUrl, type PasswordLink } from '../../services/users.service.ts'
+import { setPasswordUrl, type PasswordLink } from '../../commands/users.ts'
 
 function printLink(io: Io, publicUrl: string, link: PasswordLink, what: string, asJson: boolean | undefined): void {
   const url = setPasswordUrl(publicUrl, link.token)

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { AccountState } from '../../domain/account/account.decider.ts'
-import type { SessionPrincipal } from '../../services/users.service.ts'
+import type { SessionPrincipal } from '../../commands/users.ts'
 import { CONSOLE_PREFIX, renderPage, type NavKey, type PageInput, type SignedInFrame } from './layout.ts'
 import { htmlPage, sendErrorPage, type PageFailure } from '../errors.ts'
 

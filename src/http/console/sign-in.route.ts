@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { normaliseEmail, SESSION_ABSOLUTE_MS } from '../../domain/user/user.decider.ts'
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasherBusyError } from '../../services/password-hasher.ts'
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasherBusyError } from '../../commands/password-hasher.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { cookieOptions, formField, requireSession, safeNext, sendFailedPage, sendPage, SESSION_COOKIE, signedIn } from './session.ts'

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
 import { projectPath } from '../../config/project-root.ts'
-import type { ApiKeyPrincipal } from '../../services/accounts.service.ts'
+import type { ApiKeyPrincipal } from '../../commands/accounts.ts'
 import {
   encodeResponse, failure, INTERNAL_ERROR, RPC_CODES, RpcError, success, toRpcError, ToolCallResult,
   type JsonRpcId, type RpcErrorObject, type RpcResponse,

@@ -13,9 +13,9 @@ import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { Scope } from '../../domain/account/account.events.ts'
 import type { CommandContext, CommandHandler } from '../../eventstore/command-handler.ts'
 import type { EventStore } from '../../eventstore/event-store.port.ts'
-import type { DialingApi, NextActionsApi } from '../../services/dialing.types.ts'
-import type { PaymentsApi } from '../../services/payments.types.ts'
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyService } from '../../services/idempotency.service.ts'
+import type { DialingApi, NextActionsApi } from '../../commands/place-call.command.ts'
+import type { PaymentsApi } from '../../commands/request-payment.command.ts'
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyService } from '../../commands/idempotency.ts'
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 
 /** The services tools may use; the Leadline composition root provides them. */

@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { CarrierError } from '../../../src/integrations/carrier/carrier.port.ts'
-import { idempotencyStream } from '../../../src/services/idempotency.events.ts'
+import { idempotencyStream } from '../../../src/domain/idempotency/idempotency.events.ts'
 import { mcpApp, SCOPE_SETS } from './mcp-helpers.ts'
 
 const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callsPerSecond: 50 }

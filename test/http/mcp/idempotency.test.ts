@@ -9,8 +9,8 @@ import { DomainError } from '../../../src/domain/shared/decider.ts'
 import type { NewEvent, RecordedEvent } from '../../../src/domain/event.ts'
 import { StoreUnavailableError, type EventStore } from '../../../src/eventstore/event-store.port.ts'
 import { openEventStore } from '../../../src/eventstore/open-event-store.ts'
-import { idempotencyStream } from '../../../src/services/idempotency.events.ts'
-import { argumentsHash, IdempotencyService, keyStatus, type IdempotentCall } from '../../../src/services/idempotency.service.ts'
+import { idempotencyStream } from '../../../src/domain/idempotency/idempotency.events.ts'
+import { argumentsHash, IdempotencyService, keyStatus, type IdempotentCall } from '../../../src/commands/idempotency.ts'
 import { mcpApp } from './mcp-helpers.ts'
 
 const metadata = { correlationId: 'test', causationId: null, actor: { kind: 'api_key', id: 'key_test' }, schemaVersion: 1 } as const

@@ -5,8 +5,8 @@
  * lead, idempotency under 20 simultaneous calls, dry runs, and every refusal's data.code.
  */
 import t from 'tap'
-import { providerIdempotencyKey } from '../../../src/services/payments.service.ts'
-import { MAX_AMOUNT_CENTS } from '../../../src/services/payments.types.ts'
+import { providerIdempotencyKey } from '../../../src/processes/pay-link-sender/pay-link-sender.process.ts'
+import { MAX_AMOUNT_CENTS } from '../../../src/commands/request-payment.command.ts'
 import { METADATA } from '../../../src/integrations/payments/payments.port.ts'
 import { FAKE_CONNECTED_ACCOUNT } from '../../doubles/fake-stripe.ts'
 import { CALLER_ID, JANE_E164, PAYMENT, paymentsApp } from './payments-helpers.ts'

@@ -1,6 +1,6 @@
 /** `get_next_actions` (read, spec §4.2): which leads need a call now, from the stale-leads view. */
 import { z } from 'zod'
-import { DEFAULT_NEXT_ACTIONS, MAX_NEXT_ACTIONS } from '../../../services/next-actions.service.ts'
+import { DEFAULT_NEXT_ACTIONS, MAX_NEXT_ACTIONS } from '../../../../projections/stale-leads/next-actions.queries.ts'
 import { defineTool } from '../tool.ts'
 
 const staleLead = z.object({

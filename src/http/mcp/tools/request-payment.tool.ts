@@ -1,6 +1,6 @@
 /** `request_payment` (write, spec §4.2): texts a customer a card pay-link that settles into the account's connected account. */
 import { z } from 'zod'
-import { MAX_AMOUNT_CENTS, MAX_DESCRIPTION, type RequestPaymentResult } from '../../../services/payments.types.ts'
+import { MAX_AMOUNT_CENTS, MAX_DESCRIPTION, type RequestPaymentResult } from '../../../commands/request-payment.command.ts'
 import { RPC_CODES, RpcError } from '../json-rpc.ts'
 import { leadReference } from '../lead-view.ts'
 import { defineWriteTool } from '../tool.ts'

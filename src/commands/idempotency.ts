@@ -18,7 +18,7 @@ import {
   type IdempotencyEvent,
   type IdempotencyKeyClaimed,
   type RecordedFailure,
-} from './idempotency.events.ts'
+} from '../domain/idempotency/idempotency.events.ts'
 
 /** How long a key is honoured after its first use: 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000

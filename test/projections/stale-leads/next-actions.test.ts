@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildApp } from '../helpers/build-app.ts'
+import { buildApp } from '../../helpers/build-app.ts'
 
 const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 11:00 in New York (daylight time began on the 8th)
 

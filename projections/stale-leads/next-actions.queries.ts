@@ -3,13 +3,13 @@
  * touched back for longer than the account's threshold, or new and never contacted 15 minutes after
  * arriving. Each comes with the suggested call and when it is next allowed (the calling-hours rule).
  */
-import type { AccountState } from '../domain/account/account.decider.ts'
-import { callPermission } from '../domain/dialing/calling-window.ts'
-import { callCountries } from '../domain/account/account-settings.ts'
-import { checkDestination } from '../domain/dialing/destination.ts'
-import { leadTimeZone } from '../domain/dialing/lead-time-zone.ts'
-import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from '../../projections/stale-leads/stale-leads.queries.ts'
-import type { NextActions, NextActionsApi, StaleLead } from './dialing.types.ts'
+import type { AccountState } from '../../src/domain/account/account.decider.ts'
+import { callPermission } from '../../src/domain/dialing/calling-window.ts'
+import { callCountries } from '../../src/domain/account/account-settings.ts'
+import { checkDestination } from '../../src/domain/dialing/destination.ts'
+import { leadTimeZone } from '../../src/domain/dialing/lead-time-zone.ts'
+import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from './stale-leads.queries.ts'
+import type { NextActions, NextActionsApi, StaleLead } from '../../src/commands/place-call.command.ts'
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15

@@ -5,10 +5,10 @@
  * each account's order. (kill -9 of a server with such a backlog: test/faults/kill-backlog.test.ts.)
  */
 import t from 'tap'
-import type { AccountState } from '../../src/domain/account/account.decider.ts'
-import { operatorContext } from '../helpers/build-app.ts'
-import { ACCOUNTS, PER_ACCOUNT, TOTAL, backlogDigits, raisePace, ringsPerNumber, settledDecisions } from '../helpers/call-backlog.ts'
-import { DIALING, dialingApp, fakeTwilio, reopen, sleep } from '../helpers/dialing-app.ts'
+import type { AccountState } from '../../../src/domain/account/account.decider.ts'
+import { operatorContext } from '../../helpers/build-app.ts'
+import { ACCOUNTS, PER_ACCOUNT, TOTAL, backlogDigits, raisePace, ringsPerNumber, settledDecisions } from '../../helpers/call-backlog.ts'
+import { DIALING, dialingApp, fakeTwilio, reopen, sleep } from '../../helpers/dialing-app.ts'
 
 t.test('graceful stop with thousands of undialed decisions: the next start dials every one, once, in order', async (t) => {
   const fake = await fakeTwilio(t)

@@ -1,6 +1,6 @@
 /** The pacer on its own: per-account lanes, spacing from each call's start, order, and what costs no slot. */
 import t from 'tap'
-import { Pacer } from '../../src/processes/pacer.ts'
+import { Pacer } from '../../../src/processes/dialer/pacer.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 

@@ -1,8 +1,8 @@
 /** The dialer: every call decision on the log is performed once, paced per account (see DialingService.dial). */
-import type { RecordedEvent } from '../domain/event.ts'
-import type { CallDecided } from '../domain/lead/lead.events.ts'
-import type { DialingService } from '../services/dialing.service.ts'
-import type { Reactor } from './process-runner.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
+import type { CallDecided } from '../../domain/lead/lead.events.ts'
+import type { DialingService } from './dialer.process.ts'
+import type { Reactor } from '../process-runner.ts'
 
 export function dialerProcess(dialing: DialingService): Reactor {
   return {

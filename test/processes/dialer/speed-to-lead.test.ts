@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import t from 'tap'
 import {
   CALLER_ID, DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, placedCalls, postLead, reopen, sleep, waitFor, waitForEvent,
-} from '../helpers/dialing-app.ts'
+} from '../../helpers/dialing-app.ts'
 
 t.test('a new lead inside calling hours: exactly one call request, with the right From/To/Url/StatusCallback', async (t) => {
   const fake = await fakeTwilio(t)

@@ -5,9 +5,9 @@
  */
 import t from 'tap'
 import type { Test } from 'tap'
-import { DIALING, fakeTwilio, leadEvents, PUBLIC_URL, sleep, twilioEnv, waitFor } from '../helpers/dialing-app.ts'
-import { mcpApp, type McpTestAccount, type McpTestApp } from '../http/mcp/mcp-helpers.ts'
-import type { FakeTwilio } from '../doubles/fake-twilio.ts'
+import { DIALING, fakeTwilio, leadEvents, PUBLIC_URL, sleep, twilioEnv, waitFor } from '../../helpers/dialing-app.ts'
+import { mcpApp, type McpTestAccount, type McpTestApp } from '../../http/mcp/mcp-helpers.ts'
+import type { FakeTwilio } from '../../doubles/fake-twilio.ts'
 
 const FAST = { ...DIALING, callsPerSecond: 100 }
 

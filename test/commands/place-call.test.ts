@@ -7,7 +7,7 @@ import t from 'tap'
 import type { Test } from 'tap'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import { DomainError } from '../../src/domain/shared/decider.ts'
-import type { PlaceCallInput } from '../../src/services/dialing.types.ts'
+import type { PlaceCallInput } from '../../src/commands/place-call.command.ts'
 import { CALLER_ID, DIALING, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, postLead, sleep, waitForEvent } from '../helpers/dialing-app.ts'
 
 /** Pacing is tested elsewhere; here calls follow each other within milliseconds. */

@@ -1,6 +1,6 @@
 /** Passwords are kept as memory-hard scrypt hashes in a self-describing string, checked in constant time. */
 import t from 'tap'
-import { DEFAULT_SCRYPT_LOG_N, HASH_CONCURRENCY, HASH_QUEUE_LIMIT, PasswordHasher, PasswordHasherBusyError } from '../../src/services/password-hasher.ts'
+import { DEFAULT_SCRYPT_LOG_N, HASH_CONCURRENCY, HASH_QUEUE_LIMIT, PasswordHasher, PasswordHasherBusyError } from '../../src/commands/password-hasher.ts'
 
 t.test('the default cost is memory-hard: N = 2^15, r = 8 (32 MiB per guess)', async (t) => {
   t.ok(DEFAULT_SCRYPT_LOG_N >= 15)
@@ -24,7 +24,7 @@ t.test('random salt; parameters read from the hash; malformed hashes never verif
 })
 
 t.test('LEADLINE_SCRYPT_LOG_N: default, accepted range, and a clear configuration error otherwise', async (t) => {
-  const { scryptLogNFromEnv } = await import('../../src/services/password-hasher.ts')
+  const { scryptLogNFromEnv } = await import('../../src/commands/password-hasher.ts')
   const { ConfigError } = await import('../../src/config/config.ts')
   t.equal(scryptLogNFromEnv({}), DEFAULT_SCRYPT_LOG_N)
   t.equal(scryptLogNFromEnv({ LEADLINE_SCRYPT_LOG_N: ' ' }), DEFAULT_SCRYPT_LOG_N)

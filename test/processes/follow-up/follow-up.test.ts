@@ -4,10 +4,10 @@
  * when the lead answers or becomes do-not-call; calling hours are checked again when it fires.
  */
 import t from 'tap'
-import type { FakeTwilio } from '../doubles/fake-twilio.ts'
+import type { FakeTwilio } from '../../doubles/fake-twilio.ts'
 import {
   followUpSetup, leadEventTypes, leadEvents, manualClock, nthCall, placedCalls, postLead, ringsOut, sleep, statusCallback, waitForEvent,
-} from '../helpers/dialing-app.ts'
+} from '../../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
 const MIN = 60_000

@@ -3,7 +3,7 @@
  * burst never delays another account's calls. Measured where it matters: arrival at the fake Twilio.
  */
 import t from 'tap'
-import { DIALING, dialingApp, fakeTwilio, leadEvents, manualClock, placedCalls, postLead, waitFor } from '../helpers/dialing-app.ts'
+import { DIALING, dialingApp, fakeTwilio, leadEvents, manualClock, placedCalls, postLead, waitFor } from '../../helpers/dialing-app.ts'
 
 /** Request arrival times are taken after an append and an HTTP round trip each: allow a few ms of jitter. */
 const JITTER_MS = 5

@@ -6,12 +6,12 @@
  * stopping the others.
  */
 import type { Logger } from 'pino'
-import type { CommandHandler } from '../eventstore/command-handler.ts'
-import { leadDecider } from '../domain/lead/lead.decider.ts'
-import { newId } from '../domain/shared/ids.ts'
-import type { ProjectionRunner } from '../read-models/projection-runner.ts'
-import type { AccountsService } from '../services/accounts.service.ts'
-import type { CallsQueries } from '../../projections/calls/calls.queries.ts'
+import type { CommandHandler } from '../../eventstore/command-handler.ts'
+import { leadDecider } from '../../domain/lead/lead.decider.ts'
+import { newId } from '../../domain/shared/ids.ts'
+import type { ProjectionRunner } from '../../read-models/projection-runner.ts'
+import type { AccountsService } from '../../commands/accounts.ts'
+import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 
 export class FollowUpScheduler {
   private timer: NodeJS.Timeout | null = null

@@ -5,15 +5,15 @@
  */
 import path from 'node:path'
 import t from 'tap'
-import { leadDecider } from '../../src/domain/lead/lead.decider.ts'
-import { leadStream } from '../../src/domain/lead/lead.events.ts'
-import type { AccountState } from '../../src/domain/account/account.decider.ts'
-import { openLeadline, type Leadline } from '../../src/leadline.ts'
-import { startServer } from '../helpers/cli.ts'
-import { operatorContext } from '../helpers/build-app.ts'
+import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
+import { leadStream } from '../../../src/domain/lead/lead.events.ts'
+import type { AccountState } from '../../../src/domain/account/account.decider.ts'
+import { openLeadline, type Leadline } from '../../../src/leadline.ts'
+import { startServer } from '../../helpers/cli.ts'
+import { operatorContext } from '../../helpers/build-app.ts'
 import {
   DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, placedCalls, postLead, reopen, sleep, twilioEnv, waitForEvent,
-} from '../helpers/dialing-app.ts'
+} from '../../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
 const FAST = { ...DIALING, callsPerSecond: 100 }

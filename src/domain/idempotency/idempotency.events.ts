@@ -4,8 +4,8 @@
  * appended only when there is no live one (first use, or the previous claim has expired), and its
  * outcome is appended at the revision right after it, so an outcome always belongs to the claim before it.
  */
-import type { DomainEvent } from '../domain/shared/decider.ts'
-import { sha256Hex } from '../domain/shared/sha256.ts'
+import type { DomainEvent } from '../shared/decider.ts'
+import { sha256Hex } from '../shared/sha256.ts'
 
 export type IdempotencyKeyClaimed = DomainEvent<
   'IdempotencyKeyClaimed',

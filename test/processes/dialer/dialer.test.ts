@@ -5,8 +5,8 @@
  * rejection (400) is a failure with the carrier's code.
  */
 import t from 'tap'
-import { createTwilioCarrier } from '../../src/integrations/carrier/twilio/twilio-carrier.adapter.ts'
-import { DIALING, dialingApp, fakeTwilio, freePortUrl, leadEventTypes, leadEvents, placedCalls, postLead, sleep, waitFor, waitForEvent } from '../helpers/dialing-app.ts'
+import { createTwilioCarrier } from '../../../src/integrations/carrier/twilio/twilio-carrier.adapter.ts'
+import { DIALING, dialingApp, fakeTwilio, freePortUrl, leadEventTypes, leadEvents, placedCalls, postLead, sleep, waitFor, waitForEvent } from '../../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
 
