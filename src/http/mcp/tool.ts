@@ -55,6 +55,8 @@ export interface ToolOutcome {
 export interface Tool {
   readonly name: string
   readonly title: string
+  /** One line: the tool lists (the server's instructions, docs/mcp.md's table) show it. */
+  readonly summary: string
   readonly description: string
   readonly scope: Scope
   readonly annotations: ToolAnnotations
@@ -71,6 +73,8 @@ export interface Tool {
 interface ToolSpec<S extends z.ZodRawShape, O extends z.ZodType, A> {
   readonly name: string
   readonly title: string
+  /** What the tool does in one line, for lists of tools; the description's first sentence when absent. */
+  readonly summary?: string
   /** What the tool does, when to use it, and what it returns: written for an agent deciding whether to call it. */
   readonly description: string
   readonly scope: Scope
@@ -108,10 +112,13 @@ function wellFormedText(value: unknown, context: z.core.$RefinementCtx, path: Pr
   for (const [name, item] of Object.entries(value)) wellFormedText(item, context, [...path, Array.isArray(value) ? Number(name) : name])
 }
 
+const firstSentence = (text: string): string => /^[^.]*/.exec(text)?.[0] ?? text
+
 export function defineTool<S extends z.ZodRawShape, O extends z.ZodType>(spec: ToolSpec<S, O, z.output<z.ZodObject<S>>>): Tool {
   return {
     name: spec.name,
     title: spec.title,
+    summary: spec.summary ?? firstSentence(spec.description),
     description: `${spec.description}\n\nNeeds the ${spec.scope} scope.`,
     scope: spec.scope,
     annotations: spec.annotations,

@@ -41,6 +41,7 @@ function entryOf(event: RecordedEvent) {
 export const tool = defineTool({
   name: 'get_lead_history',
   title: 'Lead history',
+  summary: "One lead's events, newest first, a page at a time",
   description:
     `Everything that happened to one lead of this account, newest first, a page at a time: each submission and update, list changes, do-not-call changes, call decisions and outcomes, follow-ups, pay-links and how each payment settled. Each entry has the event type, the time, who or what caused it (actor) and its data. A page holds at most limit events (default ${DEFAULT_HISTORY_PAGE}) and about 512 KB; when older events remain, next_cursor fetches them (null once the first event is reached), and total_events says how many there are in all. Recordings and transcripts are never included. Name the lead by phone (any formatting) or lead_id.`,
   scope: 'read',

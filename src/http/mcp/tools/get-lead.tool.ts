@@ -11,6 +11,7 @@ export const MAX_PAYMENTS_SHOWN = 100
 export const tool = defineTool({
   name: 'get_lead',
   title: 'Get a lead',
+  summary: 'One lead, by phone or lead id',
   description:
     "One lead of this account with every field Leadline holds for it: name, phone, email, state, age, source, vendor, do-not-call, industry fields and any extra fields the sender pushed, and its pay-links (request_payment) with how each settled. Name the lead by phone (any formatting) or by lead_id. A lead that is not in this account is lead_not_found.",
   scope: 'read',

@@ -18,6 +18,7 @@ const staleLead = z.object({
 export const tool = defineTool({
   name: 'get_next_actions',
   title: 'Next actions',
+  summary: 'What to do next: a summary and the stale leads that need a call',
   description:
     'What to do next in this account: a one-line summary (for example how many leads were contacted but never touched again) and the stale leads that need a call, most urgent first, each with why it is stale, how many attempts so far, the suggested action and when a call is next allowed inside calling hours. Call this first when asked what to work on; follow up with get_lead or place_call.',
   scope: 'read',

@@ -8,6 +8,7 @@ import { defineTool } from '../tool.ts'
 export const tool = defineTool({
   name: 'list_leads',
   title: 'List Inbound Leads',
+  summary: 'The Inbound Leads list, filtered, a page at a time',
   description:
     "The account's Inbound Leads list, newest first: every lead pushed to the webhook, one per person (matched by the last ten digits of the phone). Filter by source (campaign), vendor, received since a time, or do-not-call. Results come a page at a time, of at most limit leads and about 512 KB (a page of leads with bulky extra fields holds fewer): pass next_cursor back as cursor for the next page (null on the last page).",
   scope: 'read',

@@ -14,6 +14,7 @@ function outcome(state: LeadState, changed: boolean, dryRun: boolean) {
 export const tool = defineWriteTool({
   name: 'mark_do_not_call',
   title: 'Mark do-not-call',
+  summary: 'Never call a lead again (until the operator clears it)',
   description:
     "Marks one lead of this account do-not-call, for example when the person asked not to be called again. From then on no call is placed to them (place_call is refused with do_not_call, and follow-ups stop) until the account's operator clears the flag. Name the lead by phone (any formatting) or lead_id. Marking a lead that is already do-not-call changes nothing.",
   scope: 'write',

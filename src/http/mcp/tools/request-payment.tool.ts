@@ -33,6 +33,7 @@ function outputOf(result: RequestPaymentResult) {
 export const tool = defineWriteTool({
   name: 'request_payment',
   title: 'Text a pay-link',
+  summary: 'Text a lead a card pay-link',
   description:
     `Texts one lead of this account a card pay-link from the account's own number; the payment settles into the account's connected Stripe account (a direct charge: the money never passes through Leadline). Name the customer by phone (any formatting) or lead_id: they must already be a lead of this account. amountCents is in the currency's smallest unit (cents; the account's currency, usd by default), from 1 to ${MAX_AMOUNT_CENTS} (${dollars(MAX_AMOUNT_CENTS)} in a two-decimal currency). Returns the request id, the link and when it expires (snake_case members: request_id, expires_at, texted_to, …); the payment's settlement later shows in get_lead and get_lead_history. Refused, with error.data.code, when payments are not set up (payments_not_configured: no caller id), the account has no connected Stripe account (no_connected_account), the customer is not a lead of this account (customer_not_found), the lead is do-not-call (do_not_contact), Stripe refuses (stripe_error) or the carrier does (carrier_error). The same idempotency_key never makes a second link or a second text. Use dry_run: true first to see the exact text, recipient, amount and connected account.`,
   scope: 'write',
