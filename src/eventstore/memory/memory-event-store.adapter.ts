@@ -65,11 +65,15 @@ export class MemoryEventStore implements EventStore {
   private closed = false
   private readonly open = new Set<MemorySubscription>()
 
-  constructor(private readonly log: MemoryLog = new MemoryLog()) {}
+  constructor(
+    private readonly log: MemoryLog = new MemoryLog(),
+    /** Source of `recordedAt`, as for the other adapters; defaults to the system clock. */
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   /** Another client on the same log, as a second connection to a database would be. */
   secondClient(): MemoryEventStore {
-    return new MemoryEventStore(this.log)
+    return new MemoryEventStore(this.log, this.clock)
   }
 
   async appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -84,7 +88,7 @@ export class MemoryEventStore implements EventStore {
     const repeated = ids.find((id, i) => this.log.byId.has(id) || ids.indexOf(id) !== i)
     if (repeated !== undefined) throw new DuplicateEventIdError(repeated, stream)
 
-    const recordedAt = new Date().toISOString()
+    const recordedAt = this.clock().toISOString()
     let prevHash = existing.at(-1)?.hash ?? null
     const written = events.map((event, i) => {
       const fields = {
@@ -221,6 +225,6 @@ class MemorySubscription implements Subscription {
 }
 
 /** A fresh, empty in-memory store. */
-export function openMemoryEventStore(): MemoryEventStore {
-  return new MemoryEventStore()
+export function openMemoryEventStore(options: { readonly clock?: () => Date } = {}): MemoryEventStore {
+  return new MemoryEventStore(new MemoryLog(), options.clock)
 }
