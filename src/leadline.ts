@@ -8,10 +8,7 @@ import type { EventStore } from './eventstore/event-store.port.ts'
 import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
-import type { SqliteEventStore } from './eventstore/sqlite/sqlite-event-store.adapter.ts'
-import { READ_MODELS_THREAD, type ReadModelsThreadOptions } from './read-models/read-models-thread.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
-import { startWalCheckpointer, type WalCheckpointer } from './eventstore/sqlite/wal-checkpointer.ts'
 import { AccountsService } from './commands/accounts.ts'
 import { IdempotencyService } from './commands/idempotency.ts'
 import { LeadIntakeService } from './commands/receive-lead.command.ts'
@@ -58,8 +55,8 @@ export interface LeadlineOptions {
   readonly carrier?: (dialing: DialingService) => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
-  /** Checkpoint the views database's WAL on a thread of its own while started (the server does). */
-  readonly checkpointViewsInBackground?: boolean
+  /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
+  readonly serving?: boolean
 }
 
 export interface Leadline {
@@ -110,17 +107,9 @@ export interface Leadline {
 export async function openLeadline(options: LeadlineOptions): Promise<Leadline> {
   const clock = options.clock ?? (() => new Date())
   const scryptLogN = scryptLogNFromEnv(options.env ?? process.env)
-  const store = await openEventStore(options.store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const store = await openEventStore(options.store, { clock, serving: options.serving === true, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
-  // A server's read models thread applies each batch the writer thread commits: the event loop is spared that work.
-  if (store.kind === 'sqlite' && options.viewsPath !== ':memory:') {
-    const following = await (store as SqliteEventStore).followOnThread(READ_MODELS_THREAD, { viewsPath: options.viewsPath, checkpointedElsewhere: options.checkpointViewsInBackground === true } satisfies ReadModelsThreadOptions, {
-      followed: (through) => runner.appliedElsewhere(through),
-      failed: (error) => options.logger?.warn({ err: error }, 'the read models thread failed a batch: the projection runner applies it'),
-    })
-    if (following) runner.followThread()
-  }
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
   const accounts = new AccountsService(store, commands, runner, accountsQueries)
@@ -152,7 +141,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const processes = new ProcessRunner(store, views, PROCESSES, [dialerProcess(dialing)], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
-  let checkpointer: WalCheckpointer | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
@@ -164,7 +152,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await processes.prepare()
     },
     async start() {
-      if (options.checkpointViewsInBackground) checkpointer ??= startWalCheckpointer(views, options.logger ? { logger: options.logger } : {})
       runner.start()
       carrier.warm?.()
       await dialing.recover(attemptTimeoutMs)
@@ -186,7 +173,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await opened.provider.close?.()
       await store.close()
       webhookDeliveries.flush()
-      await checkpointer?.stop()
       views.close()
     },
   }

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import Database from 'better-sqlite3'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import { openEventStore } from '../eventstore/open-event-store.ts'
-import { SCHEMA_VERSION } from '../eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { SCHEMA_VERSION } from '../eventstore/sqlite/index.ts'
 import type { RecordedEvent } from '../domain/event.ts'
 
 /** The log named by LEADLINE_STORE cannot be read (missing, or not a Leadline log). */

@@ -22,13 +22,12 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
-import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Projection } from '../read-models/projection.ts'
 import { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { ViewsDatabase } from '../read-models/views-database.ts'
 import { diffTable, digestTables, schemaOf, type TableDifference, type TableDigest } from './read-model-tables.ts'
-import { readAhead, type ReadPage } from '../eventstore/sqlite/log-reader.ts'
+import { embeddedLogFile, readAhead, type ReadPage } from '../eventstore/sqlite/index.ts'
 
 const DEFAULT_BATCH = 1000
 const READER_THREAD_MIN_EVENTS = 20_000
@@ -143,13 +142,6 @@ async function* eventsAfter(store: EventStore, from: number, until: number | und
   }
 }
 
-/** The log file a reader thread can open, when the store is an embedded one on disk. */
-function logFileOf(store: EventStore): string | undefined {
-  if (store.kind !== 'sqlite') return undefined
-  const file = (store as SqliteEventStore).path
-  return file === ':memory:' ? undefined : file
-}
-
 /**
  * The rebuild's pages: up to the head as it was when the rebuild started, from a reader thread when
  * the log is a file (events of types no projection reads are left out there); then, and for any
@@ -157,7 +149,7 @@ function logFileOf(store: EventStore): string | undefined {
  */
 async function* rebuildPages(options: ReplayOptions, head: number, until: number | undefined): AsyncGenerator<ReadPage> {
   const pageSize = options.batchSize ?? DEFAULT_BATCH
-  const file = logFileOf(options.store)
+  const file = embeddedLogFile(options.store)
   const ahead = Math.min(head, until ?? head)
   let position = 0
   if (file !== undefined && (options.readerThread ?? ahead >= READER_THREAD_MIN_EVENTS)) {

@@ -7,9 +7,7 @@
  * command on that stream decides without reading it again; a stream not kept is first taken to be
  * new (most are: a new lead). Both are safe because every append names the revision the state was
  * built from: if the stream had moved (or existed), the append fails and the command reloads, as it
- * does when it loses a race. When the refusal carries the stream as it stood (the SQLite store's
- * does, for a short stream), the command decides again on that instead of reading it: a repeat of a
- * lead seen long ago costs one refused append, not a refused append and a read. A decision that
+ * does when it loses a race. A decision that
  * appends nothing, or refuses, is checked against the stream's head before it is believed.
  */
 import { randomUUID } from 'node:crypto'
@@ -110,8 +108,7 @@ export class CommandHandler {
   ): Promise<CommandResult<E, S>> {
     const correlationId = context.correlationId ?? randomUUID()
     for (let attempt = 1; ; attempt++) {
-      // What this handler knows (after a conflict: only what the refusal handed back), else at first
-      // "a new stream", and after a conflict the stream as stored.
+      // What this handler knows, else at first "a new stream", and after a conflict the stream as stored.
       const kept = this.recall<S>(stream, decider)
       const assumedNew = attempt === 1 && kept === undefined
       let { state, revision } = kept ?? (assumedNew ? { state: decider.initialState(), revision: -1 } : await this.loadAndRemember(stream, decider))
@@ -150,12 +147,9 @@ export class CommandHandler {
         this.known.delete(stream)
         // Another process or node wrote first: decide again on what it wrote (dedup by phone ends here as an update).
         if (!isWrongExpectedRevision(error) || attempt >= this.maxAttempts) throw error
-        // A stream only assumed new (or a kept state gone stale) is no race: decide again at once, on
-        // the stream as the refusal says it stands if it says. After a real race, wait a moment and reload.
-        if (unverified && error.current !== undefined) {
-          const refusedOn = fold(error.current.map(upcast), decider)
-          this.remember(stream, decider, refusedOn.state, refusedOn.revision)
-        } else if (!unverified) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt))
+        // A stream only assumed new (or a kept state gone stale) is no race: reload and decide again at
+        // once. After a real race, wait a moment first.
+        if (!unverified) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt))
       }
     }
   }

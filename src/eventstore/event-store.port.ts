@@ -102,12 +102,6 @@ export class WrongExpectedRevisionError extends Error {
     readonly expected: ExpectedRevision,
     /** The stream's actual last revision, or -1 when the stream does not exist. */
     readonly actual: number,
-    /**
-     * The stream as it stood when the append was refused (its events up to `actual`), when the store
-     * could hand it over with the refusal at no extra cost (the SQLite writer, for a short stream);
-     * undefined otherwise. The loser of a race decides again on it without reading the stream.
-     */
-    readonly current?: readonly RecordedEvent[],
   ) {
     super(`wrong expected revision on ${stream}: expected ${String(expected)}, actual ${actual === -1 ? 'no stream' : actual}`)
     this.name = 'WrongExpectedRevisionError'

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Leadline } from '../leadline.ts'
 import type { RateLimit } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
-import { isStoreUnavailable } from '../eventstore/sqlite/sqlite-schema.ts'
+import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
 import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
@@ -72,8 +72,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError && isHttpErrorCode(error.code)) return sendError(reply, error.code, error.message)
-    // A raw SQLite fault (disk full, read-only) from a views write on the request path is the same 503.
-    if (isStoreUnavailable(error)) {
+    // The log or the read models cannot take writes (disk full, read-only): the adapters say so with this one error.
+    if (error instanceof StoreUnavailableError) {
       request.log.error({ err: error }, 'store unavailable')
       return sendError(reply.header('retry-after', '5'), 'store_unavailable', 'the log cannot take writes right now; nothing was recorded')
     }

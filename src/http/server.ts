@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { pino, type LoggerOptions } from 'pino'
 import type { Config, RateLimit, TrustProxy } from '../config/config.ts'
-import { preferWriterThread, type SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { app } from './app.ts'
 import { redactUrl } from './redact.ts'
@@ -71,11 +70,8 @@ export async function createHttpServer(
 /** `leadline serve`: runs until SIGTERM or SIGINT. */
 export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
   const logger = pino(loggerOptions(config.logLevel) as LoggerOptions)
-  // A server keeps its event loop for requests: the embedded store hashes, inserts and fsyncs on a thread.
-  preferWriterThread()
-  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, checkpointViewsInBackground: true })
+  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, serving: true })
   const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy, operatorTokenHashes: config.operatorTokenHashes })
-  if (leadline.store.kind === 'sqlite') await (leadline.store as SqliteEventStore).ready()
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.
   await leadline.prepare()

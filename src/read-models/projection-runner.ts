@@ -7,10 +7,9 @@ import { Backoff } from './backoff.ts'
 import type { Logger } from 'pino'
 import type { RecordedEvent } from '../domain/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
-import { isStoreFault } from '../eventstore/sqlite/sqlite-schema.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Projection } from './projection.ts'
-import type { ViewsDatabase } from './views-database.ts'
+import { isViewsFault, type ViewsDatabase } from './views-database.ts'
 import { statement } from './statement-cache.ts'
 
 const BATCH = 1000
@@ -21,14 +20,6 @@ const BATCH = 1000
  * are this much later; nothing that answers the webhook waits for them.
  */
 export const LINGER_MS = 5
-/**
- * While the read models thread applies the live batches (followThread), how long the live loop waits
- * for it to report a batch before applying it here. It reports within milliseconds; it does not for a
- * batch after another process's commit, which only this runner, reading the log, can apply. Applying
- * here sooner would contend with the thread for the views database's write lock, and SQLite's busy
- * wait blocks this event loop for milliseconds at a time.
- */
-export const FOLLOWER_GRACE_MS = 100
 
 export interface ProjectionStatus {
   readonly name: string
@@ -45,8 +36,6 @@ export class ProjectionRunner {
   private stopping = false
   private readonly backoff = new Backoff()
   private readonly handled: ReadonlyMap<Projection, ReadonlySet<string>>
-  /** The read models thread applies the live batches (see read-models-thread.ts). */
-  private followed = false
 
   constructor(
     private readonly store: EventStore,
@@ -112,22 +101,6 @@ export class ProjectionRunner {
     this.advance(last)
   }
 
-  /**
-   * The read models thread applies each batch the writer commits (see read-models-thread.ts): the live
-   * loop leaves a batch to it for up to FOLLOWER_GRACE_MS, and applies only what it has not.
-   */
-  followThread(): void {
-    this.followed = true
-  }
-
-  /**
-   * Another applier (the read models thread) has brought every projection to `position`: what this
-   * runner's subscription delivers up to there is skipped without a transaction.
-   */
-  appliedElsewhere(position: number): void {
-    this.advance(position)
-  }
-
   private advance(position: number): void {
     if (position <= this.position) return
     this.position = position
@@ -169,13 +142,7 @@ export class ProjectionRunner {
           }
           const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH, lingerMs: LINGER_MS })
           this.subscription = subscription
-          for await (const batch of subscription) {
-            const last = batch[batch.length - 1]?.position ?? 0
-            if (this.followed && last > this.position) await this.waitFor(last, FOLLOWER_GRACE_MS).catch(() => undefined)
-            // Events the read models thread applied already (appliedElsewhere) need no transaction here.
-            const fresh = batch[0] !== undefined && batch[0].position > this.position ? batch : batch.filter((event) => event.position > this.position)
-            if (fresh.length > 0) this.applyBatch(fresh)
-          }
+          for await (const batch of subscription) this.applyBatch(batch)
           return // closed: the runner or the store is stopping
         } catch (error) {
           if (this.stopping) return
@@ -220,48 +187,39 @@ export class ProjectionRunner {
 /**
  * Applies `events` (ending at or before `last`, the position the batch covers) to the read models in
  * one IMMEDIATE transaction that re-reads every checkpoint first, so runners sharing a views database
- * (the server's, the CLI's, the read models thread's) never apply an event twice; events at or below a
- * projection's checkpoint are skipped. With `after` (the position just before the batch), a projection
- * whose checkpoint is behind it is left alone: the events between are not in the batch, and its own
- * runner catches up from the log. Returns the position every projection has reached.
+ * (the server's, the CLI's) never apply an event twice; events at or below a projection's checkpoint
+ * are skipped.
  */
-export function applyToReadModels(
+function applyToReadModels(
   db: ViewsDatabase,
   handled: ReadonlyMap<Projection, ReadonlySet<string>>,
   events: readonly RecordedEvent[],
   last: number,
-  after?: number,
-): number {
+): void {
   const read = statement(db, 'SELECT position FROM projection_checkpoints WHERE name = ?')
   const write = statement(db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
   const upcasted = events.map(upcast)
   const apply = db.transaction(() => {
-    let reached = last
     for (const [projection, handles] of handled) {
       const checkpoint = (read.get(projection.name) as { position: number }).position
       if (checkpoint >= last) continue
-      if (after !== undefined && checkpoint < after) {
-        reached = Math.min(reached, checkpoint)
-        continue
-      }
       for (const event of upcasted) {
         if (event.position > checkpoint && handles.has(event.type)) projection.apply(db, event)
       }
       write.run(last, projection.name)
     }
-    return reached
   })
   try {
-    return apply.immediate()
+    apply.immediate()
   } catch (error) {
     // The views file is on the same disk as the log: full, read-only or failing, it is the store
     // being unavailable (503), and the transaction left nothing behind, checkpoints included.
-    if (!isStoreFault(error)) throw error
+    if (!isViewsFault(error)) throw error
     throw new StoreUnavailableError(`read models cannot be written: ${(error as Error).message}`, { cause: error })
   }
 }
 
 /** Each projection with the event types it reads. */
-export function handledTypes(projections: readonly Projection[]): ReadonlyMap<Projection, ReadonlySet<string>> {
+function handledTypes(projections: readonly Projection[]): ReadonlyMap<Projection, ReadonlySet<string>> {
   return new Map(projections.map((projection) => [projection, new Set(projection.handles)]))
 }

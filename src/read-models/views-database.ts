@@ -5,11 +5,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { isSqliteError } from '../eventstore/sqlite/sqlite-schema.ts'
 
 export type ViewsDatabase = Database.Database
 
-/** How long a views connection waits for another's write lock (a server's writer thread, the CLI). */
+/** How long a views connection waits for another's write lock (the server's runner, the CLI's). */
 export const VIEWS_BUSY_TIMEOUT_MS = 5000
 
 export function openViewsDatabase(file: string): ViewsDatabase {
@@ -28,12 +27,26 @@ export function openViewsDatabase(file: string): ViewsDatabase {
   return db
 }
 
+/**
+ * SQLite's answers for a views file that cannot take writes right now: disk full, read-only, an I/O
+ * error, a lock held too long. The views file is on the same disk as the log: to a caller this is the
+ * store being unavailable (503, try again later).
+ */
+export function isViewsFault(error: unknown): boolean {
+  return /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(sqliteCode(error) ?? '')
+}
+
+function sqliteCode(error: unknown): string | undefined {
+  const code: unknown = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined
+}
+
 /** How soon a write that writeUnlessBusy found the lock held for tries again. */
 export const BUSY_RETRY_MS = 5
 
 /**
- * Runs `write` in an IMMEDIATE transaction unless another connection holds the write lock (a
- * server's read models thread applying a batch), in which case it returns false at
+ * Runs `write` in an IMMEDIATE transaction unless another connection holds the write lock (another
+ * process's runner applying a batch), in which case it returns false at
  * once, having written nothing: SQLite's busy wait would block the event loop for milliseconds.
  * For writes that can as well happen a moment later.
  */
@@ -43,7 +56,7 @@ export function writeUnlessBusy(db: ViewsDatabase, write: () => void): boolean {
     db.transaction(write).immediate()
     return true
   } catch (error) {
-    if (isSqliteError(error) && error.code === 'SQLITE_BUSY') return false
+    if (sqliteCode(error) === 'SQLITE_BUSY') return false
     throw error
   } finally {
     db.pragma(`busy_timeout = ${VIEWS_BUSY_TIMEOUT_MS}`)

@@ -21,11 +21,6 @@ export interface EventStoreHarness {
   openSecondClient(store: EventStore): Promise<EventStore>
   /** Appends `count` events to `stream` from really another OS process; resolves once it is done. */
   appendFromAnotherProcess(store: EventStore, stream: string, count: number): Promise<void>
-  /**
-   * How long a stream a refused append hands back as it stood (WrongExpectedRevisionError.current);
-   * 0 for an adapter that never does (its callers read the stream).
-   */
-  readonly refusalCarriesStreamUpTo: number
 }
 
 /** Registers the contract as one subtest of `t`, named after the harness. */
@@ -193,38 +188,6 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       )
       t.same(await store.readStream('lead-missing'), [], 'a missing stream reads as empty')
       t.same(await store.readStream('lead-missing', { direction: 'backwards' }), [])
-    })
-
-    t.test('a refused append hands back the stream as it stood, when the adapter does', async (t) => {
-      const store = await fresh(t)
-      const refusal = (append: Promise<unknown>): Promise<WrongExpectedRevisionError | undefined> =>
-        append.then(
-          () => void t.fail('the append was taken'),
-          (e: unknown) => (e instanceof WrongExpectedRevisionError ? e : void t.fail(`refused with ${String(e)}`)),
-        )
-      const limit = harness.refusalCarriesStreamUpTo
-      await store.appendToStream('lead-a', [ev('A', { n: 1 }), ev('B', { n: 2 })], 'no_stream')
-      await store.appendToStream('lead-b', [ev('C')], 'no_stream')
-      await store.appendToStream('lead-a', [ev('D', { n: 3 })], 1)
-      const exists = await refusal(store.appendToStream('lead-a', [ev('X')], 'no_stream'))
-      const behind = await refusal(store.appendToStream('lead-a', [ev('X')], 0))
-      const missing = await refusal(store.appendToStream('lead-missing', [ev('X')], 2))
-      if (limit === 0) {
-        t.same([exists?.current, behind?.current, missing?.current], [undefined, undefined, undefined], 'never')
-        return
-      }
-      t.same(exists?.current, await store.readStream('lead-a'), 'the whole stream, exactly as a read of it gives it (all of its events, and no other stream\'s)')
-      t.same(behind?.current?.map((e) => e.type), ['A', 'B', 'D'], 'whatever revision was expected')
-      t.same(missing?.current, [], 'a stream that does not exist: no events')
-      t.same(await types(store, 'lead-a'), ['A', 'B', 'D'], 'and the refused appends wrote nothing')
-
-      const long = Array.from({ length: limit + 1 }, (_, i) => ev(String(i)))
-      await store.appendToStream('lead-long', long.slice(0, limit), 'no_stream')
-      t.equal((await refusal(store.appendToStream('lead-long', [ev('X')], 'no_stream')))?.current?.length, limit, `a stream of ${limit} events is handed back`)
-      await store.appendToStream('lead-long', long.slice(limit), limit - 1)
-      const tooLong = await refusal(store.appendToStream('lead-long', [ev('X')], 'no_stream'))
-      t.equal(tooLong?.actual, limit, 'a longer one is refused as any other')
-      t.equal(tooLong?.current, undefined, `but not handed back (${limit + 1} events): its reader reads it`)
     })
 
     t.test('streamRevision is the revision of the last event of the stream, -1 for none', async (t) => {

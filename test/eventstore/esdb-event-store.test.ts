@@ -91,7 +91,6 @@ function runChild(args: string[], timeoutMs = 30_000): Promise<{ code: number | 
 function harness(name: string, place: () => Promise<Placement>): EventStoreHarness {
   return {
     name,
-    refusalCarriesStreamUpTo: 0,
     async open() {
       return open(await place())
     },

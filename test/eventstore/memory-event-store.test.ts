@@ -12,7 +12,6 @@ function ev(type: string, data: unknown = {}, id?: string): NewEvent {
 
 const harness: EventStoreHarness = {
   name: 'memory',
-  refusalCarriesStreamUpTo: 0,
   async open() {
     return openMemoryEventStore()
   },

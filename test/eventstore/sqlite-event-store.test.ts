@@ -15,7 +15,6 @@ import {
   openSqliteEventStore,
   type SqliteEventStore,
 } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
-import { CONFLICT_STREAM_LIMIT } from '../../src/eventstore/sqlite/sqlite-writer.ts'
 import {
   chainIsIntact,
   consume,
@@ -113,7 +112,6 @@ function startLoopingChild(args: string[]): {
 
 const harness: EventStoreHarness = {
   name: 'sqlite',
-  refusalCarriesStreamUpTo: CONFLICT_STREAM_LIMIT,
   async open() {
     return openSqliteEventStore({ path: freshPath() })
   },

@@ -9,7 +9,6 @@ import t from 'tap'
 import type { EventStore } from '../../src/eventstore/event-store.port.ts'
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { eventStoreContract, type EventStoreHarness } from '../contract/event-store.contract.ts'
-import { CONFLICT_STREAM_LIMIT } from '../../src/eventstore/sqlite/sqlite-writer.ts'
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url))
 const childScript = fileURLToPath(new URL('../helpers/append-in-child.ts', import.meta.url))
@@ -28,7 +27,6 @@ function openThreaded(path: string): SqliteEventStore {
 
 const harness: EventStoreHarness = {
   name: 'sqlite (writer thread)',
-  refusalCarriesStreamUpTo: CONFLICT_STREAM_LIMIT,
   async open() {
     return openThreaded(freshPath())
   },

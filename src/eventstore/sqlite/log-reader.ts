@@ -8,10 +8,9 @@
  * version and data. Decoding the rest of every event (id, metadata, hashes: about half its bytes) on
  * this thread was a fifth of the replay; a ReplayedEvent reads it from the log only if asked.
  */
-import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import type { Actor, EventMetadata, RecordedEvent } from '../../domain/event.ts'
-import { RUNNING_BUILD } from '../../config/project-root.ts'
+import { startWorker } from './worker-thread.ts'
 
 export interface ReaderData {
   /** The log's SQLite file. */
@@ -149,15 +148,12 @@ class ReplayedEvent implements RecordedEvent {
 /** Pages in flight: enough that the reader never waits for this thread's next request, few enough to keep memory flat. */
 const AHEAD = 2
 
-// The build's compiled worker runs as it is; from the sources, a plain module registers tsx first.
-const ENTRY = new URL(RUNNING_BUILD ? './log-reader.worker.js' : './log-reader.worker.mjs', import.meta.url)
-
 /**
  * The events of the log file after `after` up to `until`, a page at a time, read in another thread.
  * The thread's heap is bounded: it holds a few pages at most, and a replay's RSS is bounded too.
  */
 export async function* readAhead(data: ReaderData): AsyncGenerator<ReadPage> {
-  const worker = new Worker(ENTRY, { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } })
+  const worker = startWorker('log-reader.worker', { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } })
   const rest = new RestOfEvents(data.path)
   const arrived: FromReader[] = []
   let failure: Error | undefined

@@ -18,7 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type Database from 'better-sqlite3'
-import type { EventMetadata, NewEvent, RecordedEvent } from '../../domain/event.ts'
+import type { NewEvent, RecordedEvent } from '../../domain/event.ts'
 import {
   StoreUnavailableError,
   type AppendResult,
@@ -31,8 +31,7 @@ import {
 } from '../event-store.port.ts'
 import { EVENT_COLUMNS, SCHEMA_VERSION, isSqliteError, openEventsDatabase, toRecordedEvent, type EventRow } from './sqlite-schema.ts'
 import { SqliteWriter, appendError, type EncodedEvent, type WriteOutcome, type WriteRequest, type WrittenEvents } from './sqlite-writer.ts'
-import { startWalCheckpointer, type CheckpointerLogger, type WalCheckpointer, type WalCheckpointerOptions } from './wal-checkpointer.ts'
-import { WriterThread, type FollowerListener } from './sqlite-writer-thread.ts'
+import { WriterThread } from './sqlite-writer-thread.ts'
 
 export { SCHEMA_VERSION } from './sqlite-schema.ts'
 export { DuplicateEventIdError } from './sqlite-writer.ts'
@@ -67,15 +66,9 @@ export interface SqliteEventStoreOptions {
   /**
    * Where the write transactions run: `inline` on this connection, in this thread (the default:
    * tests and short-lived commands), or `thread`, a worker thread started on the first append (a
-   * server: its event loop keeps serving while a batch is hashed, inserted and fsynced). See also
-   * preferWriterThread(). With the thread, the WAL's checkpoints run on a thread of their own too
-   * (wal-checkpointer.ts): a commit never waits for one.
+   * server: its event loop keeps serving while a batch is hashed, inserted and fsynced).
    */
   readonly writer?: 'inline' | 'thread'
-  /** Where the checkpoint thread's failure is told (the writer then checkpoints for itself). */
-  readonly logger?: CheckpointerLogger
-  /** The checkpoint thread's timing (tests); it never takes the write lock (`restart: false`). */
-  readonly checkpoints?: Pick<WalCheckpointerOptions, 'intervalMs' | 'restartAtPages'>
 }
 
 /** Counters for tests and benchmarks: group commit means `transactions` stays well below `appends`. */
@@ -104,29 +97,16 @@ export interface SqliteEventStore extends EventStore {
    * up and connected otherwise (a server waits for this before it listens).
    */
   ready(): Promise<void>
-  /**
-   * With the writer thread: loads `module` on a follower thread beside it and feeds its follower
-   * every batch committed from now on, as recorded, after the batch's appends were answered (a
-   * server's read models are applied so, off its event loop, and no commit waits for them). Rejects
-   * when the module cannot start there (the store writes on); resolves false, doing nothing, with
-   * the inline writer.
-   */
-  followOnThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean>
-}
-
-let processWriter: 'inline' | 'thread' = 'inline'
-
-/**
- * Makes the writer thread the default of every store this process opens from now on (`leadline
- * serve` does this; short-lived commands and tests keep the inline writer and its instant start).
- */
-export function preferWriterThread(): void {
-  processWriter = 'thread'
 }
 
 /** Opens (creating if needed) the event store in the SQLite file at `options.path`. */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
-  return new SqliteStore({ ...options, writer: options.writer ?? processWriter })
+  return new SqliteStore(options)
+}
+
+/** The file of an embedded store on disk (a replay reads it on a thread of its own); undefined for any other store. */
+export function embeddedLogFile(store: EventStore): string | undefined {
+  return store instanceof SqliteStore && store.path !== ':memory:' ? store.path : undefined
 }
 
 interface PendingAppend {
@@ -151,8 +131,6 @@ class SqliteStore implements SqliteEventStore {
   /** Exactly one of these writes: this connection's writer, or the writer thread. */
   private readonly inlineWriter: SqliteWriter | undefined
   private readonly writerThread: WriterThread | undefined
-  /** With the writer thread: the thread that checkpoints the WAL, so that the writer never does. */
-  private readonly checkpointer: WalCheckpointer | null = null
 
   private queue: PendingAppend[] = []
   private flushScheduled = false
@@ -219,9 +197,6 @@ class SqliteStore implements SqliteEventStore {
       throw new StoreUnavailableError(`cannot open event store at ${options.path}: ${error.message}`, { cause: error })
     }
     this.database = db
-    if (this.writerThread !== undefined) {
-      this.checkpointer = startWalCheckpointer(db, { ...options.checkpoints, restart: false, ...(options.logger ? { logger: options.logger } : {}) })
-    }
   }
 
   get stats(): SqliteEventStoreStats {
@@ -238,12 +213,6 @@ class SqliteStore implements SqliteEventStore {
 
   async ready(): Promise<void> {
     await this.writerThread?.ready()
-  }
-
-  async followOnThread(module: URL, options: unknown, listener: FollowerListener): Promise<boolean> {
-    if (this.writerThread === undefined) return false
-    await this.writerThread.follow(module, options, listener)
-    return true
   }
 
   async flush(): Promise<void> {
@@ -343,8 +312,6 @@ class SqliteStore implements SqliteEventStore {
     this.recent.clear()
     this.stopPolling()
     await this.writerThread?.close()
-    // After the last commit: what it wrote reaches the database file now, not at the next start.
-    await this.checkpointer?.stop()
     this.database.close()
   }
 

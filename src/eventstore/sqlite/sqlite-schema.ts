@@ -7,7 +7,6 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { RecordedEvent } from '../../domain/event.ts'
-import { StoreUnavailableError } from '../event-store.port.ts'
 
 /** Bumped by every schema migration; stored in `PRAGMA user_version`. */
 export const SCHEMA_VERSION = 1
@@ -88,22 +87,4 @@ export function isSqliteError(error: unknown): error is Error & { code: string }
   if (!(error instanceof Error)) return false
   const code: unknown = (error as Error & { code?: unknown }).code
   return typeof code === 'string' && code.startsWith('SQLITE_')
-}
-
-/**
- * SQLite's answers for a file that cannot take writes right now: disk full, read-only, an I/O error,
- * a file that cannot be opened, a lock held too long. For any database of ours (the log or the views
- * next to it) they mean the same to a caller: 503, try again later.
- */
-export function isStoreFault(error: unknown): boolean {
-  return isSqliteError(error) && /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED)/.test(error.code)
-}
-
-/**
- * The store refusing for now, whether an adapter said so (StoreUnavailableError) or a views-database
- * read or write on the request path met a raw SQLite fault: every surface answers it the same way
- * (503 or its JSON-RPC and console equivalents, retry in a few seconds).
- */
-export function isStoreUnavailable(error: unknown): boolean {
-  return error instanceof StoreUnavailableError || isStoreFault(error)
 }

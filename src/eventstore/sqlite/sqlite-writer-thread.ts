@@ -6,68 +6,31 @@
  * it held is rejected as StoreUnavailableError and the next write starts a new one: nothing is
  * acknowledged that was not committed.
  */
-import { Worker } from 'node:worker_threads'
-import { RUNNING_BUILD } from '../../config/project-root.ts'
+import type { Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
-import type { RecordedEvent } from '../../domain/event.ts'
 import { outcomesFromWire, requestsToWire, type ErrorDescription, type Wire } from './sqlite-writer-wire.ts'
-
-/**
- * Follows what a store commits, on a follower thread the writer thread starts for it
- * (sqlite-follower.worker.ts), from the events as the writer recorded them: `committed` gets the
- * events of one or more batches after their appends were answered, in order and with no position
- * missing between them (a commit by another process in between starts a new call), and returns the
- * position it has taken the log to (see followOnThread).
- */
-export interface CommitFollower {
-  committed(events: readonly RecordedEvent[]): number
-  close(): void
-}
-
-/** A module the follower thread loads: it exports `follow`, given plain-data options. */
-export interface CommitFollowerModule {
-  follow(options: unknown): CommitFollower
-}
-
-/** Told on this thread what a store's follower did with each batch. */
-export interface FollowerListener {
-  followed(through: number): void
-  failed(error: Error): void
-}
-
-/** What the follower thread tells the writer thread, which passes its reports on to the store. */
-export type FromFollower =
-  | { readonly type: 'ready' }
-  | { readonly type: 'followed'; readonly through: number }
-  | { readonly type: 'follow_failed'; readonly error: ErrorDescription }
+import { startWorker } from './worker-thread.ts'
 
 export type ToWriter =
   | { readonly type: 'open'; readonly call: number; readonly store: number; readonly path: string }
   | { readonly type: 'write'; readonly call: number; readonly store: number; readonly requests: Wire }
-  | { readonly type: 'follow'; readonly call: number; readonly store: number; readonly module: string; readonly options: unknown }
   | { readonly type: 'close'; readonly call: number; readonly store: number }
 
 export type FromWriter =
   | { readonly type: 'ready' }
   | { readonly type: 'done'; readonly call: number; readonly outcomes?: Wire }
   | { readonly type: 'failed'; readonly call: number; readonly error: ErrorDescription }
-  | { readonly type: 'followed'; readonly store: number; readonly through: number }
-  | { readonly type: 'follow_failed'; readonly store: number; readonly error: ErrorDescription }
 
 type Call =
   | { readonly type: 'open'; readonly store: number; readonly path: string }
   | { readonly type: 'write'; readonly store: number; readonly requests: Wire }
-  | { readonly type: 'follow'; readonly store: number; readonly module: string; readonly options: unknown }
   | { readonly type: 'close'; readonly store: number }
 
 interface Waiting {
   resolve(outcomes: Wire | undefined): void
   reject(error: unknown): void
 }
-
-// The build's compiled worker runs as it is; from the sources, a plain module registers tsx first.
-const ENTRY = new URL(RUNNING_BUILD ? './sqlite-writer.worker.js' : './sqlite-writer.worker.mjs', import.meta.url)
 
 /** The writer's own error, rebuilt on this side with its SQLite code (so the store maps it to 503). */
 function rebuild(description: ErrorDescription): Error {
@@ -84,8 +47,6 @@ class SharedThread {
   generation = 0
   private nextCall = 1
   private readonly waiting = new Map<number, Waiting>()
-  /** store → the listener of its follower on the thread. */
-  readonly listeners = new Map<number, FollowerListener>()
 
   /** The running thread, if there is one (the synchronous fast path). */
   get running(): Worker | undefined {
@@ -107,7 +68,7 @@ class SharedThread {
 
   private start(): Promise<Worker> {
     this.starting ??= new Promise<Worker>((resolve, reject) => {
-      const worker = new Worker(ENTRY)
+      const worker = startWorker('sqlite-writer.worker')
       let ready = false
       worker.on('message', (message: FromWriter) => {
         switch (message.type) {
@@ -124,12 +85,6 @@ class SharedThread {
             return
           case 'failed':
             this.settle(worker, message.call)?.reject(rebuild(message.error))
-            return
-          case 'followed':
-            this.listeners.get(message.store)?.followed(message.through)
-            return
-          case 'follow_failed':
-            this.listeners.get(message.store)?.failed(rebuild(message.error))
             return
         }
       })
@@ -166,8 +121,6 @@ export class WriterThread {
   /** The thread generation this store's connection was opened on (0: not open). */
   private openedOn = 0
   private closed = false
-  /** The follower loaded for this store (followOnThread), loaded again on a new thread. */
-  private following: { readonly module: string; readonly options: unknown } | undefined
 
   constructor(private readonly path: string) {}
 
@@ -187,30 +140,10 @@ export class WriterThread {
     await this.open((shared ??= new SharedThread()))
   }
 
-  /**
-   * Loads `module` into the thread and feeds its follower every batch this store commits from now
-   * on (and again on a new thread, should this one die); `listener` hears of each batch here.
-   */
-  async follow(module: URL, options: unknown, listener: FollowerListener): Promise<void> {
-    const thread = (shared ??= new SharedThread())
-    const worker = await this.open(thread)
-    const following = { module: module.href, options }
-    thread.listeners.set(this.store, listener)
-    try {
-      await thread.send(worker, { type: 'follow', store: this.store, ...following })
-    } catch (error) {
-      // A follower that cannot start is not one: the store writes on, and its appends are not fed.
-      thread.listeners.delete(this.store)
-      throw error
-    }
-    this.following = following
-  }
-
   /** Closes this store's connection on the thread (after the batch it may be writing). */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    shared?.listeners.delete(this.store)
     await this.opening?.catch(() => undefined)
     const thread = shared
     const worker = thread?.running
@@ -238,15 +171,6 @@ export class WriterThread {
         throw new StoreUnavailableError(`cannot open event store at ${this.path}: ${(error as Error).message}`, { cause: error })
       }
       this.openedOn = generation
-      // A new thread (the last one died): its follower too, before any batch it would miss. Should it
-      // not start there, the store writes on, and its listener hears why.
-      if (this.following !== undefined) {
-        await thread.send(worker, { type: 'follow', store: this.store, ...this.following }).catch((error: unknown) => {
-          this.following = undefined
-          thread.listeners.get(this.store)?.failed(error as Error)
-          thread.listeners.delete(this.store)
-        })
-      }
     }
     return worker
   }

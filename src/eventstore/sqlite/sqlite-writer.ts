@@ -9,10 +9,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import type { EventMetadata, RecordedEvent } from '../../domain/event.ts'
+import type { EventMetadata } from '../../domain/event.ts'
 import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
 import { hashParsedEvent } from '../hash-chain.ts'
-import { EVENT_COLUMNS, isSqliteError, toRecordedEvent, type EventRow } from './sqlite-schema.ts'
+import { isSqliteError } from './sqlite-schema.ts'
 
 /** An event as the writer takes it: data and metadata already as the JSON text that is stored. */
 export interface EncodedEvent {
@@ -40,22 +40,12 @@ export interface WrittenEvents {
   readonly hashes: readonly string[]
 }
 
-/**
- * A refused append carries the stream as it stood, when it holds at most this many events: read by
- * the writer inside its transaction, from pages it has just been writing, it costs next to nothing
- * there, while the same read on the main thread's connection (whose page cache every commit of the
- * writer's empties) cost about 70 µs of CPU a lead, even when it found nothing. A longer stream is read by whoever needs it.
- */
-export const CONFLICT_STREAM_LIMIT = 64
-
 export type AppendFailure =
   | {
       readonly kind: 'wrong_expected_revision'
       readonly stream: string
       readonly expected: ExpectedRevision
       readonly actual: number
-      /** The stream's rows up to `actual`, when it has at most CONFLICT_STREAM_LIMIT events. */
-      readonly current?: readonly EventRow[]
     }
   | { readonly kind: 'duplicate_event_id'; readonly eventId: string; readonly stream: string }
   | { readonly kind: 'error'; readonly name: string; readonly message: string }
@@ -83,7 +73,7 @@ export class DuplicateEventIdError extends Error {
 export function appendError(failure: AppendFailure): Error {
   switch (failure.kind) {
     case 'wrong_expected_revision':
-      return new WrongExpectedRevisionError(failure.stream, failure.expected, failure.actual, failure.current?.map(toRecordedEvent))
+      return new WrongExpectedRevisionError(failure.stream, failure.expected, failure.actual)
     case 'duplicate_event_id':
       return new DuplicateEventIdError(failure.eventId, failure.stream)
     case 'error': {
@@ -126,7 +116,6 @@ export class SqliteWriter {
     head: Database.Statement<[string], HeadRow>
     placeOfId: Database.Statement<[string], PlacedRow>
     idsFrom: Database.Statement<[string, number, number], { id: string; position: number }>
-    stream: Database.Statement<[string, number], EventRow>
     insert: Database.Statement<[string, string, number, string, string, string, string, string | null, string]>
   }
 
@@ -143,7 +132,6 @@ export class SqliteWriter {
       idsFrom: db.prepare<[string, number, number], { id: string; position: number }>(
         'SELECT id, position FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
       ),
-      stream: db.prepare<[string, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? ORDER BY revision LIMIT ?`).raw(),
       insert: db.prepare<[string, string, number, string, string, string, string, string | null, string]>(
         'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -153,24 +141,21 @@ export class SqliteWriter {
   /**
    * Writes the batch in one transaction and returns one outcome per request, in order. Throws
    * (nothing written) when the transaction itself fails: SQLITE_BUSY past the timeout, disk full,
-   * read-only, I/O error. With `committed`, every event written is also pushed there as recorded
-   * (its data and metadata parsed once, for the hash), in position order.
+   * read-only, I/O error.
    */
-  write(requests: readonly WriteRequest[], committed?: RecordedEvent[]): WriteOutcome[] {
+  write(requests: readonly WriteRequest[]): WriteOutcome[] {
     const outcomes: WriteOutcome[] = []
     try {
       this.stmt.begin.run()
       for (const request of requests) {
         this.stmt.savepoint.run()
-        const kept = committed?.length ?? 0
         try {
-          outcomes.push(this.writeOne(request, committed))
+          outcomes.push(this.writeOne(request))
           this.stmt.release.run()
         } catch (error) {
           if (isSqliteError(error) && !error.code.startsWith('SQLITE_CONSTRAINT')) throw error
           this.stmt.rollbackTo.run()
           this.stmt.release.run()
-          if (committed !== undefined) committed.length = kept
           outcomes.push({ ok: false, failure: this.failureOf(error, request) })
         }
       }
@@ -190,7 +175,7 @@ export class SqliteWriter {
   }
 
   /** One append, inside the open transaction. Throws to reject only this append. */
-  private writeOne(request: WriteRequest, committed: RecordedEvent[] | undefined): WriteOutcome {
+  private writeOne(request: WriteRequest): WriteOutcome {
     const { stream, events, expected, recordedAt } = request
     const head = this.stmt.head.get(stream)
     const actual = head?.revision ?? -1
@@ -199,7 +184,7 @@ export class SqliteWriter {
       // Perhaps a retry of an append that succeeded, whose events now stand where it expected.
       const placed = this.placed(events[0]?.id)
       if (placed !== undefined) return this.replayedAppend(request, placed, actual)
-      return { ok: false, failure: { kind: 'wrong_expected_revision', stream, expected, actual, ...this.current(stream, actual) } }
+      return { ok: false, failure: { kind: 'wrong_expected_revision', stream, expected, actual } }
     }
     if (events.length === 0) return { ok: true, nextExpectedRevision: actual, position: head?.position ?? 0, written: null }
 
@@ -234,7 +219,6 @@ export class SqliteWriter {
         throw error
       }
       position = Number(info.lastInsertRowid)
-      committed?.push({ id, type: event.type, data, metadata: metadata as EventMetadata, stream, revision, position, recordedAt, prevHash, hash })
       if (firstPosition === 0) firstPosition = position
       ids.push(id)
       hashes.push(hash)
@@ -246,12 +230,6 @@ export class SqliteWriter {
       position,
       written: { firstPosition, firstRevision: actual + 1, prevHash: firstPrevHash, ids, hashes },
     }
-  }
-
-  /** The stream's rows up to `actual` (its head), unless it is longer than CONFLICT_STREAM_LIMIT. */
-  private current(stream: string, actual: number): { current?: EventRow[] } {
-    if (actual >= CONFLICT_STREAM_LIMIT) return {}
-    return { current: actual === -1 ? [] : this.stmt.stream.all(stream, actual + 1) }
   }
 
   /** Where the event with this id is stored, if it is. */

@@ -8,7 +8,7 @@ import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
 import { DomainError } from '../../domain/shared/decider.ts'
-import { isStoreUnavailable } from '../../eventstore/sqlite/sqlite-schema.ts'
+import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
 import { aiAccessRoutes } from './ai-access.route.ts'
 import { assetsRoute } from './assets.route.ts'
 import { html } from './html.ts'
@@ -53,7 +53,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
       const notFound = error.code.endsWith('_not_found')
       return sendFailedPage(reply, { title: notFound ? 'Not found' : 'Not done', frame: null, body: errorPage(notFound ? 'Not found' : 'That could not be done', `${error.message}.`) }, notFound ? 404 : 400, { error: notFound ? 'not_found' : 'invalid_request', detail: error.message })
     }
-    if (isStoreUnavailable(error)) {
+    if (error instanceof StoreUnavailableError) {
       request.log.error({ err: error }, 'store unavailable')
       return sendFailedPage(reply.header('retry-after', '5'), { title: 'Unavailable', frame: null, body: errorPage('Leadline cannot save right now', 'Nothing was changed. Try again in a few seconds.') }, 503, { error: 'store_unavailable', detail: 'nothing was changed: try again in a few seconds' })
     }

@@ -4,7 +4,7 @@
  * (`insufficient_scope`, `outside_calling_hours`, …) that callers, logs and docs share.
  */
 import { DomainError } from '../../domain/shared/decider.ts'
-import { isStoreUnavailable } from '../../eventstore/sqlite/sqlite-schema.ts'
+import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
 
 export const RPC_CODES = {
   parseError: -32700,
@@ -75,7 +75,7 @@ export function toRpcError(error: unknown): RpcError | null {
   if (error instanceof RpcError) return error
   if (error instanceof DomainError) return fromDomainError(error)
   // A raw SQLite fault from a views write on the request path (disk full, read-only) is the same refusal.
-  if (isStoreUnavailable(error)) {
+  if (error instanceof StoreUnavailableError) {
     return new RpcError(RPC_CODES.toolFailed, 'store_unavailable', 'the log cannot take writes right now; nothing was recorded', { retry_after_seconds: 5 })
   }
   return null
