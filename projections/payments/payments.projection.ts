@@ -6,7 +6,7 @@
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import { parseLeadStream } from '../../src/domain/lead/lead.events.ts'
-import type { PaymentEvent } from '../../src/domain/lead/payments/payments.decider.ts'
+import type { PaymentEvent } from '../../src/domain/lead/payments/payments.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts'
 

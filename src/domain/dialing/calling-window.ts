@@ -1,6 +1,6 @@
 /**
- * "May we call this lead now, and if not, when next?" — the one answer used by speed to lead,
- * follow-up, place_call and every dry run.
+ * Calling hours: "is it a time we may call this lead, and if not, when next?", the last of the rules
+ * `mayCall` (may-call.ts) weighs; every path asks mayCall, not this module.
  *
  * A call is allowed when both hold:
  *   1. calling hours: the account's wall clock, in its IANA zone, is inside one of its weekly windows

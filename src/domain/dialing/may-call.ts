@@ -1,6 +1,7 @@
 /**
- * May this account call this number now? The one answer used by speed to lead, follow-up, place_call,
- * the dialer as a call goes out, and every dry run, in order: do-not-call, the account's caller id,
+ * May this account call this number now? `mayCall` is the one answer used by speed to lead,
+ * follow-up, place_call, the dialer as a call goes out, every dry run and get_next_actions' next
+ * allowed time. The rules, in order: do-not-call, the account's caller id,
  * the destination (a valid fixed-line or mobile number in an allowed country: destination.ts), the
  * daily limit (every call to the person counts, whatever its purpose), then calling hours and the
  * lead-time guard (calling-window.ts). The first rule that refuses is the reason.
@@ -43,7 +44,11 @@ export interface CallTargetFacts {
   readonly attemptTimes?: readonly string[]
 }
 
-export function checkCall(settings: AccountSettings, target: CallTargetFacts, now: Date): CallCheck {
+/**
+ * `hours` is calling-window.ts's `callPermission`; a caller asking for many leads at once may pass a
+ * memo of it (get_next_actions does), as its answer depends on the lead only through the lead's zone.
+ */
+export function mayCall(settings: AccountSettings, target: CallTargetFacts, now: Date, hours: typeof callPermission = callPermission): CallCheck {
   const dailyLimit = parseFollowUpPolicy(settings.followUp).maxPer24h
   const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): CallCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
@@ -56,7 +61,7 @@ export function checkCall(settings: AccountSettings, target: CallTargetFacts, no
 
   const policy = { timeZone: settings.timeZone, callingHours: settings.callingHours, leadTimeGuard: settings.leadTimeGuard }
   const where = { phone: target.phone, ...(target.state ? { state: target.state } : {}) }
-  const permission = callPermission(policy, where, now)
+  const permission = hours(policy, where, now)
   const placed = { accountZone: permission.accountZone, leadZone: permission.leadZone, dailyLimit }
   if (target.attemptTimes !== undefined) {
     const freeAt = withinDailyLimit(now, target.attemptTimes, dailyLimit)

@@ -4,7 +4,10 @@
  * says whether the carrier can have acted on the request (see `CarrierFailure`).
  */
 
-export type CarrierName = 'twilio' | 'simulated'
+import type { CallStatus, CallStatusUpdate, CarrierName } from '../../domain/lead/calls/call-status.ts'
+
+// The domain owns what a call status is; adapters name it through the port as before.
+export type { CallStatus, CallStatusUpdate, CarrierName }
 
 export interface PlaceCallRequest {
   /** The account's caller id (E.164). */
@@ -43,17 +46,6 @@ export interface SentText {
   carrier: CarrierName
 }
 
-export type CallStatus =
-  | 'queued'
-  | 'initiated'
-  | 'ringing'
-  | 'in-progress'
-  | 'completed'
-  | 'busy'
-  | 'no-answer'
-  | 'failed'
-  | 'canceled'
-
 export const CALL_STATUSES: readonly CallStatus[] = [
   'queued',
   'initiated',
@@ -68,21 +60,6 @@ export const CALL_STATUSES: readonly CallStatus[] = [
 
 export function isCallStatus(value: unknown): value is CallStatus {
   return typeof value === 'string' && (CALL_STATUSES as readonly string[]).includes(value)
-}
-
-export interface CallStatusUpdate {
-  callId: string
-  status: CallStatus
-  /** `human`, `machine_start`, `fax`, `unknown`, … when answering-machine detection was asked for. */
-  answeredBy?: string
-  durationSeconds?: number
-  recordingUrl?: string
-  transcript?: string
-  /** Order of updates for one call (0, 1, 2, …): callbacks can arrive out of order. */
-  sequenceNumber?: number
-  /** When the carrier says the change happened (ISO 8601). */
-  timestamp: string
-  carrier: CarrierName
 }
 
 /** How a failed request may be treated: only `rate_limited` and `unreachable` are safe to retry (the carrier cannot have placed the call). */

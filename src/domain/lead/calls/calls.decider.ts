@@ -5,13 +5,13 @@
  * asking the carrier, so a person is rung at most once per decision, on any number of nodes.
  */
 import type { AccountSettings } from '../../account/account-settings.ts'
-import { checkCall, type CallCheck } from '../../dialing/may-call.ts'
+import { mayCall, type CallCheck, type CallTargetFacts } from '../../dialing/may-call.ts'
 import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../../dialing/follow-up-policy.ts'
-import { isValidNumber } from '../../dialing/destination.ts'
 import { DomainError } from '../../shared/decider.ts'
-import type { CallStatusUpdate } from '../../../integrations/carrier/carrier.port.ts'
-import type { CallDecided, CallEvent, CallPurpose, LeadEvent, LeadPhoneConflict, SpeedToLeadSkip } from '../lead.events.ts'
-import type { LeadState } from '../lead.decider.ts'
+import { phoneConflict, type IntakeState } from '../intake/intake.decider.ts'
+import type { LeadPhoneConflict, LeadReceived } from '../intake/intake.events.ts'
+import type { CallStatusUpdate } from './call-status.ts'
+import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, SpeedToLeadSkip } from './calls.events.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
 
@@ -62,6 +62,9 @@ export const INITIAL_DIALING: DialingState = {
   answeredAt: null,
 }
 
+/** What the calls slice reads of the lead: who the person is, whether they may be called, and their calls. */
+export type LeadWithCalls = IntakeState & { readonly dialing: DialingState }
+
 export type CallCommand =
   /** `to`: the number place_call was asked to ring (E.164); the lead's own when absent. */
   | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string; to?: string; toRaw?: string }
@@ -72,6 +75,16 @@ export type CallCommand =
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
   | { type: 'RecordCallStatus'; settings: AccountSettings; update: CallStatusUpdate }
+
+// Every type of the union, once: the compiler refuses a missing or a stray one.
+const CALL_COMMAND_TYPES: { readonly [T in CallCommand['type']]: true } = {
+  DecidePlaceCall: true, ClaimFollowUp: true, StartCallAttempt: true, RecordCallPlaced: true, RecordCallFailed: true,
+  RecordOutcomeUnknown: true, RecordCallStatus: true,
+}
+
+export function isCallCommand(command: { readonly type: string }): command is CallCommand {
+  return Object.hasOwn(CALL_COMMAND_TYPES, command.type)
+}
 
 /** Carrier statuses in the order a call moves through them; the four endings share the last rank. */
 const STATUS_RANK: Readonly<Record<string, number>> = {
@@ -93,8 +106,13 @@ function update(state: DialingState, decisionId: string, change: Partial<CallRec
   return { ...state, calls: { ...state.calls, [decisionId]: { ...call, ...change } } }
 }
 
-export function evolveCalls(state: DialingState, event: CallEvent): DialingState {
+/** Calls evolve on their own events, and on a new lead that carries speed to lead's answer. */
+export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived): DialingState {
   switch (event.type) {
+    case 'LeadReceived': {
+      const skip = event.data.speedToLeadSkipped
+      return skip === undefined ? state : { ...state, speedToLead: 'skipped', speedToLeadSkip: skip }
+    }
     case 'SpeedToLeadSkipped':
       return { ...state, speedToLead: 'skipped', speedToLeadSkip: { reason: event.data.reason, message: event.data.message, nextAllowedAt: event.data.nextAllowedAt } }
     case 'CallDecided': {
@@ -142,56 +160,48 @@ export function evolveCalls(state: DialingState, event: CallEvent): DialingState
       return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt }, followUpStopped: null }
     case 'FollowUpStopped':
       return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
-    default:
-      // An event type this version does not know (a newer writer, another feature): it leaves calls as they were.
+    default: {
+      const _: never = event
       return state
+    }
   }
 }
 
-function requireLead(state: LeadState): void {
+function requireLead(state: LeadWithCalls): void {
   if (!state.exists || !state.fields) throw new DomainError('lead_not_found', 'lead not found')
 }
 
-function requireCall(state: LeadState, decisionId: string): CallRecord {
+function requireCall(state: LeadWithCalls, decisionId: string): CallRecord {
   const call = state.dialing.calls[decisionId]
   if (!call) throw new DomainError('call_not_found', `no call decision ${decisionId} on this lead`)
   return call
 }
 
-/** The facts calling-hours checks need about this lead. */
-export function callTarget(state: LeadState): { phone: string; state?: string; doNotCall: boolean } {
+function targetFacts(state: LeadWithCalls, phone: string | undefined, purpose: CallPurpose): CallTargetFacts {
   const fields = state.fields
-  return { phone: fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall }
-}
-
-/** The one call decision for a new call to this lead, of this purpose, to `to` (the lead's own number when absent): daily limit included. */
-export function checkLeadCall(settings: AccountSettings, state: LeadState, now: Date, purpose: CallPurpose, to?: string): CallCheck {
-  return checkCall(settings, { ...callTarget(state), ...(to !== undefined ? { phone: to } : {}), placeCall: purpose === 'place_call', attemptTimes: attemptTimes(state) }, now)
-}
-
-/** The check again as a decided call goes out: the same rules, its own number, the limit already counted. */
-function checkDecidedCall(settings: AccountSettings, state: LeadState, call: CallRecord, now: Date): CallCheck {
-  return checkCall(settings, { ...callTarget(state), phone: call.to, placeCall: call.purpose === 'place_call' }, now)
+  return { phone: phone ?? fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall, placeCall: purpose === 'place_call' }
 }
 
 /**
- * A number asked for this person that is not the one on record (same last ten digits, another full
- * number): recorded, never silently taken. Null when they agree.
+ * What mayCall weighs for a new call to this lead, of this purpose, to `to` (the lead's own number
+ * when absent): every call already decided counts toward the daily limit.
  */
-export function phoneConflict(state: LeadState, received: string, receivedRaw: string, source: 'webhook' | 'place_call', at: string): LeadPhoneConflict | null {
-  const stored = state.fields?.phone
-  if (stored === undefined || stored === received) return null
-  const kept = isValidNumber(stored) || !isValidNumber(received)
-  const message =
-    source === 'place_call'
-      ? `place_call rang ${received} as asked; the lead's number on record stays ${stored}`
-      : kept
-        ? `the submission's number ${received} differs from the lead's ${stored}; the lead keeps ${stored}`
-        : `the lead's number ${stored} was not valid; it is now ${received}`
-  return { type: 'LeadPhoneConflict', data: { leadId: state.leadId, storedPhone: stored, receivedPhone: received, receivedRaw, source, kept: source === 'place_call' || kept, message, at } }
+export function leadCallTarget(state: LeadWithCalls, purpose: CallPurpose, to?: string): CallTargetFacts {
+  return { ...targetFacts(state, to, purpose), attemptTimes: attemptTimes(state) }
 }
 
-function decided(state: LeadState, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null, to?: string): CallDecided {
+/** The same question again as a decided call goes out: its own number, the limit already counted. */
+function decidedCallTarget(state: LeadWithCalls, call: CallRecord): CallTargetFacts {
+  return targetFacts(state, call.to, call.purpose)
+}
+
+/** A lead that becomes do-not-call stops its pending follow-up at once. */
+export function stopFollowUpForDoNotCall(state: DialingState, at: string): FollowUpStopped[] {
+  if (!state.pendingFollowUp) return []
+  return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead became do-not-call', at } }]
+}
+
+function decided(state: LeadWithCalls, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null, to?: string): CallDecided {
   return {
     type: 'CallDecided',
     data: {
@@ -208,12 +218,12 @@ function decided(state: LeadState, settings: AccountSettings, decisionId: string
 }
 
 /** Attempts decided in the 24 hours before `now`: the daily limit counts every purpose. */
-function attemptTimes(state: LeadState): string[] {
+function attemptTimes(state: LeadWithCalls): string[] {
   return state.dialing.order.map((id) => (state.dialing.calls[id] as CallRecord).decidedAt)
 }
 
 /** After a call that was not answered: the next follow-up per the account's policy, or the reason there is none. */
-function nextFollowUp(state: LeadState, settings: AccountSettings, afterDecisionId: string, now: Date): CallEvent[] {
+function nextFollowUp(state: LeadWithCalls, settings: AccountSettings, afterDecisionId: string, now: Date): CallEvent[] {
   const at = now.toISOString()
   if (state.doNotCall) return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead is do-not-call', at } }]
   const policy = parseFollowUpPolicy(settings.followUp)
@@ -232,21 +242,21 @@ function nextFollowUp(state: LeadState, settings: AccountSettings, afterDecision
  * LeadReceived): the call, or why there is none. The lead decider makes it part of receiving a new
  * lead, so it is decided once per person, ever, and never for a person first met by place_call.
  */
-export function speedToLeadOutcome(state: LeadState, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip {
+export function speedToLeadOutcome(state: LeadWithCalls, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip {
   if (!settings.speedToLead) return { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null }
-  const check = checkLeadCall(settings, state, now, 'speed_to_lead')
+  const check = mayCall(settings, leadCallTarget(state, 'speed_to_lead'), now)
   if (!check.allowed) return { reason: check.reason as string, message: check.message, nextAllowedAt: check.nextAllowedAt }
   return decided(state, settings, decisionId, 'speed_to_lead', now.toISOString(), null)
 }
 
-export function decideCalls(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
+export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Date): Array<CallEvent | LeadPhoneConflict> {
   const at = now.toISOString()
   switch (command.type) {
     case 'DecidePlaceCall': {
       requireLead(state)
       const existing = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.idempotencyKey === command.idempotencyKey)
       if (existing) return []
-      const check = checkLeadCall(command.settings, state, now, 'place_call', command.to)
+      const check = mayCall(command.settings, leadCallTarget(state, 'place_call', command.to), now)
       if (!check.allowed) throw callRefused(check)
       const call = decided(state, command.settings, command.decisionId, 'place_call', at, command.idempotencyKey, command.to)
       const conflict = command.to === undefined ? null : phoneConflict(state, command.to, command.toRaw ?? command.to, 'place_call', at)
@@ -260,7 +270,7 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       if (state.dialing.answeredAt !== null) {
         return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
       }
-      const check = checkLeadCall(command.settings, state, now, 'follow_up')
+      const check = mayCall(command.settings, leadCallTarget(state, 'follow_up'), now)
       if (check.reason === 'do_not_call' || check.reason === 'no_caller_id') {
         return [{ type: 'FollowUpStopped', data: { reason: check.reason, message: check.message, at } }]
       }
@@ -277,7 +287,7 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
       // Claimed before (by this or another node, or before a crash): never a second attempt.
       if (call.stage !== 'decided') return []
       // A call can wait its turn (pacing, a restart): the lead may have become do-not-call or the hours closed since.
-      const check = command.settings ? checkDecidedCall(command.settings, state, call, now) : null
+      const check = command.settings ? mayCall(command.settings, decidedCallTarget(state, call), now) : null
       if (check && !check.allowed) {
         return [{ type: 'CallFailed', data: { decisionId: call.decisionId, failure: check.reason as string, message: `not dialed: ${check.message}`, carrierCode: null, failedAt: at } }]
       }
@@ -300,6 +310,10 @@ export function decideCalls(command: CallCommand, state: LeadState, now: Date): 
     }
     case 'RecordCallStatus':
       return recordStatus(state, command.settings, command.update, now)
+    default: {
+      const _: never = command
+      throw new DomainError('unknown_command', `the calls slice has no command ${(command as { type: string }).type}`)
+    }
   }
 }
 
@@ -308,12 +322,12 @@ export function callRefused(check: CallCheck): DomainError {
   return new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt, daily_limit: check.dailyLimit })
 }
 
-function recordStatus(state: LeadState, settings: AccountSettings, status: CallStatusUpdate, now: Date): LeadEvent[] {
+function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: CallStatusUpdate, now: Date): CallEvent[] {
   const call = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.callId === status.callId)
   if (!call) throw new DomainError('call_not_found', `no call ${status.callId} on this lead`)
   const at = status.timestamp || now.toISOString()
   const ref = { decisionId: call.decisionId, callId: call.callId as string }
-  const events: LeadEvent[] = []
+  const events: CallEvent[] = []
   // Recordings and transcripts are kept for the account, whatever the order they arrive in, once each.
   if (status.recordingUrl && !call.recordings.includes(status.recordingUrl)) events.push({ type: 'CallRecordingAvailable', data: { ...ref, recordingUrl: status.recordingUrl, at } })
   if (status.transcript && !call.transcripts.includes(status.transcript)) events.push({ type: 'CallTranscriptAvailable', data: { ...ref, transcript: status.transcript, at } })

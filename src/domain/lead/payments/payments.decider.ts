@@ -3,97 +3,11 @@
  * payment, records the link the provider made, claims the text before the carrier is asked (so a
  * person is texted at most once per request, on any number of nodes and across crashes), and
  * records how the payment settled. Deciding is separate from doing: `PaymentRequested` is the
- * decision, appended with an expected revision; the payments service performs it.
+ * decision, appended with an expected revision; the pay-link sender performs it.
  */
 import { DomainError } from '../../shared/decider.ts'
-import type { DomainEvent } from '../../shared/decider.ts'
-import type { LeadState } from '../lead.decider.ts'
-import type { LeadEvent } from '../lead.events.ts'
-
-export type PaymentsProviderName = 'stripe' | 'simulated'
-
-/** The decision to ask this person for one payment. Exactly one exists per request id (and per idempotency key). */
-export type PaymentRequested = DomainEvent<
-  'PaymentRequested',
-  {
-    leadId: string
-    requestId: string
-    /** In the currency's smallest unit. */
-    amountCents: number
-    currency: string
-    description: string
-    /** The connected account the charge is made on (`acct_…`); null with the simulated provider. */
-    connectedAccount: string | null
-    provider: PaymentsProviderName
-    /** The caller's idempotency key (one request per key and lead). */
-    idempotencyKey: string
-    /** The key the provider request carries (derived from the account and the caller's key). */
-    providerIdempotencyKey: string
-    /** The account's number the link is texted from, and the person's. */
-    from: string
-    to: string
-    requestedAt: string
-  }
->
-export type PayLinkCreated = DomainEvent<
-  'PayLinkCreated',
-  { requestId: string; sessionId: string; url: string; expiresAt: string; provider: PaymentsProviderName; at: string }
->
-/** The provider made no link (stripe_error); nothing is texted for this request. */
-export type PayLinkFailed = DomainEvent<'PayLinkFailed', { requestId: string; failure: string; message: string; providerCode: string | null; at: string }>
-/** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second text. */
-export type PayLinkTextAttempted = DomainEvent<'PayLinkTextAttempted', { requestId: string; node: string; from: string; to: string; body: string; at: string }>
-export type PayLinkTexted = DomainEvent<'PayLinkTexted', { requestId: string; messageId: string; carrier: string; at: string }>
-export type PayLinkTextFailed = DomainEvent<
-  'PayLinkTextFailed',
-  { requestId: string; failure: string; message: string; carrierCode: number | null; at: string }
->
-export type PayLinkTextOutcomeUnknown = DomainEvent<'PayLinkTextOutcomeUnknown', { requestId: string; reason: string; at: string }>
-/** The money arrived in the connected account (or, simulated, would have). */
-export type PaymentSettled = DomainEvent<
-  'PaymentSettled',
-  {
-    requestId: string
-    sessionId: string
-    amountCents: number
-    currency: string
-    paymentIntentId: string | null
-    provider: PaymentsProviderName
-    providerEventId: string
-    at: string
-  }
->
-export type PaymentFailed = DomainEvent<'PaymentFailed', { requestId: string; sessionId: string; provider: PaymentsProviderName; providerEventId: string; at: string }>
-export type PaymentLinkExpired = DomainEvent<'PaymentLinkExpired', { requestId: string; sessionId: string; provider: PaymentsProviderName; providerEventId: string; at: string }>
-
-export type PaymentEvent =
-  | PaymentRequested
-  | PayLinkCreated
-  | PayLinkFailed
-  | PayLinkTextAttempted
-  | PayLinkTexted
-  | PayLinkTextFailed
-  | PayLinkTextOutcomeUnknown
-  | PaymentSettled
-  | PaymentFailed
-  | PaymentLinkExpired
-
-export const PAYMENT_EVENT_TYPES: readonly PaymentEvent['type'][] = [
-  'PaymentRequested',
-  'PayLinkCreated',
-  'PayLinkFailed',
-  'PayLinkTextAttempted',
-  'PayLinkTexted',
-  'PayLinkTextFailed',
-  'PayLinkTextOutcomeUnknown',
-  'PaymentSettled',
-  'PaymentFailed',
-  'PaymentLinkExpired',
-]
-
-export function isPaymentEvent(event: { type: string }): event is PaymentEvent {
-  return (PAYMENT_EVENT_TYPES as readonly string[]).includes(event.type)
-}
+import type { IntakeState } from '../intake/intake.decider.ts'
+import type { PaymentEvent, PaymentsProviderName } from './payments.events.ts'
 
 /** How far the link and its text got. */
 export type PayLinkStage = 'requested' | 'linked' | 'link_failed' | 'texting' | 'texted' | 'text_failed' | 'text_unknown'
@@ -136,6 +50,9 @@ export interface PaymentsState {
 
 export const INITIAL_PAYMENTS: PaymentsState = { requests: {}, order: [] }
 
+/** What the payments slice reads of the lead: who the person is, whether they may be contacted, and their pay-links. */
+export type LeadWithPayments = IntakeState & { readonly payments: PaymentsState }
+
 export type PaymentCommand =
   | {
       type: 'RequestPayment'
@@ -168,13 +85,14 @@ export type PaymentCommand =
       at: string
     }
 
-const PAYMENT_COMMAND_TYPES: ReadonlySet<string> = new Set([
-  'RequestPayment', 'RecordPayLinkCreated', 'RecordPayLinkFailed', 'StartPayLinkText', 'RecordPayLinkTexted',
-  'RecordPayLinkTextFailed', 'RecordPayLinkTextUnknown', 'RecordSettlement',
-])
+// Every type of the union, once: the compiler refuses a missing or a stray one.
+const PAYMENT_COMMAND_TYPES: { readonly [T in PaymentCommand['type']]: true } = {
+  RequestPayment: true, RecordPayLinkCreated: true, RecordPayLinkFailed: true, StartPayLinkText: true, RecordPayLinkTexted: true,
+  RecordPayLinkTextFailed: true, RecordPayLinkTextUnknown: true, RecordSettlement: true,
+}
 
-export function isPaymentCommand(command: { type: string }): command is PaymentCommand {
-  return PAYMENT_COMMAND_TYPES.has(command.type)
+export function isPaymentCommand(command: { readonly type: string }): command is PaymentCommand {
+  return Object.hasOwn(PAYMENT_COMMAND_TYPES, command.type)
 }
 
 function update(state: PaymentsState, requestId: string, change: Partial<PaymentRequestRecord>): PaymentsState {
@@ -216,10 +134,14 @@ export function evolvePayments(state: PaymentsState, event: PaymentEvent): Payme
       return update(state, event.data.requestId, { status: 'failed' })
     case 'PaymentLinkExpired':
       return update(state, event.data.requestId, { status: 'expired' })
+    default: {
+      const _: never = event
+      return state
+    }
   }
 }
 
-function requireRequest(state: LeadState, requestId: string): PaymentRequestRecord {
+function requireRequest(state: LeadWithPayments, requestId: string): PaymentRequestRecord {
   const request = state.payments.requests[requestId]
   if (!request) throw new DomainError('payment_request_not_found', `no payment request ${requestId} on this lead`)
   return request
@@ -229,7 +151,7 @@ function requireRequest(state: LeadState, requestId: string): PaymentRequestReco
 export const REQUEST_KEY_RETENTION_MS = 24 * 60 * 60 * 1000
 
 /** The request a caller's idempotency key made on this lead within the retention before `now`, if any. */
-export function requestByIdempotencyKey(state: LeadState, idempotencyKey: string, now: Date): PaymentRequestRecord | undefined {
+export function requestByIdempotencyKey(state: LeadWithPayments, idempotencyKey: string, now: Date): PaymentRequestRecord | undefined {
   const since = now.getTime() - REQUEST_KEY_RETENTION_MS
   return state.payments.order
     .map((id) => state.payments.requests[id] as PaymentRequestRecord)
@@ -237,11 +159,11 @@ export function requestByIdempotencyKey(state: LeadState, idempotencyKey: string
 }
 
 /** The request a provider session belongs to, if any. */
-export function requestBySession(state: LeadState, sessionId: string): PaymentRequestRecord | undefined {
+export function requestBySession(state: LeadWithPayments, sessionId: string): PaymentRequestRecord | undefined {
   return state.payments.order.map((id) => state.payments.requests[id] as PaymentRequestRecord).find((r) => r.sessionId === sessionId)
 }
 
-export function decidePayments(command: PaymentCommand, state: LeadState, now: Date): LeadEvent[] {
+export function decidePayments(command: PaymentCommand, state: LeadWithPayments, now: Date): PaymentEvent[] {
   const at = now.toISOString()
   switch (command.type) {
     case 'RequestPayment': {
@@ -306,11 +228,15 @@ export function decidePayments(command: PaymentCommand, state: LeadState, now: D
     }
     case 'RecordSettlement':
       return settle(state, command)
+    default: {
+      const _: never = command
+      throw new DomainError('unknown_command', `the payments slice has no command ${(command as { type: string }).type}`)
+    }
   }
 }
 
 /** The provider's word on a link: duplicates, retries and late events after a settlement change nothing. */
-function settle(state: LeadState, command: Extract<PaymentCommand, { type: 'RecordSettlement' }>): LeadEvent[] {
+function settle(state: LeadWithPayments, command: Extract<PaymentCommand, { type: 'RecordSettlement' }>): PaymentEvent[] {
   const request = requireRequest(state, command.requestId)
   if (request.sessionId !== null && request.sessionId !== command.sessionId) {
     throw new DomainError('payment_session_mismatch', `payment request ${request.requestId} has session ${request.sessionId}, not ${command.sessionId}`)

@@ -9,7 +9,8 @@ import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/a
 import { leadDecider, type LeadCommand, type LeadState } from '../../../../src/domain/lead/lead.decider.ts'
 import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
 import type { LeadFields } from '../../../../src/domain/lead/intake/normalize-lead-input.ts'
-import { checkLeadCall } from '../../../../src/domain/lead/calls/calls.decider.ts'
+import { leadCallTarget } from '../../../../src/domain/lead/calls/calls.decider.ts'
+import { mayCall } from '../../../../src/domain/dialing/may-call.ts'
 import { DomainError } from '../../../../src/domain/shared/decider.ts'
 
 const NOW = new Date('2026-03-10T15:00:00Z')
@@ -59,8 +60,8 @@ t.test('place_call: at most 3 calls to one person in 24 hours; the 4th is refuse
   // The first call falls out of the rolling 24 hours a day (and a second) after it was decided.
   t.same(error?.details, { next_allowed_at: plus(NOW, 24 * HOUR + 1000).toISOString(), daily_limit: 3 })
   // The dry run's answer is the same decision.
-  t.match(checkLeadCall(ON, stateOf(events), plus(NOW, 3 * MIN), 'place_call'), { allowed: false, reason: 'daily_limit', nextAllowedAt: plus(NOW, 24 * HOUR + 1000).toISOString(), dailyLimit: 3 })
-  t.match(checkLeadCall(ON, stateOf(events), plus(NOW, 24 * HOUR + 1000), 'place_call'), { allowed: true, dailyLimit: 3 }, 'a day later a call fits again')
+  t.match(mayCall(ON, leadCallTarget(stateOf(events), 'place_call'), plus(NOW, 3 * MIN)), { allowed: false, reason: 'daily_limit', nextAllowedAt: plus(NOW, 24 * HOUR + 1000).toISOString(), dailyLimit: 3 })
+  t.match(mayCall(ON, leadCallTarget(stateOf(events), 'place_call'), plus(NOW, 24 * HOUR + 1000)), { allowed: true, dailyLimit: 3 }, 'a day later a call fits again')
   // The account's own limit (`max N per 24h`) is the one applied.
   const four = { ...ON, followUp: '10m, 1h; max 4 per 24h' }
   t.match(leadDecider.decide(placeCall('d', four), stateOf(events), plus(NOW, 3 * MIN)), [{ type: 'CallDecided' }])
@@ -71,12 +72,12 @@ t.test('the next allowed time of a daily_limit refusal also falls inside calling
   let events = play([[NOW, receive()]])
   for (const key of ['a', 'b', 'c']) events = play([[NOW, placeCall(key, hours)]], events)
   // Released at 11:00:01 on Wednesday, inside the hours.
-  t.match(checkLeadCall(hours, stateOf(events), plus(NOW, HOUR), 'place_call'), { reason: 'daily_limit', nextAllowedAt: plus(NOW, 24 * HOUR + 1000).toISOString() })
+  t.match(mayCall(hours, leadCallTarget(stateOf(events), 'place_call'), plus(NOW, HOUR)), { reason: 'daily_limit', nextAllowedAt: plus(NOW, 24 * HOUR + 1000).toISOString() })
   const friday = new Date('2026-03-13T21:00:00Z') // Friday 17:00 in New York
   let late = play([[friday, receive()]])
   for (const key of ['a', 'b', 'c']) late = play([[friday, placeCall(key, hours)]], late)
   // Released Saturday 17:00:01, when the hours are closed: next is Monday 09:00.
-  t.match(checkLeadCall(hours, stateOf(late), plus(friday, 10 * MIN), 'place_call'), { reason: 'daily_limit', nextAllowedAt: '2026-03-16T13:00:00.000Z' })
+  t.match(mayCall(hours, leadCallTarget(stateOf(late), 'place_call'), plus(friday, 10 * MIN)), { reason: 'daily_limit', nextAllowedAt: '2026-03-16T13:00:00.000Z' })
 })
 
 t.test('speed to lead, follow-up and place_call share the one cap', async (t) => {

@@ -1,0 +1,256 @@
+/**
+ * Intake: the slice of the lead aggregate that receives the person as submitted. The first
+ * submission receives the lead and groups it into Inbound Leads; later ones record only what
+ * changed; the account marks and clears do-not-call.
+ */
+import { DomainError } from '../../shared/decider.ts'
+import type { AccountSettings } from '../../account/account-settings.ts'
+import { isValidNumber } from '../../dialing/destination.ts'
+import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
+import { mergeExtraFields } from './extra-fields.ts'
+import { joinName, namesAgree } from './full-name.ts'
+import { INBOUND_LEADS, type IntakeEvent, type LeadFieldChanges, type LeadPhoneConflict, type LeadReceived } from './intake.events.ts'
+
+export type ReceiveLead = {
+  type: 'ReceiveLead'
+  accountId: string
+  newLeadId: string
+  fields: LeadFields
+  /**
+   * Fields the normaliser derived (a first name split from a full name): they fill gaps, and
+   * overwrite a stored name only to keep its forms agreeing (reconcileNames), never a name sent apart.
+   */
+  derived?: readonly string[]
+  /** Intake's warnings on this submission, kept on its event so the operator and auditors see them too. */
+  warnings?: readonly IntakeWarning[]
+  /** Group a new lead into Inbound Leads (true for the webhook; false for a lead first met by place_call). */
+  list?: boolean
+  /**
+   * Decide speed to lead in the same append as a new lead (the account's settings now, and the id
+   * a call decision gets): the decision or the reason there is none is on the log with the lead,
+   * atomically (lead.decider.ts). Absent (place_call's new person), no speed to lead is decided.
+   */
+  speedToLead?: { settings: AccountSettings; decisionId: string }
+}
+
+export type IntakeCommand = ReceiveLead | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall' }
+
+// Every type of the union, once: the compiler refuses a missing or a stray one.
+const INTAKE_COMMAND_TYPES: { readonly [T in IntakeCommand['type']]: true } = { ReceiveLead: true, ClearDoNotCall: true, MarkDoNotCall: true }
+
+export function isIntakeCommand(command: { readonly type: string }): command is IntakeCommand {
+  return Object.hasOwn(INTAKE_COMMAND_TYPES, command.type)
+}
+
+/** The person as intake knows them: the lead's own fields, beside its calls and payments (lead.decider.ts). */
+export interface IntakeState {
+  readonly exists: boolean
+  readonly leadId: string
+  readonly accountId: string
+  readonly fields: LeadFields | null
+  /** Do-not-call is sticky: a sender's later "no" does not clear it; only the operator does. */
+  readonly doNotCall: boolean
+  readonly lists: readonly string[]
+  readonly receivedAt: string
+  readonly updatedAt: string
+  readonly submissions: number
+  /** What intake said about the latest submission (phone_not_valid, phone_conflict, …). */
+  readonly warnings: readonly IntakeWarning[]
+}
+
+export const INITIAL_INTAKE: IntakeState = {
+  exists: false,
+  leadId: '',
+  accountId: '',
+  fields: null,
+  doNotCall: false,
+  lists: [],
+  receivedAt: '',
+  updatedAt: '',
+  submissions: 0,
+  warnings: [],
+}
+
+const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
+  'phone', 'phoneExtension', 'fullName', 'firstName', 'lastName', 'email', 'state', 'age', 'dob', 'source', 'vendor',
+  'leadDate', 'doNotCall', 'city', 'zip', 'address',
+]
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+function diffFields(current: LeadFields, incoming: LeadFields, doNotCall: boolean, derived: readonly string[]): LeadFieldChanges {
+  const changes: Record<string, unknown> = {}
+  for (const key of CHANGEABLE) {
+    const value = incoming[key]
+    if (value === undefined || sameValue(value, current[key])) continue
+    if (derived.includes(key) && current[key] !== undefined) continue
+    // A later "not do-not-call" never clears the flag (spec §2.1 rule 3; the operator clears it).
+    if (key === 'doNotCall' && (value === false && doNotCall)) continue
+    changes[key] = value
+  }
+  reconcileNames(current, incoming, derived, changes)
+  return changes as LeadFieldChanges
+}
+
+/**
+ * A name form the sender left out follows the one they changed, when the stored forms agreed (the
+ * full name was the first and last names joined, or split into them): "last_name: Smith" on Jane Doe makes her Jane
+ * Smith, not Jane Smith by last name and Jane Doe by full name. Forms that disagree were sent apart
+ * (full name "Bob Smith", first name "Robert"): what was sent is kept, and only a sent form changes.
+ */
+function reconcileNames(current: LeadFields, incoming: LeadFields, derived: readonly string[], changes: Record<string, unknown>): void {
+  if (!namesAgree(current.fullName, current.firstName, current.lastName)) return
+  const sent = (key: 'fullName' | 'firstName' | 'lastName'): boolean => incoming[key] !== undefined && !derived.includes(key)
+  if (sent('fullName')) {
+    // The normaliser split the sent full name into the forms not sent.
+    for (const key of ['firstName', 'lastName'] as const) {
+      const split = incoming[key]
+      if (!sent(key) && split !== undefined && split !== current[key]) changes[key] = split
+    }
+  } else if (sent('firstName') || sent('lastName')) {
+    const first = (changes.firstName as string | undefined) ?? current.firstName
+    const last = (changes.lastName as string | undefined) ?? current.lastName
+    const full = joinName(first, last)
+    if (full !== undefined && full !== current.fullName) changes.fullName = full
+  }
+}
+
+/** The submission's warnings as an event carries them: only when there are any, so most events stay as they were. */
+function warningsOf(command: { readonly warnings?: readonly IntakeWarning[] }): { warnings?: readonly IntakeWarning[] } {
+  return command.warnings !== undefined && command.warnings.length > 0 ? { warnings: command.warnings } : {}
+}
+
+/**
+ * A number asked for this person that is not the one on record (same last ten digits, another full
+ * number): recorded, never silently taken. Null when they agree.
+ */
+export function phoneConflict(state: IntakeState, received: string, receivedRaw: string, source: 'webhook' | 'place_call', at: string): LeadPhoneConflict | null {
+  const stored = state.fields?.phone
+  if (stored === undefined || stored === received) return null
+  const kept = isValidNumber(stored) || !isValidNumber(received)
+  const message =
+    source === 'place_call'
+      ? `place_call rang ${received} as asked; the lead's number on record stays ${stored}`
+      : kept
+        ? `the submission's number ${received} differs from the lead's ${stored}; the lead keeps ${stored}`
+        : `the lead's number ${stored} was not valid; it is now ${received}`
+  return { type: 'LeadPhoneConflict', data: { leadId: state.leadId, storedPhone: stored, receivedPhone: received, receivedRaw, source, kept: source === 'place_call' || kept, message, at } }
+}
+
+export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent): S {
+  switch (event.type) {
+    case 'LeadReceived':
+      return {
+        ...state,
+        lists: event.data.list === undefined || state.lists.includes(event.data.list.listName) ? state.lists : [...state.lists, event.data.list.listName],
+        exists: true,
+        leadId: event.data.leadId,
+        accountId: event.data.accountId,
+        fields: event.data.fields,
+        doNotCall: event.data.fields.doNotCall === true,
+        receivedAt: event.data.receivedAt,
+        updatedAt: event.data.receivedAt,
+        submissions: 1,
+        warnings: event.data.warnings ?? [],
+      }
+    case 'LeadUpdated': {
+      const fields = state.fields as LeadFields
+      return {
+        ...state,
+        fields: {
+          ...fields,
+          ...event.data.changes,
+          industryFields: { ...fields.industryFields, ...event.data.industryFields },
+          extraFields: mergeExtraFields(fields.extraFields, event.data.extraFields),
+        },
+        doNotCall: state.doNotCall || event.data.changes.doNotCall === true,
+        updatedAt: event.data.updatedAt,
+        submissions: state.submissions + 1,
+        warnings: event.data.warnings ?? [],
+      }
+    }
+    case 'LeadAddedToList':
+      return state.lists.includes(event.data.listName) ? state : { ...state, lists: [...state.lists, event.data.listName] }
+    case 'LeadDoNotCallCleared':
+      return {
+        ...state,
+        doNotCall: false,
+        fields: state.fields ? { ...state.fields, doNotCall: false } : null,
+      }
+    case 'LeadMarkedDoNotCall':
+      return {
+        ...state,
+        doNotCall: true,
+        fields: state.fields ? { ...state.fields, doNotCall: true } : null,
+      }
+    case 'LeadPhoneConflict':
+      // A record of what was asked; a number that replaced the stored one is in the LeadUpdated beside it.
+      return state
+    default: {
+      const _: never = event
+      return state
+    }
+  }
+}
+
+/** Intake's own events for a command; speed to lead and the follow-up a do-not-call stops are the lead decider's to add. */
+export function decideIntake(command: IntakeCommand, state: IntakeState, now: Date): IntakeEvent[] {
+  const at = now.toISOString()
+  switch (command.type) {
+    case 'ReceiveLead': {
+      const { fields } = command
+      if (!state.exists || !state.fields) {
+        // One event says it all when nothing else is decided: the lead, its list and why speed to lead did not call.
+        const received: LeadReceived = {
+          type: 'LeadReceived',
+          data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at, ...warningsOf(command), ...(command.list === false ? {} : { list: INBOUND_LEADS }) },
+        }
+        return [received]
+      }
+      const current = state.fields
+      const industryFields = Object.fromEntries(
+        Object.entries(fields.industryFields).filter(([k, v]) => current.industryFields[k] !== v),
+      )
+      const extraFields = fields.extraFields.filter(
+        (extra) => !current.extraFields.some((seen) => seen.name === extra.name && sameValue(seen.value, extra.value)),
+      )
+      const changes = diffFields(current, fields, state.doNotCall, command.derived ?? [])
+      const conflict = phoneConflict(state, fields.phone, fields.phoneRaw, 'webhook', at)
+      const warnings = [...(command.warnings ?? [])]
+      if (conflict !== null) {
+        // One person, one number: a valid number on record is never replaced by another with the same last ten digits.
+        if (conflict.data.kept) {
+          delete changes.phone
+          delete changes.phoneExtension
+        }
+        warnings.push({ code: 'phone_conflict', field: 'phone', message: conflict.data.message })
+      }
+      // Every submission is recorded, even one that changes nothing: it is a touch the auditor can see.
+      const events: IntakeEvent[] = [
+        {
+          type: 'LeadUpdated',
+          data: { leadId: state.leadId, changes, industryFields, extraFields, updatedAt: at, ...warningsOf({ warnings }) },
+        },
+      ]
+      if (conflict !== null) events.push(conflict)
+      if (command.list !== false && !state.lists.includes(INBOUND_LEADS.listName)) {
+        events.push({ type: 'LeadAddedToList', data: { leadId: state.leadId, ...INBOUND_LEADS } })
+      }
+      return events
+    }
+    case 'ClearDoNotCall':
+      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+      if (!state.doNotCall) return []
+      return [{ type: 'LeadDoNotCallCleared', data: { leadId: state.leadId, clearedAt: at } }]
+    case 'MarkDoNotCall':
+      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+      if (state.doNotCall) return []
+      return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at } }]
+    default: {
+      const _: never = command
+      throw new DomainError('unknown_command', `the intake slice has no command ${(command as { type: string }).type}`)
+    }
+  }
+}

@@ -1,0 +1,80 @@
+/** The payments slice's events on the lead's stream: pay-links asked, made, texted, and how each payment settled. */
+import type { DomainEvent } from '../../shared/decider.ts'
+
+export type PaymentsProviderName = 'stripe' | 'simulated'
+
+/** The decision to ask this person for one payment. Exactly one exists per request id (and per idempotency key). */
+export type PaymentRequested = DomainEvent<
+  'PaymentRequested',
+  {
+    leadId: string
+    requestId: string
+    /** In the currency's smallest unit. */
+    amountCents: number
+    currency: string
+    description: string
+    /** The connected account the charge is made on (`acct_…`); null with the simulated provider. */
+    connectedAccount: string | null
+    provider: PaymentsProviderName
+    /** The caller's idempotency key (one request per key and lead). */
+    idempotencyKey: string
+    /** The key the provider request carries (derived from the account and the caller's key). */
+    providerIdempotencyKey: string
+    /** The account's number the link is texted from, and the person's. */
+    from: string
+    to: string
+    requestedAt: string
+  }
+>
+export type PayLinkCreated = DomainEvent<
+  'PayLinkCreated',
+  { requestId: string; sessionId: string; url: string; expiresAt: string; provider: PaymentsProviderName; at: string }
+>
+/** The provider made no link (stripe_error); nothing is texted for this request. */
+export type PayLinkFailed = DomainEvent<'PayLinkFailed', { requestId: string; failure: string; message: string; providerCode: string | null; at: string }>
+/** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second text. */
+export type PayLinkTextAttempted = DomainEvent<'PayLinkTextAttempted', { requestId: string; node: string; from: string; to: string; body: string; at: string }>
+export type PayLinkTexted = DomainEvent<'PayLinkTexted', { requestId: string; messageId: string; carrier: string; at: string }>
+export type PayLinkTextFailed = DomainEvent<
+  'PayLinkTextFailed',
+  { requestId: string; failure: string; message: string; carrierCode: number | null; at: string }
+>
+export type PayLinkTextOutcomeUnknown = DomainEvent<'PayLinkTextOutcomeUnknown', { requestId: string; reason: string; at: string }>
+/** The money arrived in the connected account (or, simulated, would have). */
+export type PaymentSettled = DomainEvent<
+  'PaymentSettled',
+  {
+    requestId: string
+    sessionId: string
+    amountCents: number
+    currency: string
+    paymentIntentId: string | null
+    provider: PaymentsProviderName
+    providerEventId: string
+    at: string
+  }
+>
+export type PaymentFailed = DomainEvent<'PaymentFailed', { requestId: string; sessionId: string; provider: PaymentsProviderName; providerEventId: string; at: string }>
+export type PaymentLinkExpired = DomainEvent<'PaymentLinkExpired', { requestId: string; sessionId: string; provider: PaymentsProviderName; providerEventId: string; at: string }>
+
+export type PaymentEvent =
+  | PaymentRequested
+  | PayLinkCreated
+  | PayLinkFailed
+  | PayLinkTextAttempted
+  | PayLinkTexted
+  | PayLinkTextFailed
+  | PayLinkTextOutcomeUnknown
+  | PaymentSettled
+  | PaymentFailed
+  | PaymentLinkExpired
+
+// Every type of the union, once: the compiler refuses a missing or a stray one.
+const PAYMENT_EVENT_TYPES: { readonly [T in PaymentEvent['type']]: true } = {
+  PaymentRequested: true, PayLinkCreated: true, PayLinkFailed: true, PayLinkTextAttempted: true, PayLinkTexted: true, PayLinkTextFailed: true,
+  PayLinkTextOutcomeUnknown: true, PaymentSettled: true, PaymentFailed: true, PaymentLinkExpired: true,
+}
+
+export function isPaymentEvent(event: { readonly type: string }): event is PaymentEvent {
+  return Object.hasOwn(PAYMENT_EVENT_TYPES, event.type)
+}
