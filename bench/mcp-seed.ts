@@ -9,6 +9,7 @@
 import { pathToFileURL } from 'node:url'
 import { loadConfig } from '../src/config/config.ts'
 import { openLeadline } from '../src/leadline.ts'
+import { receiveLead } from '../src/commands/receive-lead.command.ts'
 
 export const AREA_CODES = ['212', '312', '415', '512', '617', '713', '305', '206', '303', '404']
 /** The phone of the i-th bench lead (the arriving ones continue the sequence). */
@@ -36,7 +37,7 @@ if (store !== undefined && import.meta.url === pathToFileURL(process.argv[1] ?? 
   await Promise.all(
     Array.from({ length: 200 }, async () => {
       for (let i = next++; i < LEADS; i = next++) {
-        await setup.intake.receive(account, { name: `Lead ${i}`, phone: benchPhone(i), source: `campaign-${i % 7}`, vendor: `vendor-${i % 3}`, email: `lead${i}@example.com` }, operator)
+        await receiveLead(setup, account, { name: `Lead ${i}`, phone: benchPhone(i), source: `campaign-${i % 7}`, vendor: `vendor-${i % 3}`, email: `lead${i}@example.com` }, operator)
       }
     }),
   )

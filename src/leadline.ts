@@ -1,5 +1,6 @@
 /**
- * The composition root: opens the log and the read models and wires the services every edge uses
+ * The composition root: opens the log and the read models and wires the commands' dependencies, the
+ * queries and the process managers every edge uses
  * (HTTP server, CLI, tests). Nothing here decides anything.
  */
 import type { Logger } from 'pino'
@@ -9,26 +10,25 @@ import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
-import { AccountsService } from './commands/accounts.ts'
-import { IdempotencyService } from './commands/idempotency.ts'
-import { LeadIntakeService } from './commands/receive-lead.command.ts'
+import { Accounts } from './commands/accounts.ts'
+import { IdempotencyKeys } from './commands/idempotency.ts'
+import { recordCallStatus } from './commands/record-call-status.command.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
 import { CallsQueries } from '../projections/calls/calls.queries.ts'
-import type { Carrier } from './integrations/carrier/carrier.port.ts'
+import type { CallStatusUpdate, Carrier } from './integrations/carrier/carrier.port.ts'
 import { openCarrier } from './integrations/carrier/open-carrier.ts'
-import { DialingService } from './processes/dialer/dialer.process.ts'
+import { Dialer } from './processes/dialer/dialer.process.ts'
 import { ProcessRunner } from './processes/process-runner.ts'
-import { dialerProcess } from './processes/dialer/dialer.reactor.ts'
 import { FollowUpScheduler } from './processes/follow-up/follow-up.process.ts'
-import { NextActionsService } from '../projections/stale-leads/next-actions.queries.ts'
+import { NextActionsQueries } from '../projections/stale-leads/next-actions.queries.ts'
 import { StaleLeadsQueries } from '../projections/stale-leads/stale-leads.queries.ts'
 import { PaymentsQueries } from '../projections/payments/payments.queries.ts'
 import type { PaymentsProvider } from './integrations/payments/payments.port.ts'
 import { openPayments } from './integrations/payments/open-payments.ts'
-import { PaymentsService } from './processes/pay-link-sender/pay-link-sender.process.ts'
+import { PayLinkSender } from './processes/pay-link-sender/pay-link-sender.process.ts'
 import { UsersQueries } from '../projections/users/users.queries.ts'
-import { UsersService } from './commands/users.ts'
+import { Users } from './commands/users.ts'
 import { scryptLogNFromEnv } from './commands/password-hasher.ts'
 import { WebhookDeliveries } from './read-models/webhook-deliveries.ts'
 import { ApiKeyUsage } from './read-models/api-key-usage.ts'
@@ -52,7 +52,7 @@ export interface LeadlineOptions {
   /** Carrier settings (TWILIO_*, LEADLINE_SIMULATED_*); default process.env. */
   readonly env?: NodeJS.ProcessEnv
   /** A carrier to use instead of the one the environment names (tests). */
-  readonly carrier?: (dialing: DialingService) => Carrier
+  readonly carrier?: (recordStatus: (update: CallStatusUpdate) => Promise<void>) => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
@@ -64,28 +64,28 @@ export interface Leadline {
   readonly views: ViewsDatabase
   readonly runner: ProjectionRunner
   readonly commands: CommandHandler
-  readonly accounts: AccountsService
-  readonly intake: LeadIntakeService
+  readonly accounts: Accounts
   readonly inboundLeads: InboundLeadsQueries
   readonly accountsQueries: AccountsQueries
   /** Idempotency keys of the write tools, kept on the log. */
-  readonly idempotency: IdempotencyService
+  readonly idempotency: IdempotencyKeys
   readonly calls: CallsQueries
-  readonly dialing: DialingService
-  readonly nextActions: NextActionsService
+  /** Performs call decisions (speed to lead, follow-ups, place_call), paced per account. */
+  readonly dialer: Dialer
+  readonly nextActions: NextActionsQueries
   readonly followUps: FollowUpScheduler
   readonly carrier: Carrier
   /** Twilio's auth token, for checking the signature of its callbacks; null without Twilio. */
   readonly twilioAuthToken: string | null
-  /** Pay-links: request_payment, settlement (Stripe webhook, simulated pay page), recovery. */
-  readonly payments: PaymentsService
+  /** Performs pay-link decisions (request_payment's; after a restart, the unsent ones). */
+  readonly payLinkSender: PayLinkSender
   /** Stripe (STRIPE_SECRET_KEY) or the simulated provider. */
   readonly paymentsProvider: PaymentsProvider
   /** Stripe's webhook signing secret, for checking its events; null with the simulated provider. */
   readonly stripeWebhookSecret: string | null
   readonly payLinks: PaymentsQueries
   /** Console users: owners, their passwords and sessions (the console at /app). */
-  readonly users: UsersService
+  readonly users: Users
   readonly usersQueries: UsersQueries
   /** The last webhook deliveries per account (views database; the console's Lead webhook page). */
   readonly webhookDeliveries: WebhookDeliveries
@@ -112,40 +112,39 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
-  const accounts = new AccountsService(store, commands, runner, accountsQueries)
-  const intake = new LeadIntakeService(commands, clock)
+  const accounts = new Accounts(store, commands, runner, accountsQueries)
   const inboundLeads = new InboundLeadsQueries(views)
-  const idempotency = new IdempotencyService(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const idempotency = new IdempotencyKeys(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const calls = new CallsQueries(views)
-  const dialing = new DialingService({
+  const dialer = new Dialer({
     commands, accounts, calls, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
     ...(options.logger ? { logger: options.logger } : {}),
   })
-  const carrier = options.carrier
-    ? options.carrier(dialing)
-    : openCarrier(options.env ?? process.env, (update) => dialing.recordCallStatus(update).then(() => undefined), options.logger)
-  dialing.attachCarrier(carrier)
+  // The simulated carrier reports call statuses back the way Twilio's callbacks do: through the command.
+  const recordStatus = (update: CallStatusUpdate) => recordCallStatus({ commands, accounts, calls, runner }, update).then(() => undefined)
+  const carrier = options.carrier ? options.carrier(recordStatus) : openCarrier(options.env ?? process.env, recordStatus, options.logger)
+  dialer.attachCarrier(carrier)
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const payments = new PaymentsService({
-    commands, accounts, inboundLeads, payLinks, runner, provider: opened.provider, carrier, publicUrl, clock,
+  const payLinkSender = new PayLinkSender({
+    commands, accounts, payLinks, runner, provider: opened.provider, carrier, publicUrl, clock,
     ...(options.logger ? { logger: options.logger } : {}),
   })
   const usersQueries = new UsersQueries(views)
-  const users = new UsersService(commands, runner, usersQueries, { clock, scryptLogN })
+  const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)
   const apiKeyUsage = new ApiKeyUsage(views, clock)
-  const nextActions = new NextActionsService(new StaleLeadsQueries(views), clock)
+  const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const processes = new ProcessRunner(store, views, PROCESSES, [dialerProcess(dialing)], options.logger)
+  const processes = new ProcessRunner(store, views, PROCESSES, [dialer.reactor()], options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, intake, inboundLeads, accountsQueries, idempotency, calls, dialing, nextActions, followUps, carrier, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, dialer, nextActions, followUps, carrier, clock,
     twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
-    payments, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
+    payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
@@ -154,11 +153,11 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     async start() {
       runner.start()
       carrier.warm?.()
-      await dialing.recover(attemptTimeoutMs)
-      await payments.recover(attemptTimeoutMs)
+      await dialer.recover(attemptTimeoutMs)
+      await payLinkSender.recover(attemptTimeoutMs)
       await processes.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
-      sweeper = setInterval(() => void Promise.all([dialing.sweep(attemptTimeoutMs), payments.sweep(attemptTimeoutMs)]), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
+      sweeper = setInterval(() => void Promise.all([dialer.sweep(attemptTimeoutMs), payLinkSender.sweep(attemptTimeoutMs)]), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
     },
     async close() {
@@ -166,7 +165,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       closed = true
       if (sweeper) clearInterval(sweeper)
       await followUps.stop()
-      await dialing.stop()
+      await dialer.stop()
       await processes.stop()
       await runner.stop()
       await carrier.close?.()

@@ -9,7 +9,26 @@ import { callCountries } from '../../src/domain/account/account-settings.ts'
 import { checkDestination } from '../../src/domain/dialing/destination.ts'
 import { leadTimeZone } from '../../src/domain/dialing/lead-time-zone.ts'
 import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from './stale-leads.queries.ts'
-import type { NextActions, NextActionsApi, StaleLead } from '../../src/commands/place-call.command.ts'
+
+export interface StaleLead {
+  readonly lead_id: string
+  readonly name: string | null
+  readonly phone: string
+  readonly source: string | null
+  /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
+  readonly last_touch: string
+  readonly attempts: number
+  /** `contacted_untouched` or `never_contacted`. */
+  readonly why: string
+  readonly suggested_action: string
+  /** ISO UTC when the suggested call is next allowed; null when never. */
+  readonly next_allowed_at: string | null
+}
+
+export interface NextActions {
+  readonly summary: string
+  readonly stale_leads: StaleLead[]
+}
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15
@@ -50,7 +69,7 @@ function permissionSpan(permission: ReturnType<typeof callPermission>, at: numbe
   return { allowed: false, nextAllowedAt: next, from: at, until: next === null ? endOfMinute : Date.parse(next) }
 }
 
-export class NextActionsService implements NextActionsApi {
+export class NextActionsQueries {
   private readonly permissions = new Map<string, PermissionSpan>()
 
   constructor(
@@ -58,6 +77,7 @@ export class NextActionsService implements NextActionsApi {
     private readonly clock: () => Date,
   ) {}
 
+  /** The page get_next_actions answers: the stale leads and a summary of how many there are. */
   async getNextActions(account: AccountState, options: { limit?: number } = {}): Promise<NextActions> {
     const now = this.clock()
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_NEXT_ACTIONS), 1), MAX_NEXT_ACTIONS)

@@ -39,7 +39,7 @@ export interface IssuedCredential {
   readonly secret: string
 }
 
-export class AccountsService {
+export class Accounts {
   /** accountId → its state, the revision it was folded to, and the log head at which that was last checked. */
   private readonly cache = new Map<string, { revision: number; state: AccountState; checkedAt: number }>()
   /** Secret hash → its entry in the credential index; an entry never changes, only the account decides if it is live. */

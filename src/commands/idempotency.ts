@@ -1,5 +1,6 @@
 /**
- * Idempotency keys for every write tool (spec §2.4), kept as events. The first call with a key claims
+ * Idempotency keys for every write tool (spec §2.4), kept as events: the command side of the
+ * idempotency decider (src/domain/idempotency/). The first call with a key claims
  * it by appending `IdempotencyKeyClaimed` to the key's own stream with an expected revision, so of
  * any number of simultaneous calls (on one node or many) exactly one wins and runs; it then appends
  * the outcome. Every other call with the key re-reads the stream until the outcome is there and
@@ -13,12 +14,12 @@ import { DomainError } from '../domain/shared/decider.ts'
 import type { NewEvent, RecordedEvent } from '../domain/event.ts'
 import { isWrongExpectedRevision, StoreUnavailableError, type EventStore } from '../eventstore/event-store.port.ts'
 import { sha256Hex } from '../domain/shared/sha256.ts'
+import { idempotencyStream, type IdempotencyEvent, type RecordedFailure } from '../domain/idempotency/idempotency.events.ts'
 import {
-  idempotencyStream,
-  type IdempotencyEvent,
-  type IdempotencyKeyClaimed,
-  type RecordedFailure,
-} from '../domain/idempotency/idempotency.events.ts'
+  foldKey, idempotencyDecider, statusOf, STORE_UNAVAILABLE, type Claim, type IdempotencyCommand, type IdempotencyState, type Outcome,
+} from '../domain/idempotency/idempotency.decider.ts'
+
+export { keyStatus, type KeyStatus } from '../domain/idempotency/idempotency.decider.ts'
 
 /** How long a key is honoured after its first use: 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000
@@ -54,44 +55,11 @@ export interface IdempotentResult {
   readonly replayed: boolean
 }
 
-type Claim = IdempotencyKeyClaimed['data']
-type Outcome = { result: unknown } | { error: RecordedFailure }
-
-/** What the key's stream says now: free to claim (at `revision`), or claimed, with or without an outcome. */
-export type KeyStatus =
-  | { readonly kind: 'free'; readonly revision: number }
-  | { readonly kind: 'claimed'; readonly claim: Claim; readonly claimRevision: number; readonly outcome: Outcome | null }
-
-/**
- * Folds a key's stream into its status at `now`. An expired claim leaves the key free, and so does
- * one whose call the log refused (`store_unavailable`): nothing was done, and the tools act on the
- * lead's own record by key (a call or a pay-link decided under it is found there, not made again), so
- * a repeat runs the call afresh once the log takes writes, as the error's retry_after_seconds invites.
- */
-export function keyStatus(events: readonly RecordedEvent[], now: Date): KeyStatus {
-  let claim: { data: Claim; revision: number } | null = null
-  let outcome: Outcome | null = null
-  for (const recorded of events) {
-    const event = recorded as unknown as IdempotencyEvent
-    if (event.type === 'IdempotencyKeyClaimed') {
-      claim = { data: event.data, revision: recorded.revision }
-      outcome = null
-    } else if (event.type === 'IdempotencyResultRecorded') {
-      outcome = 'error' in event.data ? { error: event.data.error } : { result: event.data.result }
-    }
-  }
-  const last = events[events.length - 1]
-  const refused = outcome !== null && 'error' in outcome && outcome.error.code === STORE_UNAVAILABLE
-  if (!claim || refused || Date.parse(claim.data.expiresAt) <= now.getTime()) return { kind: 'free', revision: last ? last.revision : -1 }
-  return { kind: 'claimed', claim: claim.data, claimRevision: claim.revision, outcome }
-}
-
 /** SHA-256 of the canonical JSON of a tool name and its arguments: key order and whitespace do not matter. */
 export function argumentsHash(tool: string, args: unknown): string {
   return sha256Hex(canonicalize({ tool, args }) ?? '')
 }
 
-const STORE_UNAVAILABLE = 'store_unavailable'
 const MAX_REFUSED_CLAIMS = 10_000
 
 function failureOf(error: unknown): RecordedFailure {
@@ -100,7 +68,7 @@ function failureOf(error: unknown): RecordedFailure {
   return { code: 'internal_error', message: 'the call failed unexpectedly' }
 }
 
-export class IdempotencyService {
+export class IdempotencyKeys {
   private readonly clock: () => Date
   private readonly retentionMs: number
   private readonly inDoubtAfterMs: number
@@ -137,11 +105,13 @@ export class IdempotencyService {
     let pause = 5
     for (;;) {
       const now = this.clock()
-      const status = keyStatus(await this.store.readStream(stream), now)
+      const state = foldKey(await this.store.readStream(stream))
+      const status = statusOf(state, now)
       const refusedClaim = status.kind === 'claimed' && status.outcome === null ? `${stream}#${status.claimRevision}` : null
-      if (status.kind === 'free' || (refusedClaim !== null && this.refused.has(refusedClaim))) {
+      const retake = refusedClaim !== null && this.refused.has(refusedClaim) ? { retake: (status as { claimRevision: number }).claimRevision } : {}
+      if (status.kind === 'free' || 'retake' in retake) {
         // A claim with no outcome is the stream's last event: the new claim goes right after it.
-        const claimRevision = await this.claim(stream, status.kind === 'free' ? status.revision : status.claimRevision, call, argsHash, now)
+        const claimRevision = await this.decideAndAppend(stream, state, { type: 'ClaimKey', claim: this.claimOf(call, argsHash, now), ...retake }, call)
         if (refusedClaim !== null) this.refused.delete(refusedClaim)
         if (claimRevision === null) continue // another call claimed it first: answer as it does
         return { value: await this.perform(stream, claimRevision, call, perform), replayed: false }
@@ -175,16 +145,25 @@ export class IdempotencyService {
     }
   }
 
-  private async claim(stream: string, revision: number, call: IdempotentCall, argsHash: string, now: Date): Promise<number | null> {
-    const data: Claim = {
+  private claimOf(call: IdempotentCall, argsHash: string, now: Date): Claim {
+    return {
       tool: call.tool,
       argsHash,
       keyId: call.keyId,
       claimedAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + this.retentionMs).toISOString(),
     }
+  }
+
+  /**
+   * Appends what the decider makes of `command` on `state`, at the revision `state` was folded to;
+   * the new revision, or null when there was nothing to append or another call appended first.
+   */
+  private async decideAndAppend(stream: string, state: IdempotencyState, command: IdempotencyCommand, call: IdempotentCall): Promise<number | null> {
+    const events = idempotencyDecider.decide(command, state, this.clock())
+    if (events.length === 0) return null
     try {
-      const appended = await this.store.appendToStream(stream, [this.event(call, 'IdempotencyKeyClaimed', data)], revision === -1 ? 'no_stream' : revision)
+      const appended = await this.store.appendToStream(stream, events.map((event) => this.event(call, event.type, event.data)), state.revision === -1 ? 'no_stream' : state.revision)
       return appended.nextExpectedRevision
     } catch (error) {
       if (isWrongExpectedRevision(error)) return null
@@ -203,11 +182,9 @@ export class IdempotencyService {
     }
     // The outcome goes right after its claim: if anything else got there first, it is not ours to record.
     try {
-      await this.store.appendToStream(
-        stream,
-        [this.event(call, 'IdempotencyResultRecorded', { recordedAt: this.clock().toISOString(), ...outcome })],
-        claimRevision,
-      )
+      const recordOutcome = { type: 'RecordOutcome', claimRevision, recordedAt: this.clock().toISOString(), outcome } as const
+      const claimed = { ...idempotencyDecider.initialState(), revision: claimRevision }
+      if ((await this.decideAndAppend(stream, claimed, recordOutcome, call)) === null) throw new Error(`the key's stream moved past its claim (revision ${claimRevision})`)
     } catch (error) {
       // The call happened (or failed) all the same: say so to this caller; repeats will find the claim in doubt,
       // unless the log refused the call itself, when a repeat here may claim the key again.

@@ -1,6 +1,7 @@
 /**
- * The webhook's use case: read a loosely named body, normalise it in the account's terms (country,
- * time zone, industry), and receive the lead into its stream, keyed by the last ten phone digits.
+ * receiveLead, the webhook's use case: read a loosely named body, normalise it in the account's terms
+ * (country, time zone, industry), and receive the lead into its stream, keyed by the last ten phone
+ * digits (speed to lead decides its call in the same append).
  */
 import { leadDecider } from '../domain/lead/lead.decider.ts'
 import { leadStream } from '../domain/lead/lead.events.ts'
@@ -21,39 +22,38 @@ export interface IntakeResult {
   readonly position: number | null
 }
 
-export class LeadIntakeService {
-  constructor(
-    private readonly commands: CommandHandler,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+export interface ReceiveLeadDeps {
+  readonly commands: CommandHandler
+  readonly clock: () => Date
+}
 
-  async receive(account: AccountState, body: unknown, context: CommandContext): Promise<IntakeResult> {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new DomainError('body_not_object', 'body must be a JSON object or form fields')
-    }
-    const input = flattenLeadAdsPayload(body) ?? (body as Record<string, unknown>)
-    const normalised = normalizeLeadInput(input, {
-      defaultCountry: account.settings.defaultCountry,
-      timeZone: account.settings.timeZone,
-      industry: account.settings.industry,
-      now: this.clock(),
-    })
-    if (!normalised.ok) throw new DomainError(normalised.error.code, normalised.error.message)
-    const { lead, warnings, derived } = normalised
-    const result = await this.commands.handle(
-      leadStream(account.accountId, lead.phoneLast10),
-      leadDecider,
-      { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') } },
-      context,
-    )
-    return {
-      leadId: result.state.leadId,
-      created: result.newEvents.some((e) => e.type === 'LeadReceived'),
-      phone: result.state.fields?.phone ?? lead.phone,
-      lists: result.state.lists,
-      // The lead's own answer may add to intake's (phone_conflict: the number on record was kept).
-      warnings: result.newEvents.length > 0 ? result.state.warnings : warnings,
-      position: result.position,
-    }
+/** Receives a lead from a webhook body (JSON or form fields, loosely named) into its account. */
+export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, body: unknown, context: CommandContext): Promise<IntakeResult> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new DomainError('body_not_object', 'body must be a JSON object or form fields')
+  }
+  const input = flattenLeadAdsPayload(body) ?? (body as Record<string, unknown>)
+  const normalised = normalizeLeadInput(input, {
+    defaultCountry: account.settings.defaultCountry,
+    timeZone: account.settings.timeZone,
+    industry: account.settings.industry,
+    now: deps.clock(),
+  })
+  if (!normalised.ok) throw new DomainError(normalised.error.code, normalised.error.message)
+  const { lead, warnings, derived } = normalised
+  const result = await deps.commands.handle(
+    leadStream(account.accountId, lead.phoneLast10),
+    leadDecider,
+    { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') } },
+    context,
+  )
+  return {
+    leadId: result.state.leadId,
+    created: result.newEvents.some((e) => e.type === 'LeadReceived'),
+    phone: result.state.fields?.phone ?? lead.phone,
+    lists: result.state.lists,
+    // The lead's own answer may add to intake's (phone_conflict: the number on record was kept).
+    warnings: result.newEvents.length > 0 ? result.state.warnings : warnings,
+    position: result.position,
   }
 }

@@ -51,7 +51,7 @@ function userContext(user: { userId: string }, correlationId?: string): CommandC
   return { actor: { kind: 'user', id: user.userId }, ...(correlationId ? { correlationId } : {}) }
 }
 
-export class UsersService {
+export class Users {
   private readonly hasher: PasswordHasher
 
   constructor(

@@ -7,6 +7,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import t from 'tap'
 import { openLeadline, PROJECTIONS } from '../../src/leadline.ts'
+import { receiveLead } from '../../src/commands/receive-lead.command.ts'
 import type { ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { runLeadline, startServer } from '../helpers/cli.ts'
 import { OPERATOR, OPERATOR_HEADERS } from '../helpers/build-app.ts'
@@ -24,7 +25,7 @@ t.test('replay while the server serves: it keeps answering, and its read models 
   const setup = await openLeadline({ store: env.LEADLINE_STORE, viewsPath })
   const { account, webhookToken } = await setup.accounts.create('Busy Co', {}, operator)
   for (let i = 0; i < 300; i++) {
-    await setup.intake.receive(account, { phone: `512555${String(i).padStart(4, '0')}`, name: `Lead ${i}`, source: i % 2 ? 'Web' : 'Ads' }, { actor: { kind: 'webhook_token', id: webhookToken.id } })
+    await receiveLead(setup, account, { phone: `512555${String(i).padStart(4, '0')}`, name: `Lead ${i}`, source: i % 2 ? 'Web' : 'Ads' }, { actor: { kind: 'webhook_token', id: webhookToken.id } })
   }
   await setup.close()
 

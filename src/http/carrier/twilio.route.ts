@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
+import { recordCallStatus } from '../../commands/record-call-status.command.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { answerTwiml, whisperTwiml } from '../../integrations/carrier/twilio/answer-twiml.ts'
 import { parseTwilioStatusCallback, verifyTwilioSignature, type TwilioParams } from '../../integrations/carrier/twilio/twilio-carrier.adapter.ts'
@@ -45,7 +46,7 @@ export const twilioRoutes: FastifyPluginAsync = async (fastify) => {
     if (!signed(request, reply)) return reply
     const update = parseTwilioStatusCallback((request.body ?? {}) as TwilioParams, fastify.leadline.clock())
     if (!update) return sendError(reply, 'invalid_request', 'not a call status callback (CallSid and CallStatus are required)')
-    const known = await fastify.leadline.dialing.recordCallStatus(update)
+    const known = await recordCallStatus(fastify.leadline, update)
     if (!known) request.log.warn({ callId: update.callId }, 'status callback for a call Leadline did not place')
     return reply.code(204).send()
   })

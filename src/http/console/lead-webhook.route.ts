@@ -6,6 +6,7 @@
  */
 import { randomInt } from 'node:crypto'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { receiveLead } from '../../commands/receive-lead.command.ts'
 import { leadStream } from '../../domain/lead/lead.events.ts'
 import type { Leadline } from '../../leadline.ts'
 import { DELIVERIES_SHOWN } from '../../read-models/webhook-deliveries.ts'
@@ -128,7 +129,8 @@ ${deliveries.length === 0
       const { account } = signedIn(request)
       const phone = await testPhone(leadline, account.accountId)
       if (phone === null) return show(request, reply, { notice: `No test lead sent: every fictional number Leadline uses for them (555-0100 to 555-0199 in ${TEST_AREAS.length} area codes) is a lead of this account's already.` })
-      const result = await leadline.intake.receive(
+      const result = await receiveLead(
+        leadline,
         account,
         { name: 'Test Lead', phone, email: 'test.lead@example.com', source: TEST_LEAD_SOURCE, dnc: 'yes' },
         actingUser(request),

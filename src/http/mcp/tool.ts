@@ -13,20 +13,19 @@ import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { Scope } from '../../domain/account/account.events.ts'
 import type { CommandContext, CommandHandler } from '../../eventstore/command-handler.ts'
 import type { EventStore } from '../../eventstore/event-store.port.ts'
-import type { DialingApi, NextActionsApi } from '../../commands/place-call.command.ts'
-import type { PaymentsApi } from '../../commands/request-payment.command.ts'
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyService } from '../../commands/idempotency.ts'
+import type { PlaceCallDeps } from '../../commands/place-call.command.ts'
+import type { RequestPaymentDeps } from '../../commands/request-payment.command.ts'
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyKeys } from '../../commands/idempotency.ts'
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
+import type { NextActionsQueries } from '../../../projections/stale-leads/next-actions.queries.ts'
 
-/** The services tools may use; the Leadline composition root provides them. */
-export interface McpServices {
+/** What tools use: the commands' dependencies (tools call commands) and the queries; the Leadline composition root provides them. */
+export interface McpServices extends PlaceCallDeps, RequestPaymentDeps {
   readonly store: EventStore
   readonly commands: CommandHandler
   readonly inboundLeads: InboundLeadsQueries
-  readonly idempotency: IdempotencyService
-  readonly dialing: DialingApi
-  readonly nextActions: NextActionsApi
-  readonly payments: PaymentsApi
+  readonly idempotency: IdempotencyKeys
+  readonly nextActions: NextActionsQueries
 }
 
 export interface ToolContext {

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
+import { recordSettlement } from '../../commands/record-settlement.command.ts'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
@@ -95,7 +96,7 @@ export const payPageRoutes: FastifyPluginAsync = async (fastify) => {
     if (!found) return notFound(reply)
     const { request: pay, stream } = found
     const now = fastify.leadline.clock()
-    const result = await fastify.leadline.payments.settle({
+    const result = await recordSettlement(fastify.leadline, {
       provider: 'simulated',
       eventId: `evt_sim_${randomUUID().replaceAll('-', '')}`,
       outcome: expired(pay, now) ? 'expired' : 'settled',

@@ -8,6 +8,7 @@
  * configured, 404.
  */
 import type { FastifyPluginAsync } from 'fastify'
+import { recordSettlement } from '../../commands/record-settlement.command.ts'
 import { settlementFromStripeEvent, verifyStripeWebhook } from '../../integrations/payments/stripe/stripe-payments.adapter.ts'
 import { sendError } from '../errors.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
@@ -56,7 +57,7 @@ export const stripeWebhookRoute: FastifyPluginAsync = async (fastify) => {
       request.log.info({ eventId: event.id, type: event.type }, 'Stripe event not used by Leadline')
       return reply.code(200).send({ received: true, handled: false })
     }
-    const result = await leadline.payments.settle(notice)
+    const result = await recordSettlement(leadline, notice)
     if (result.kind === 'ignored') {
       request.log.warn(
         { eventId: event.id, type: event.type, account: notice.connectedAccount, sessionId: notice.sessionId, reason: result.reason },

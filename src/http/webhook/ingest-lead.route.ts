@@ -7,6 +7,7 @@ import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import { DEFAULT_WEBHOOK_RATE_LIMIT, type RateLimit } from '../../config/config.ts'
 import type { WebhookPrincipal } from '../../commands/accounts.ts'
+import { receiveLead } from '../../commands/receive-lead.command.ts'
 import { sendError } from '../errors.ts'
 import { TokenBuckets } from '../token-buckets.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
@@ -156,7 +157,7 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
       const body = wellFormedInput(request.body, WEBHOOK_MAX_DEPTH)
       if (!body.ok) return sendError(reply, 'invalid_request', `the body nests objects and arrays more than ${WEBHOOK_MAX_DEPTH} levels deep`)
       // No body at all carries no phone field (400 phone required); a JSON null is a scalar (400 body must be an object).
-      const result = await fastify.leadline.intake.receive(principal.account, body.value === undefined ? {} : body.value, {
+      const result = await receiveLead(fastify.leadline, principal.account, body.value === undefined ? {} : body.value, {
         actor: { kind: 'webhook_token', id: principal.tokenId },
         correlationId: request.id,
       })

@@ -10,7 +10,7 @@ import type { CommandHandler } from '../../eventstore/command-handler.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import { newId } from '../../domain/shared/ids.ts'
 import type { ProjectionRunner } from '../../read-models/projection-runner.ts'
-import type { AccountsService } from '../../commands/accounts.ts'
+import type { Accounts } from '../../commands/accounts.ts'
 import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 
 export class FollowUpScheduler {
@@ -20,7 +20,7 @@ export class FollowUpScheduler {
   constructor(
     private readonly deps: {
       commands: CommandHandler
-      accounts: AccountsService
+      accounts: Pick<Accounts, 'get'>
       calls: CallsQueries
       runner: ProjectionRunner
       clock: () => Date

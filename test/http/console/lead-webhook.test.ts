@@ -2,6 +2,7 @@
 import t from 'tap'
 import { signedInConsole } from './console-helpers.ts'
 import { TEST_AREAS } from '../../../src/http/console/lead-webhook.route.ts'
+import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
 
 t.test('the page: URL, only the token hint, a curl example; rotate shows the new token behind Reveal and the old one fails', async (t) => {
   const f = await signedInConsole(t)
@@ -80,7 +81,7 @@ t.test("a test lead never lands on a person's lead: it takes a free fictional nu
   // As the webhook takes them (its rate limit aside: 800 leads at once).
   const account = await f.app.leadline.accounts.require(f.accountId)
   const push = (phone: string, name: string) =>
-    f.app.leadline.intake.receive(account, { phone, name, source: 'Spring promo' }, { actor: { kind: 'webhook_token', id: 'test' } })
+    receiveLead(f.app.leadline, account, { phone, name, source: 'Spring promo' }, { actor: { kind: 'webhook_token', id: 'test' } })
   // Every fictional number but one is a person's lead, Jane Doe of the curl example among them.
   const people = numbers.filter((n) => n !== free)
   for (let i = 0; i < people.length; i += 50) {

@@ -10,7 +10,7 @@ import type { NewEvent, RecordedEvent } from '../../../src/domain/event.ts'
 import { StoreUnavailableError, type EventStore } from '../../../src/eventstore/event-store.port.ts'
 import { openEventStore } from '../../../src/eventstore/open-event-store.ts'
 import { idempotencyStream } from '../../../src/domain/idempotency/idempotency.events.ts'
-import { argumentsHash, IdempotencyService, keyStatus, type IdempotentCall } from '../../../src/commands/idempotency.ts'
+import { argumentsHash, IdempotencyKeys, keyStatus, type IdempotentCall } from '../../../src/commands/idempotency.ts'
 import { mcpApp } from './mcp-helpers.ts'
 
 const metadata = { correlationId: 'test', causationId: null, actor: { kind: 'api_key', id: 'key_test' }, schemaVersion: 1 } as const
@@ -142,7 +142,7 @@ t.test('a claim with no outcome: in progress while young, in doubt once old; nev
   t.match(await app.call(account.keys.write, 'mark_do_not_call', { ...args, idempotency_key: 'crashed', phone: '3125550100' }), { error: { code: -32602 } }, 'other arguments are still refused')
 
   // A claim made a moment ago is still running somewhere: wait briefly, then say so.
-  const service = new IdempotencyService(app.leadline.store, { waitMs: 60 })
+  const service = new IdempotencyKeys(app.leadline.store, { waitMs: 60 })
   await app.leadline.store.appendToStream(idempotencyStream(account.accountId, 'running'), [claim('running', new Date())], 'no_stream')
   const call: IdempotentCall = { accountId: account.accountId, keyId: 'key_x', idempotencyKey: 'running', tool: 'mark_do_not_call', args }
   let ran = false
@@ -194,12 +194,12 @@ t.test('two nodes (two store handles on one log), 10 calls each at once: one run
   const app = await mcpApp(t)
   const other = await openEventStore(app.store)
   t.teardown(() => other.close())
-  const nodes = [app.leadline.idempotency, new IdempotencyService(other)]
+  const nodes = [app.leadline.idempotency, new IdempotencyKeys(other)]
   let runs = 0
   const call: IdempotentCall = { accountId: 'acc_two', keyId: 'key_1', idempotencyKey: 'shared', tool: 'mark_do_not_call', args: { phone: '3125550142' } }
   const results = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
-      (nodes[i % 2] as IdempotencyService).run(call, async () => {
+      (nodes[i % 2] as IdempotencyKeys).run(call, async () => {
         runs += 1
         await new Promise((resolve) => setTimeout(resolve, 30))
         return { ran: runs }
@@ -233,7 +233,7 @@ t.test('the service: failures as outcomes, and an outcome the log would not take
         events[0]?.type === 'IdempotencyResultRecorded' ? Promise.reject(new StoreUnavailableError('gone')) : app.leadline.store.appendToStream(stream, events, expected),
     },
   })
-  const fragile = new IdempotencyService(flaky, { waitMs: 20, logger: { error: (...args: unknown[]) => errors.push(args) } })
+  const fragile = new IdempotencyKeys(flaky, { waitMs: 20, logger: { error: (...args: unknown[]) => errors.push(args) } })
   t.same(await fragile.run(call('flaky'), async () => 'done'), { value: 'done', replayed: false })
   t.equal(errors.length, 1, 'logged')
   await t.rejects(fragile.run(call('flaky'), async () => 'again'), { code: 'idempotency_in_progress' }, 'a repeat finds the claim without an outcome')
@@ -247,12 +247,12 @@ t.test('the service: failures as outcomes, and an outcome the log would not take
         down && events[0]?.type === 'IdempotencyResultRecorded' ? Promise.reject(new StoreUnavailableError('disk full')) : app.leadline.store.appendToStream(stream, events, expected),
     },
   })
-  const server = new IdempotencyService(outage, { waitMs: 20, logger: { error: (...args: unknown[]) => errors.push(args) } })
+  const server = new IdempotencyKeys(outage, { waitMs: 20, logger: { error: (...args: unknown[]) => errors.push(args) } })
   let ran = 0
   await t.rejects(server.run(call('outage'), async () => Promise.reject(new StoreUnavailableError('disk full'))), StoreUnavailableError)
   t.equal(errors.length, 2, 'the outcome not recorded is logged')
   down = false
-  const elsewhere = new IdempotencyService(app.leadline.store, { waitMs: 20 })
+  const elsewhere = new IdempotencyKeys(app.leadline.store, { waitMs: 20 })
   await t.rejects(elsewhere.run(call('outage'), async () => ++ran), { code: 'idempotency_in_progress' }, 'another server finds the claim without an outcome')
   t.same(await server.run(call('outage'), async () => ++ran), { value: 1, replayed: false }, 'this server claims the key again and runs the call')
   t.same(await elsewhere.run(call('outage'), async () => ++ran), { value: 1, replayed: true }, 'whose outcome every server then answers')

@@ -5,8 +5,7 @@
  * lead, idempotency under 20 simultaneous calls, dry runs, and every refusal's data.code.
  */
 import t from 'tap'
-import { providerIdempotencyKey } from '../../../src/processes/pay-link-sender/pay-link-sender.process.ts'
-import { MAX_AMOUNT_CENTS } from '../../../src/commands/request-payment.command.ts'
+import { MAX_AMOUNT_CENTS, providerIdempotencyKey, requestPayment } from '../../../src/commands/request-payment.command.ts'
 import { METADATA } from '../../../src/integrations/payments/payments.port.ts'
 import { FAKE_CONNECTED_ACCOUNT } from '../../doubles/fake-stripe.ts'
 import { CALLER_ID, JANE_E164, PAYMENT, paymentsApp } from './payments-helpers.ts'
@@ -190,7 +189,7 @@ t.test('a result recorded before the output became snake_case is replayed in sna
   if (!state) throw new Error('no account')
   const context = { actor: { kind: 'api_key' as const, id: app.acme.keyIds.write }, correlationId: 'earlier-version' }
   // What the tool recorded until it answered snake_case: the service's own result, as it was.
-  const earlier = await app.leadline.payments.requestPayment(state, { ...PAYMENT, idempotencyKey: 'old-1', dryRun: true }, context)
+  const earlier = await requestPayment(app.leadline, state, { ...PAYMENT, idempotencyKey: 'old-1', dryRun: true }, context)
   t.match(earlier, { requestId: null, textedTo: JANE_E164, dryRun: true }, 'the recorded shape is camelCase')
   await app.leadline.idempotency.run(
     { accountId: app.acme.accountId, keyId: app.acme.keyIds.write, idempotencyKey: 'old-1', tool: 'request_payment', args: PAYMENT, correlationId: 'earlier-version' },

@@ -48,7 +48,7 @@ for (const [name, fault] of [
     await postLead(app, token, { phone: PHONE })
     const unknown = await waitForEvent(leadline, account.accountId, PHONE, 'CallOutcomeUnknown')
     t.match(unknown.data, { reason: /may have been placed/ })
-    await leadline.dialing.sweep(0)
+    await leadline.dialer.sweep(0)
     await sleep(300)
     t.equal(fake.callRequests().length, 1, 'asked once')
     t.same(await leadEventTypes(leadline, account.accountId, PHONE), ['LeadReceived', 'CallDecided', 'CallAttemptStarted', 'CallOutcomeUnknown'], 'no retry, no follow-up')

@@ -6,6 +6,7 @@
  */
 import t from 'tap'
 import type { AccountState } from '../../../src/domain/account/account.decider.ts'
+import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
 import { ACCOUNTS, PER_ACCOUNT, TOTAL, backlogDigits, raisePace, ringsPerNumber, settledDecisions } from '../../helpers/call-backlog.ts'
 import { DIALING, dialingApp, fakeTwilio, reopen, sleep } from '../../helpers/dialing-app.ts'
@@ -17,7 +18,7 @@ t.test('graceful stop with thousands of undialed decisions: the next start dials
   for (let a = 0; a < ACCOUNTS; a++) accounts.push((await first.createAccount(`Acme ${a}`, DIALING)).account)
   // Speed to lead decides with each lead; the running dialer takes them all, at 1 call a second.
   for (let i = 0; i < PER_ACCOUNT; i++) {
-    await Promise.all(accounts.map((account, a) => first.leadline.intake.receive(account, { phone: backlogDigits(a, i) }, operatorContext)))
+    await Promise.all(accounts.map((account, a) => receiveLead(first.leadline, account, { phone: backlogDigits(a, i) }, operatorContext)))
   }
   await sleep(1000)
   await first.app.close()

@@ -8,6 +8,8 @@ import t from 'tap'
 import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 import type { AccountState } from '../../../src/domain/account/account.decider.ts'
+import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
+import { recordCallStatus } from '../../../src/commands/record-call-status.command.ts'
 import { openLeadline, type Leadline } from '../../../src/leadline.ts'
 import { startServer } from '../../helpers/cli.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
@@ -21,7 +23,7 @@ const process_ = { actor: { kind: 'process', id: 'test' } } as const
 
 /** A lead received with no dialer running: speed to lead decides with the lead; the decision's id. */
 async function receiveUndialed(leadline: Leadline, account: AccountState): Promise<string> {
-  await leadline.intake.receive(account, { phone: PHONE }, operatorContext)
+  await receiveLead(leadline, account, { phone: PHONE }, operatorContext)
   const decided = (await leadEvents(leadline, account.accountId, PHONE)).find((e) => e.type === 'CallDecided')
   return (decided?.data as { decisionId: string }).decisionId
 }
@@ -34,7 +36,7 @@ t.test('a due follow-up fires once after a restart, and a restart decides nothin
   await postLead(first.app, token, { phone: PHONE })
   await fake.waitForCalls(1)
   await waitForEvent(first.leadline, account.accountId, PHONE, 'CallPlaced')
-  await first.leadline.dialing.recordCallStatus({ callId: placedCalls(fake)[0]?.sid as string, status: 'no-answer', timestamp: clock.now().toISOString(), carrier: 'twilio' })
+  await recordCallStatus(first.leadline, { callId: placedCalls(fake)[0]?.sid as string, status: 'no-answer', timestamp: clock.now().toISOString(), carrier: 'twilio' })
   await waitForEvent(first.leadline, account.accountId, PHONE, 'FollowUpScheduled')
   await first.app.close()
   await first.leadline.close()

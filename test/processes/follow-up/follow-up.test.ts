@@ -126,7 +126,7 @@ t.test('a store that fails for a moment does not take the timers (or the process
   runner.catchUp = async () => {
     throw new Error('disk unavailable')
   }
-  await s.leadline.dialing.sweep(0).then((n) => t.equal(n, 0, 'the sweep reports nothing marked'))
+  await s.leadline.dialer.sweep(0).then((n) => t.equal(n, 0, 'the sweep reports nothing marked'))
   await sleep(TICKS)
   runner.catchUp = catchUp
   clock.advance(30_000)

@@ -1,7 +1,8 @@
 /** `mark_do_not_call` (write): the account marks a lead do-not-call; it is not dialed again until the operator clears it. */
 import { z } from 'zod'
-import { leadDecider, type LeadState } from '../../../domain/lead/lead.decider.ts'
-import { leadNotFound, leadReference, leadStreamOf, requireOneLeadReference } from '../lead-view.ts'
+import type { LeadState } from '../../../domain/lead/lead.decider.ts'
+import { markDoNotCall } from '../../../commands/mark-do-not-call.command.ts'
+import { leadReference, leadStreamOf, requireOneLeadReference } from '../lead-view.ts'
 import { defineWriteTool } from '../tool.ts'
 
 function outcome(state: LeadState, changed: boolean, dryRun: boolean) {
@@ -30,14 +31,7 @@ export const tool = defineWriteTool({
     message: z.string(),
   }),
   async run(args, context) {
-    const stream = leadStreamOf(context, args)
-    const { commands } = context.services
-    if (args.dry_run) {
-      const { state } = await commands.load(stream, leadDecider)
-      if (!state.exists) throw leadNotFound()
-      return outcome(state, !state.doNotCall, true)
-    }
-    const result = await commands.handle(stream, leadDecider, { type: 'MarkDoNotCall' }, context.command)
-    return outcome(result.state, result.newEvents.length > 0, false)
+    const { lead, changed } = await markDoNotCall(context.services, leadStreamOf(context, args), args.dry_run, context.command)
+    return outcome(lead, changed, args.dry_run)
   },
 })

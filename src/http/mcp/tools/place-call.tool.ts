@@ -1,5 +1,6 @@
 /** `place_call` (dial, spec §4.2): a real outbound call from the account's own number, or a dry run of one. */
 import { z } from 'zod'
+import { placeCall } from '../../../commands/place-call.command.ts'
 import { phoneArgument } from '../lead-view.ts'
 import { defineWriteTool } from '../tool.ts'
 
@@ -37,7 +38,8 @@ export const tool = defineWriteTool({
     dry_run: z.boolean(),
   }),
   async run(args, context) {
-    const result = await context.services.dialing.placeCall(
+    const result = await placeCall(
+      context.services,
       context.account,
       { phone: args.phone, name: args.name, idempotencyKey: args.idempotency_key, dryRun: args.dry_run },
       context.command,

@@ -1,6 +1,6 @@
 /** `request_payment` (write, spec §4.2): texts a customer a card pay-link that settles into the account's connected account. */
 import { z } from 'zod'
-import { MAX_AMOUNT_CENTS, MAX_DESCRIPTION, type RequestPaymentResult } from '../../../commands/request-payment.command.ts'
+import { MAX_AMOUNT_CENTS, MAX_DESCRIPTION, requestPayment, type RequestPaymentResult } from '../../../commands/request-payment.command.ts'
 import { RPC_CODES, RpcError } from '../json-rpc.ts'
 import { leadReference } from '../lead-view.ts'
 import { defineWriteTool } from '../tool.ts'
@@ -85,7 +85,8 @@ export const tool = defineWriteTool({
   // Until 0.1.0 the output was the service's camelCase result, and a replay answers what was recorded.
   recorded: (result) => ('requestId' in (result as object) ? outputOf(result as RequestPaymentResult) : (result as ReturnType<typeof outputOf>)),
   async run(args, context) {
-    const result = await context.services.payments.requestPayment(
+    const result = await requestPayment(
+      context.services,
       context.account,
       {
         phone: args.phone,
