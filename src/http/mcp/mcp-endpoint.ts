@@ -19,10 +19,11 @@ import {
 import { MAX_OUTPUT_BYTES } from './answer-budget.ts'
 import { HeavyReads } from './heavy-reads.ts'
 import type { ReadCache } from './read-cache.ts'
-import { holdsRecordingUrl, withoutRecordings } from './recordings-filter.ts'
+import { holdsRecordingUrl, withoutRecordings } from '../../domain/recordings-policy.ts'
 import { TokenBuckets } from '../token-buckets.ts'
 import type { McpServices, Tool, ToolContext } from './tool.ts'
 import type { ToolRegistry } from './tool-registry.ts'
+import { serverInstructions } from './instructions.ts'
 
 /** Newest first; `initialize` answers with the client's version when it is one of these, else the newest. */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
@@ -54,13 +55,6 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
 }
 
 const SERVER_VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version
-
-const INSTRUCTIONS = [
-  "Leadline holds one account's book of leads: the Inbound Leads list, each lead's history, and outbound calls.",
-  'Your API key decides the account and the scopes: read (get_next_actions, list_leads, get_lead, get_lead_history), write (mark_do_not_call, request_payment), dial (place_call).',
-  'Start with get_next_actions to see which leads need a call. Write tools take an idempotency_key (reuse it to retry safely) and dry_run (true: report what would happen, change nothing).',
-  'Errors carry a stable error.data.code, e.g. outside_calling_hours with data.next_allowed_at.',
-].join(' ')
 
 export interface McpCall {
   /** The raw body. */
@@ -160,8 +154,10 @@ const CLOSE_BATCH = Buffer.from(']')
 export class McpEndpoint {
   private readonly buckets: TokenBuckets
   private readonly heavyReads: HeavyReads
+  private readonly instructions: string
 
   constructor(private readonly options: McpEndpointOptions) {
+    this.instructions = serverInstructions(options.tools)
     this.buckets = new TokenBuckets(options.limits.ratePerSecond, options.limits.burst)
     this.heavyReads = new HeavyReads(options.limits.heavyReads, options.limits.heavyReadsWaiting)
   }
@@ -248,7 +244,7 @@ export class McpEndpoint {
           protocolVersion: (PROTOCOL_VERSIONS as readonly string[]).includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
           capabilities: { tools: { listChanged: false } },
           serverInfo: { name: 'leadline', title: 'Leadline', version: SERVER_VERSION },
-          instructions: INSTRUCTIONS,
+          instructions: this.instructions,
         }
       }
       case 'ping':
