@@ -1,6 +1,9 @@
 /**
- * Spec §1.7: call recordings and transcripts never leave the tool endpoint, at any scope. Every tool
- * result and every error passes this one filter on the way out, whatever the tool meant to return:
+ * The recordings policy (spec §1.7, architecture principle 6): what is a call recording or a
+ * transcript, and the one filter that removes them. Call recordings and transcripts never leave the
+ * tool endpoint, at any scope: every tool result and every error passes `withoutRecordings` on the
+ * way out, whatever the tool meant to return; the console, `leadline history` and the audit export
+ * (unless asked to keep them) apply the same filter. What the filter removes:
  *
  * - a member whose name mentions a recording or a transcript (any case, any depth) is dropped;
  * - a string holding a carrier recording or transcription URL (a URL with a `Recordings`,
@@ -9,6 +12,16 @@
  * - a `{name, value}` pair (the shape in which a lead's preserved webhook fields travel) whose name
  *   mentions a recording or a transcript is dropped, as its member would be.
  */
+import type { CallRecordingAvailable, CallTranscriptAvailable } from './lead/calls/calls.events.ts'
+
+/**
+ * The events that hold a recording or a transcript, and the member that holds it: each is named so
+ * the rule below removes it wherever the event's data goes. The compiler holds these names to the events.
+ */
+export const MEDIA_MEMBERS = {
+  CallRecordingAvailable: 'recordingUrl',
+  CallTranscriptAvailable: 'transcript',
+} as const satisfies { readonly [E in CallRecordingAvailable | CallTranscriptAvailable as E['type']]: keyof E['data'] }
 
 const SENSITIVE_NAME = /recording|transcript/i
 const MEDIA_URL = /https?:\/\/[^\s"'<>]*?\/(?:recordings?|transcriptions?|transcripts?)(?=[/.?#\s"'<>]|$)/i

@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/a
 import { leadDecider, type LeadCommand, type LeadState } from '../../../../src/domain/lead/lead.decider.ts'
 import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
 import type { LeadFields } from '../../../../src/domain/lead/intake/normalize-lead-input.ts'
-import type { CallStatusUpdate } from '../../../../src/integrations/carrier/carrier.port.ts'
+import type { CallStatusUpdate } from '../../../../src/domain/lead/calls/call-status.ts'
 import { DomainError } from '../../../../src/domain/shared/decider.ts'
 import { deciderSpec } from '../../../helpers/decider-spec.ts'
 

@@ -1,0 +1,46 @@
+/**
+ * The recordings policy names the events that hold a recording or a transcript; the filter removes
+ * that member from each, as the decider records it from a carrier's status callback. (The filter's
+ * own properties, and every tool at every scope, are tested in test/http/mcp/recordings.test.ts.)
+ */
+import t from 'tap'
+import { DEFAULT_SETTINGS, type AccountSettings } from '../../src/domain/account/account-settings.ts'
+import { leadDecider, type LeadCommand } from '../../src/domain/lead/lead.decider.ts'
+import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
+import { MEDIA_MEMBERS, isSensitiveName, withoutRecordings } from '../../src/domain/recordings-policy.ts'
+
+const NOW = new Date('2026-03-10T15:00:00Z')
+const PHONE = '+13125550142'
+const ON: AccountSettings = { ...DEFAULT_SETTINGS, speedToLead: true, callerId: '+13125550100', leadTimeGuard: false, callingHours: 'mon-sun 00:00-24:00' }
+
+function play(commands: readonly LeadCommand[]): LeadEvent[] {
+  const events: LeadEvent[] = []
+  for (const command of commands) {
+    const state = events.reduce((s, e) => leadDecider.evolve(s, e), leadDecider.initialState())
+    events.push(...leadDecider.decide(command, state, NOW))
+  }
+  return events
+}
+
+t.test('every event that holds a recording or a transcript loses it to the filter, and keeps the rest', async (t) => {
+  const events = play([
+    {
+      type: 'ReceiveLead', accountId: 'acc_1', newLeadId: 'ld_1', speedToLead: { settings: ON, decisionId: 'dec_1' },
+      fields: { phone: PHONE, phoneLast10: PHONE.slice(-10), phoneRaw: PHONE, industryFields: {}, extraFields: [] },
+    },
+    { type: 'StartCallAttempt', decisionId: 'dec_1', node: 'n1' },
+    { type: 'RecordCallPlaced', decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio' },
+    {
+      type: 'RecordCallStatus', settings: ON,
+      update: { callId: 'CA1', status: 'completed', durationSeconds: 30, timestamp: NOW.toISOString(), carrier: 'twilio', recordingUrl: 'https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE1', transcript: 'Hi, this is Jane' },
+    },
+  ])
+  const media = events.filter((e) => Object.hasOwn(MEDIA_MEMBERS, e.type))
+  t.same(media.map((e) => e.type).sort(), Object.keys(MEDIA_MEMBERS).sort(), 'the decider records each kind once')
+  for (const event of media) {
+    const member = MEDIA_MEMBERS[event.type as keyof typeof MEDIA_MEMBERS]
+    t.ok(isSensitiveName(member), `${event.type}.${member} is a name the filter removes`)
+    t.ok(Object.hasOwn(event.data as object, member), `${event.type} holds ${member} on the log`)
+    t.same(withoutRecordings(event.data), { decisionId: 'dec_1', callId: 'CA1', at: NOW.toISOString() }, `${event.type} as it leaves`)
+  }
+})
