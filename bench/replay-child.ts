@@ -47,7 +47,7 @@ if (mode === 'scan') {
   process.stdout.write(`${JSON.stringify({ events, ms, cpuMs, maxRssMb: maxRssMb() } satisfies ScanResult)}\n`)
 } else if (mode === 'replay') {
   const { replay } = await import('../src/audit/replay.ts')
-  const { openSqliteEventStore } = await import('../src/eventstore/sqlite/sqlite-event-store.adapter.ts')
+  const { openSqliteEventStore } = await import('../src/eventstore/sqlite/index.ts')
   const { PROJECTIONS } = await import('../src/leadline.ts')
   const { openViewsDatabase } = await import('../src/read-models/views-database.ts')
   const store = openSqliteEventStore({ path: log as string })

@@ -22,7 +22,7 @@ import type { LeadEvent } from '../src/domain/lead/lead.events.ts'
 import { schemaVersionOf } from '../src/domain/upcasters.ts'
 import type { Actor, NewEvent } from '../src/domain/event.ts'
 import { BATCH_HEAP_FLAGS } from '../src/cli/batch-heap.ts'
-import { openSqliteEventStore } from '../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { openSqliteEventStore } from '../src/eventstore/sqlite/index.ts'
 import { PROJECTIONS } from '../src/leadline.ts'
 import { median, ROOT } from './bench-kit.ts'
 

@@ -16,8 +16,8 @@ const BATCH = 1000
 /**
  * Live events are read this long after they are announced: under load, the commits of several
  * group-commit batches then share one read-model transaction (its BEGIN, six checkpoint reads and
- * writes, COMMIT), about a tenth of the webhook's main-thread time per lead at 0 ms. Read models
- * are this much later; nothing that answers the webhook waits for them.
+ * writes, COMMIT) instead of one each. Read models are this much later; nothing that answers the
+ * webhook waits for them.
  */
 export const LINGER_MS = 5
 

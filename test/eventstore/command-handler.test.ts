@@ -10,7 +10,7 @@ import { DomainError, type Decider } from '../../src/domain/shared/decider.ts'
 import { CommandHandler } from '../../src/eventstore/command-handler.ts'
 import { WrongExpectedRevisionError, isWrongExpectedRevision, type EventStore } from '../../src/eventstore/event-store.port.ts'
 import { KeyedQueue } from '../../src/eventstore/keyed-queue.ts'
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
 
 type TallyEvent =
   | { type: 'Opened'; data: Record<string, never> }

@@ -18,7 +18,7 @@
  */
 import type { NewEvent } from '../../src/domain/event.ts'
 import type { ExpectedRevision } from '../../src/eventstore/event-store.port.ts'
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
 
 const [path, stream, countText, mode] = process.argv.slice(2)
 if (path === undefined || stream === undefined || countText === undefined) {

@@ -6,7 +6,7 @@
 import path from 'node:path'
 import t from 'tap'
 import type { RecordedEvent } from '../../src/domain/event.ts'
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
 import { ProcessRunner, type Reactor } from '../../src/processes/process-runner.ts'
 import { openViewsDatabase } from '../../src/read-models/views-database.ts'
 

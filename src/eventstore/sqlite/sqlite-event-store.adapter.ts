@@ -40,19 +40,17 @@ const DEFAULT_POLL_INTERVAL_MS = 100
 /**
  * Batches a store may have at the writer thread at once. With one, the thread idles from its COMMIT
  * until this thread has taken the outcome and sent the next batch; with two, the next one is already
- * there (in interleaved runs of bench/profile-ingest.ts, 4 to 7 % more leads a second). Each is its
- * own transaction, written in the order sent; appends that depend on one another are never in flight
- * together, because a command awaits its append before the next command on that stream runs.
+ * there (docs/performance.md). Each is its own transaction, written in the order sent; appends that
+ * depend on one another are never in flight together, because a command awaits its append before the
+ * next command on that stream runs.
  */
 const IN_FLIGHT = 2
 const DEFAULT_SUBSCRIPTION_BATCH = 500
 /**
- * Committed events kept in memory for live subscriptions; a subscriber further behind reads the file.
- * Sized between two costs, both measured under webhook load (docs/performance.md). Longer, the events
- * live long enough to reach V8's old generation and its costly collections: 4,096 events held each
- * for about a quarter of a second, and the webhook's p99 was 30-36 ms against 24-25 ms with 256.
- * Shorter, the read models (which wait 5 ms to take several commits at once, LINGER_MS) fall out of
- * it and read the file: 64 or 128 events cost the main thread 10 to 15 µs more a lead than 256.
+ * Committed events kept in memory for live subscriptions (the projection runner, the process
+ * managers), so they do not read back from the file what this store has just written; a subscriber
+ * further behind reads the file. Sized between two costs (docs/performance.md): longer, the events
+ * live long enough to reach V8's old generation; shorter, the subscribers fall out of it.
  */
 const RECENT_EVENTS = 256
 
