@@ -1,12 +1,11 @@
 /**
  * get_next_actions: the leads that need a person (or an agent) now. Stale means contacted but not
  * touched back for longer than the account's threshold, or new and never contacted 15 minutes after
- * arriving. Each comes with the suggested call and when it is next allowed (the calling-hours rule).
+ * arriving. Each comes with the suggested call and when it is next allowed (mayCall).
  */
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
-import { callPermission } from '../../src/domain/dialing/calling-window.ts'
-import { callCountries } from '../../src/domain/account/account-settings.ts'
-import { checkDestination } from '../../src/domain/dialing/destination.ts'
+import { callPermission, type CallPermission } from '../../src/domain/dialing/calling-window.ts'
+import { mayCall } from '../../src/domain/dialing/may-call.ts'
 import { leadTimeZone } from '../../src/domain/dialing/lead-time-zone.ts'
 import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from './stale-leads.queries.ts'
 
@@ -52,8 +51,7 @@ function duration(minutes: number): string {
  * until T (nothing in between is allowed, or T would not be the earliest).
  */
 interface PermissionSpan {
-  readonly allowed: boolean
-  readonly nextAllowedAt: string | null
+  readonly permission: CallPermission
   readonly from: number
   readonly until: number
 }
@@ -62,11 +60,11 @@ interface PermissionSpan {
 const PERMISSION_MEMO_SIZE = 10_000
 const MINUTE_MS = 60_000
 
-function permissionSpan(permission: ReturnType<typeof callPermission>, at: number): PermissionSpan {
+function permissionSpan(permission: CallPermission, at: number): PermissionSpan {
   const endOfMinute = (Math.floor(at / MINUTE_MS) + 1) * MINUTE_MS
-  if (permission.allowed) return { allowed: true, nextAllowedAt: null, from: at, until: endOfMinute }
+  if (permission.allowed) return { permission, from: at, until: endOfMinute }
   const next = permission.nextAllowedAt
-  return { allowed: false, nextAllowedAt: next, from: at, until: next === null ? endOfMinute : Date.parse(next) }
+  return { permission, from: at, until: next === null ? endOfMinute : Date.parse(next) }
 }
 
 export class NextActionsQueries {
@@ -115,24 +113,31 @@ export class NextActionsQueries {
     return { summary, stale_leads }
   }
 
-  /** When each lead may next be called (calling hours and the lead-time guard); it depends on the lead only through its zone. */
+  /**
+   * When each lead's suggested call (a place_call) may go out, as mayCall answers: the caller id, the
+   * destination, calling hours and the lead-time guard (the rows are never do-not-call). Not the daily
+   * limit: the stale-leads view keeps no call times, so a lead already called the limit in the last
+   * 24 hours shows a time place_call refuses with daily_limit and its own next_allowed_at.
+   */
   private nextAllowedFor(account: AccountState, now: Date): (row: LeadActivityRow) => string | null {
     const { timeZone, callingHours, leadTimeGuard } = account.settings
     const policy = `${timeZone}|${leadTimeGuard ? 'guard' : 'no-guard'}|${callingHours}`
     const at = now.getTime()
-    // The suggested call is a place_call: a number it may never ring is never allowed.
-    const countries = callCountries(account.settings, true)
-    return (row) => {
-      if (!checkDestination(row.phone, countries).allowed) return null
-      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}) }
+    // Calling hours depend on the lead only through its zone: one answer per zone, for as long as it holds.
+    const hours: typeof callPermission = (rules, target, when) => {
       const key = `${policy}|${leadTimeZone(target)?.zone ?? 'account'}`
       let answer = this.permissions.get(key)
       if (answer === undefined || at < answer.from || at >= answer.until) {
-        answer = permissionSpan(callPermission({ timeZone, callingHours, leadTimeGuard }, target, now), at)
+        answer = permissionSpan(callPermission(rules, target, when), at)
         if (this.permissions.size >= PERMISSION_MEMO_SIZE) this.permissions.clear()
         this.permissions.set(key, answer)
       }
-      return answer.allowed ? now.toISOString() : answer.nextAllowedAt
+      return answer.permission
+    }
+    return (row) => {
+      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}), doNotCall: false, placeCall: true }
+      const check = mayCall(account.settings, target, now, hours)
+      return check.allowed ? now.toISOString() : check.nextAllowedAt
     }
   }
 }

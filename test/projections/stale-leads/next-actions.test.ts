@@ -6,7 +6,7 @@ const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 11:00 in New York (
 async function setup(t: Parameters<typeof buildApp>[0], settings: Record<string, unknown> = {}) {
   let now = START.getTime()
   const built = await buildApp(t, { clock: () => new Date(now), env: { LEADLINE_SIMULATED_OUTCOME: 'no-answer', LEADLINE_SIMULATED_DELAY_MS: '10' } })
-  const { account, token } = await built.createAccount('Acme', { callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, ...settings })
+  const { account, token } = await built.createAccount('Acme', { callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callerId: '+15125550100', ...settings })
   const post = (phone: string, body: object = {}) =>
     built.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: { phone, ...body } })
   const next = async () => {
@@ -86,4 +86,11 @@ t.test('a lead whose number may never be rung is never allowed a call (issue #24
   advance(16)
   const byName = Object.fromEntries((await next()).stale_leads.map((lead) => [lead.name, lead.next_allowed_at]))
   t.same(byName, { Abdi: null, Sloppy: null, Eve: new Date(START.getTime() + 16 * 60_000).toISOString() })
+})
+
+t.test('the answer is mayCall\'s, as place_call would give it: without a caller id no call is ever allowed', async (t) => {
+  const { post, next, advance } = await setup(t, { callerId: null })
+  await post('5125550105', { name: 'Eve' })
+  advance(16)
+  t.same((await next()).stale_leads.map((lead) => [lead.name, lead.next_allowed_at]), [['Eve', null]], 'place_call would refuse: no_caller_id')
 })
