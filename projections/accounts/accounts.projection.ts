@@ -1,7 +1,7 @@
 /**
  * Accounts and the credential index. The index maps a secret's hash to its account so a request can
  * be authenticated without scanning; whether that credential is still live is always checked against
- * the account's own stream (see src/services/accounts.service.ts), so a rotation takes effect at once.
+ * the account's own stream (see src/commands/accounts.ts), so a rotation takes effect at once.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'

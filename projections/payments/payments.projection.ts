@@ -1,7 +1,7 @@
 /**
  * The pay-link log: one row per payment request (which lead, how far its link and text got, how it
  * settled, the provider's session id). The simulated pay page finds its request by session id, and
- * the payments service resumes or closes unfinished work from it after a restart.
+ * the pay-link sender resumes or closes unfinished work from it after a restart.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'

@@ -1,7 +1,7 @@
 /**
  * Console users and the indexes sign-in needs: email → user, and the SHA-256 of a session or
  * set-password token → its user. Whether a session or link is still live is always checked against
- * the user's own stream (src/services/users.service.ts), so a sign-out takes effect at once.
+ * the user's own stream (src/commands/users.ts), so a sign-out takes effect at once.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'

@@ -2,7 +2,7 @@
  * The server clock jumps, forward and back (NTP corrections, a VM resumed, a bad clock fixed): a
  * follow-up timer fires once, never outside calling hours, and a clock set back frees no slot of
  * the daily limit early; the pacer's lanes neither stall nor let calls through faster.
- * (test/processes/follow-up.test.ts and pacing.test.ts hold the everyday cases.)
+ * (test/processes/follow-up/follow-up.test.ts and dialer/pacing.test.ts hold the everyday cases.)
  */
 import t from 'tap'
 import { withinDailyLimit } from '../../src/domain/dialing/follow-up-policy.ts'

@@ -3,7 +3,7 @@
  * webhook while the dialer runs at the default pace (1 call a second per account), so the killed
  * server had been handed nearly all of them. With the pace raised, the next start dials every
  * decision left unclaimed, once; a claim the kill cut short is outcome unknown, never a second ring.
- * (The same backlog across a graceful stop: test/processes/restart-backlog.test.ts.)
+ * (The same backlog across a graceful stop: test/processes/dialer/restart-backlog.test.ts.)
  */
 import path from 'node:path'
 import t from 'tap'

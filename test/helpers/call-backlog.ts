@@ -1,5 +1,5 @@
 /**
- * What the call-backlog tests share (test/processes/restart-backlog.test.ts, test/faults/kill-backlog.test.ts):
+ * What the call-backlog tests share (test/processes/dialer/restart-backlog.test.ts, test/faults/kill-backlog.test.ts):
  * thousands of leads, each a person of their own, decided while the dialer runs at the default pace;
  * then the pace raised with nothing dialing, and a look at what became of every decision.
  */

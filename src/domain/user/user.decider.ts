@@ -1,7 +1,7 @@
 /**
  * The user aggregate: an account owner who signs in to the console. Which password and which
  * sessions are live is decided here from events alone; secrets arrive as hashes (randomness and
- * the memory-hard hash are not pure, so the service makes them).
+ * the memory-hard hash are not pure, so the command side makes them: src/commands/users.ts).
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import { sameHash } from '../shared/ids.ts'

@@ -7,7 +7,7 @@ import { defineWriteTool } from '../tool.ts'
 
 const dollars = (cents: number) => (cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })
 
-/** The service's result as the tool answers it: snake_case, like every tool's output. */
+/** The command's result as the tool answers it: snake_case, like every tool's output. */
 function outputOf(result: RequestPaymentResult) {
   return {
     request_id: result.requestId,
