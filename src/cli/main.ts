@@ -37,6 +37,8 @@ audit (read the log, never change it; replay rebuilds read models only):
   leadline replay [--projection NAME | --all] [--verify]
 
 tool client (calls a running server's tool endpoint as an agent would; LEADLINE_URL, LEADLINE_API_KEY):
+  leadline tool [NAME [ARGUMENTS]]                 call any tool: ARGUMENTS is one JSON object, e.g. '{"limit": 5}';
+                                                   without NAME, list the tools (--json: the tool's own output)
   leadline tools
   leadline next-actions [--limit N]
   leadline lead --phone PHONE | --lead-id LEAD_ID
@@ -80,6 +82,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),
+  tool: async (args, io) => (await client()).toolCommand(args, io),
   tools: async (args, io) => (await client()).toolsCommand(args, io),
   'next-actions': async (args, io) => (await client()).nextActionsCommand(args, io),
   lead: async (args, io) => (await client()).leadCommand(args, io),

@@ -1,11 +1,14 @@
 /**
  * The tool client (spec §4.2: "a command-line client exists as a wrapper over exactly these calls"):
- * `leadline tools | next-actions | lead | call | dnc` call a running server's tool endpoint with
- * LEADLINE_API_KEY, exactly as an agent would. Readable output by default, `--json` for the tool's
- * own output.
+ * `leadline tool NAME '{…}'` calls any tool the server lists, and `tools | next-actions | lead |
+ * call | dnc | pay` are shorthands for the tools in TOOL_OF_COMMAND, their flags named after the
+ * tool's arguments (argumentFlag). They call a running server's tool endpoint with LEADLINE_API_KEY,
+ * exactly as an agent would. Readable output by default, `--json` for the tool's own output.
  */
 import { randomUUID } from 'node:crypto'
 import { json, listing, parse, shown, table, UsageError, type Io } from '../cli-io.ts'
+import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js'
+import { outline } from './outline.ts'
 import type { Remote, ToolResult } from './remote.ts'
 import { RemoteError } from './remote-error.ts'
 
@@ -32,9 +35,33 @@ function idempotencyKey(given: string | undefined, io: Io, dryRun: boolean): str
   return key
 }
 
-function leadReference(values: { phone?: string | undefined; 'lead-id'?: string | undefined }): Record<string, string> {
+/** The tool each shorthand command calls; test/cli/client-derived.test.ts holds them to the registry. */
+export const TOOL_OF_COMMAND = {
+  'next-actions': 'get_next_actions',
+  lead: 'get_lead',
+  call: 'place_call',
+  dnc: 'mark_do_not_call',
+  pay: 'request_payment',
+} as const
+
+/** The flag that sets a tool argument: `lead_id` is `--lead-id`, `amountCents` is `--amount-cents`. */
+export function argumentFlag(argument: string): string {
+  return `--${argument.replaceAll('_', '-').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+}
+
+/** The tool arguments among `names` that were given as flags (parsed values are keyed by flag without `--`). */
+function argumentsFrom(values: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, unknown> {
+  const args: Record<string, unknown> = {}
+  for (const name of names) {
+    const value = values[argumentFlag(name).slice(2)]
+    if (value !== undefined) args[name] = value
+  }
+  return args
+}
+
+function leadReference(values: { phone?: string | undefined; 'lead-id'?: string | undefined }): Record<string, unknown> {
   if ((values.phone === undefined) === (values['lead-id'] === undefined)) throw new UsageError('give --phone or --lead-id (one of them)')
-  return values.phone !== undefined ? { phone: values.phone } : { lead_id: values['lead-id'] as string }
+  return argumentsFrom(values, ['phone', 'lead_id'])
 }
 
 function replayNote(result: ToolResult): string {
@@ -45,17 +72,47 @@ const firstSentence = (text: string) => /^[^.]*\.?/.exec(text)?.[0] ?? text
 // Whatever the server answers may carry lead data as a webhook sent it: shown on one line, controls made inert.
 const cell = shown
 
+function printTools(tools: ListToolsResult['tools'], io: Io, asJson: boolean | undefined): void {
+  if (asJson) return io.out(json({ tools }))
+  io.out(
+    table(
+      ['tool', 'scope', 'what it does'],
+      tools.map((t) => [t.name, (t._meta as Record<string, unknown> | undefined)?.['leadline/scope'], firstSentence(t.description ?? '')]),
+    ),
+  )
+}
+
 export async function toolsCommand(args: string[], io: Io): Promise<void> {
   const { values } = parse(args, { json: { type: 'boolean' } })
+  await remote(io, values.json, async (r) => printTools((await r.listTools()).tools, io, values.json))
+}
+
+/** The ARGUMENTS of `leadline tool NAME ARGUMENTS`: one JSON object, checked before anything is sent. */
+function toolArguments(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`the arguments are not JSON (${(error as Error).message}): give one object, e.g. '{"limit": 5}'`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`the arguments must be a JSON object, e.g. '{"limit": 5}'`)
+  return parsed as Record<string, unknown>
+}
+
+/**
+ * `leadline tool`: the server's tools; `leadline tool NAME [ARGUMENTS]`: calls that tool, whichever
+ * it is (also one added after this CLI was built), with the arguments exactly as given.
+ */
+export async function toolCommand(args: string[], io: Io): Promise<void> {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } }, true)
+  const [name, text, ...extra] = positionals
+  if (extra.length > 0) throw new UsageError(`give the tool's arguments as one JSON object (quote it): leadline tool ${shown(name)} '{…}'`)
+  if (name === undefined) return remote(io, values.json, async (r) => printTools((await r.listTools()).tools, io, values.json))
+  const toolArgs = toolArguments(text)
   await remote(io, values.json, async (r) => {
-    const { tools } = await r.listTools()
-    if (values.json) return io.out(json({ tools }))
-    io.out(
-      table(
-        ['tool', 'scope', 'what it does'],
-        tools.map((t) => [t.name, (t._meta as Record<string, unknown> | undefined)?.['leadline/scope'], firstSentence(t.description ?? '')]),
-      ),
-    )
+    const result = await r.call(name, toolArgs)
+    io.out((values.json ? json(result.output) : outline(result.output)) + (values.json ? '' : replayNote(result)))
   })
 }
 
@@ -64,7 +121,7 @@ export async function nextActionsCommand(args: string[], io: Io): Promise<void> 
   const limit = values.limit === undefined ? undefined : Number(values.limit)
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError('--limit takes a whole number from 1')
   await remote(io, values.json, async (r) => {
-    const { output } = await r.call('get_next_actions', limit === undefined ? {} : { limit })
+    const { output } = await r.call(TOOL_OF_COMMAND['next-actions'], limit === undefined ? {} : { limit })
     if (values.json) return io.out(json(output))
     const stale = output.stale_leads as Array<Record<string, unknown>>
     io.out(
@@ -88,7 +145,7 @@ export async function leadCommand(args: string[], io: Io): Promise<void> {
   const { values } = parse(args, { phone: { type: 'string' }, 'lead-id': { type: 'string' }, json: { type: 'boolean' } })
   const reference = leadReference(values)
   await remote(io, values.json, async (r) => {
-    const { output } = await r.call('get_lead', reference)
+    const { output } = await r.call(TOOL_OF_COMMAND.lead, reference)
     if (values.json) return io.out(json(output))
     const lead = output.lead as Record<string, unknown>
     const rows = Object.entries(lead)
@@ -110,7 +167,7 @@ export async function callCommand(args: string[], io: Io): Promise<void> {
   const dryRun = values['dry-run'] === true
   const key = idempotencyKey(values['idempotency-key'], io, dryRun)
   await remote(io, values.json, async (r) => {
-    const result = await r.call('place_call', { phone: values.phone, name: values.name, idempotency_key: key, dry_run: dryRun })
+    const result = await r.call(TOOL_OF_COMMAND.call, { ...argumentsFrom(values, ['phone', 'name']), idempotency_key: key, dry_run: dryRun })
     const out = result.output
     if (values.json) return io.out(json(out))
     const check = out.check as Record<string, unknown>
@@ -136,7 +193,7 @@ export async function dncCommand(args: string[], io: Io): Promise<void> {
   const dryRun = values['dry-run'] === true
   const key = idempotencyKey(values['idempotency-key'], io, dryRun)
   await remote(io, values.json, async (r) => {
-    const result = await r.call('mark_do_not_call', { ...reference, idempotency_key: key, dry_run: dryRun })
+    const result = await r.call(TOOL_OF_COMMAND.dnc, { ...reference, idempotency_key: key, dry_run: dryRun })
     if (values.json) return io.out(json(result.output))
     io.out(cell(result.output.message) + replayNote(result))
   })
@@ -161,7 +218,12 @@ export async function payCommand(args: string[], io: Io): Promise<void> {
   const dryRun = values['dry-run'] === true
   const key = idempotencyKey(values['idempotency-key'], io, dryRun)
   await remote(io, values.json, async (r) => {
-    const result = await r.call('request_payment', { ...reference, amountCents, description: values.description, idempotency_key: key, dry_run: dryRun })
+    const result = await r.call(TOOL_OF_COMMAND.pay, {
+      ...reference,
+      ...argumentsFrom({ ...values, 'amount-cents': amountCents }, ['amountCents', 'description']),
+      idempotency_key: key,
+      dry_run: dryRun,
+    })
     const out = result.output
     if (values.json) return io.out(json(out))
     const simulated = out.provider === 'simulated' ? ' (simulated provider: no card is charged)' : ''
