@@ -137,7 +137,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const processes = new ProcessRunner(store, views, PROCESSES, [dialer.reactor()], options.logger)
+  // Every process manager that acts on the world: recovered at a start, swept, stopped; the runner feeds those that handle events.
+  const effectProcesses = [dialer, payLinkSender]
+  const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.filter((p) => p.handles.length > 0).map((p) => p.reactor()), options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
@@ -153,11 +155,10 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     async start() {
       runner.start()
       carrier.warm?.()
-      await dialer.recover(attemptTimeoutMs)
-      await payLinkSender.recover(attemptTimeoutMs)
+      for (const process of effectProcesses) await process.recover(attemptTimeoutMs)
       await processes.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
-      sweeper = setInterval(() => void Promise.all([dialer.sweep(attemptTimeoutMs), payLinkSender.sweep(attemptTimeoutMs)]), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
+      sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
     },
     async close() {
@@ -165,7 +166,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       closed = true
       if (sweeper) clearInterval(sweeper)
       await followUps.stop()
-      await dialer.stop()
+      await Promise.all(effectProcesses.map((p) => p.stop()))
       await processes.stop()
       await runner.stop()
       await carrier.close?.()

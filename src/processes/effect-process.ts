@@ -68,6 +68,9 @@ export abstract class EffectProcess<Options extends EffectProcessOptions = Effec
     await this.sweep(stuckAfterMs)
   }
 
+  /** Stops taking decisions; what is already going out finishes and records its outcome. */
+  async stop(): Promise<void> {}
+
   /** Claims older than any provider request can take, with no outcome: marked unknown, never performed again. */
   async sweep(stuckAfterMs: number): Promise<number> {
     const { runner, clock, logger } = this.options

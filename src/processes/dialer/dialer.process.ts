@@ -222,7 +222,7 @@ export class Dialer extends EffectProcess<DialerOptions> {
    * Stops dialing: decisions not yet claimed stay unclaimed on the log, and the next start dials them;
    * calls already going out finish and record their outcome (within the carrier's timeout).
    */
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.stopped = true
     await Promise.allSettled([...this.performing])
   }
