@@ -112,7 +112,7 @@ export async function toolCommand(args: string[], io: Io): Promise<void> {
   const toolArgs = toolArguments(text)
   await remote(io, values.json, async (r) => {
     const result = await r.call(name, toolArgs)
-    io.out((values.json ? json(result.output) : outline(result.output)) + (values.json ? '' : replayNote(result)))
+    io.out(values.json ? json(result.output) : outline(result.output) + replayNote(result))
   })
 }
 
