@@ -93,7 +93,8 @@ async function send(count: number): Promise<{ okAt: Map<string, number>; failure
     const due = start + i * interval
     const wait = due - performance.now()
     if (wait > 1) await sleep(wait)
-    const digits = `2${String(100_000_000 + phoneCounter++).padStart(9, '0')}`
+    // Valid numbers (libphonenumber's full metadata): an invalid one is kept as a lead but never dialed.
+    const digits = `737${String(2_000_000 + phoneCounter++).padStart(7, '0')}`
     const token = tokens[i % tokens.length] as string
     inFlight.push(
       fetch(`${server.url}/api/ingest/lead`, {
