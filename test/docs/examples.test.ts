@@ -131,8 +131,9 @@ for (const { page, examples } of examplesByPage) {
     const urls = { '{base_url}': baseUrl, '{docs_url}': `${baseUrl}/docs` }
     // The CLI shares the server's log but keeps its own read models, as a second process would.
     const env = { LEADLINE_STORE: app.store, LEADLINE_VIEWS: path.join(cwd, 'cli.views.db'), LEADLINE_PUBLIC_URL: baseUrl }
-    // A reader's terminal in the checkout, whose `npx leadline` uses the test's store.
-    const shell = new ShellSession({ cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stateDir: cwd })
+    // A reader's terminal in the checkout, whose `npx leadline` uses the test's store (and whose npm
+    // does not look for its own updates, which would print a notice among the command's output).
+    const shell = new ShellSession({ cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', npm_config_update_notifier: 'false', ...env }, stateDir: cwd })
     let generation = -1
     let placeholders: Placeholders = urls
     for (const example of examples) {
