@@ -1,6 +1,6 @@
 /** The executable-example convention and the comparison rules the docs are held to. */
 import t from 'tap'
-import { DocExampleError, extractExamples, isCliExample, isCurlExample, parseDocumentedResponse } from '../../src/http/docs/doc-examples.ts'
+import { DocExampleError, extractExamples, isCliExample, isCurlExample, isExample, isVariablesExample, parseDocumentedResponse, usesShell } from '../../src/http/docs/doc-examples.ts'
 import { compareCliOutput, compareResponse, fillExample, matchShape, normaliseCliOutput, shellWords } from './example-runner.ts'
 
 t.test('shell words, as sh would split them', async (t) => {
@@ -102,4 +102,32 @@ t.test('extracting examples from a page', async (t) => {
   t.throws(() => extractExamples('```sh\ncurl -i x\n```\n'), /must be followed by an ```http block/)
   t.throws(() => extractExamples('<!-- example-account: [1] -->\n'), /example-account takes a JSON object/)
   t.throws(() => extractExamples('```sh\nnpx leadline account list\nnpx leadline key list\n```\n\n```text\nx\n```\n'), /output of one command at a time/)
+})
+
+t.test('a page pasted in order: variables set from commands, used by the blocks after', async (t) => {
+  const page = [
+    '```sh', 'ACCOUNT=$(npx leadline account create --name "A" --json)', "TOKEN=$(node -p 'JSON.parse(process.argv[1]).webhookToken.token' \"$ACCOUNT\")", '```', '',
+    '```sh', 'curl -i "{base_url}/api/ingest/lead" \\', '  -H "x-service-token: $TOKEN" -d \'{"phone": "312-555-0142"}\'', '```', '',
+    '```http', 'HTTP/1.1 201 Created', '', '{}', '```', '',
+    '```sh', 'npx leadline leads --account "${ACCOUNT_ID}"', '```', '',
+  ].join('\n')
+  const examples = extractExamples(page)
+  t.match(examples, [
+    { kind: 'variables', line: 1, shell: true, text: /^ACCOUNT=\$\(npx leadline/ },
+    { kind: 'http', shell: true },
+    { kind: 'cli', shell: true, commands: ['npx leadline leads --account "${ACCOUNT_ID}"'] },
+  ])
+  t.equal(examples.length, 3)
+  t.ok(isVariablesExample('sh', 'A=$(x)\n# a comment\nB=$(y "$A")'))
+  t.notOk(isVariablesExample('sh', 'A=1'), 'only variables set from a command')
+  t.notOk(isCliExample('sh', 'A=$(npx leadline account list --json)'), 'setting a variable is not a command-line example')
+  t.notOk(usesShell(`curl -i x -d '{"a": "$HOME"}'`), 'single quotes keep $ as written')
+  t.ok(usesShell('curl -i x -H "a: $TOKEN"'))
+  t.notOk(extractExamples('```sh\nnpx leadline account list\n```\n')[0]?.shell, 'a plain command runs without a shell')
+  t.ok(isExample('sh', 'A=$(x)') && isExample('sh', 'curl -i x') && !isExample('sh', 'npm ci'), 'the docs site marks each kind as tested')
+
+  t.throws(
+    () => extractExamples('```sh\nA=$(x)\n```\n\n```sh\nnpx leadline leads --account <ACCOUNT_ID>\n```\n'),
+    /line 5: this page sets shell variables to be pasted in order: write "\$ACCOUNT_ID", set by a block before, not the placeholder <ACCOUNT_ID>/,
+  )
 })

@@ -121,6 +121,11 @@ export async function runCurl(args: readonly string[], cwd: string): Promise<Rea
       (error, out, err) => (error ? reject(new ExampleError(`curl failed: ${err || error.message}`)) : resolve(out)),
     )
   })
+  return parseCurlOutput(stdout)
+}
+
+/** What `curl -i` printed: the status line, the headers and the body of the final response. */
+export function parseCurlOutput(stdout: string): RealResponse {
   let rest = stdout
   // Interim 1xx responses (100 Continue) come before the real one.
   for (;;) {

@@ -4,15 +4,19 @@
  * the same store and must print what its page shows (convention: src/http/docs/doc-examples.ts;
  * comparison rules: example-runner.ts). Each page gets its own server and a fresh account, and
  * its examples run in page order, so a page can show a lead being created and then updated.
+ * Examples that set or use shell variables run as written in the page's one shell session
+ * (test/helpers/shell-session.ts, which also runs the README's quick start), in the checkout.
  */
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { loadDocsSource } from '../../src/http/docs/docs-source.ts'
-import { extractExamples, type CliExample, type DocExample, type HttpExample } from '../../src/http/docs/doc-examples.ts'
+import { extractExamples, type CliExample, type DocExample, type HttpExample, type VariablesExample } from '../../src/http/docs/doc-examples.ts'
 import { operatorContext, type TestApp } from '../helpers/build-app.ts'
+import { ROOT } from '../helpers/cli.ts'
+import { ShellSession } from '../helpers/shell-session.ts'
 import { listeningApp } from './listening-app.ts'
-import { compareCliOutput, compareResponse, fillExample, runCliExample, runCurl, shellWords, type Placeholders } from './example-runner.ts'
+import { compareCliOutput, compareResponse, fillExample, parseCurlOutput, runCliExample, runCurl, shellWords, type CliRun, type Placeholders, type RealResponse } from './example-runner.ts'
 
 /** API key placeholders and the scopes of the key each stands for. */
 const API_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -42,7 +46,7 @@ function fillDocumented(text: string, placeholders: Placeholders): string {
 }
 
 function describeRequest(example: HttpExample): string {
-  const words = shellWords(example.request.replace(/<[A-Z][A-Z0-9_]*>/g, 'x'))
+  const words = shellWords(example.request.replace(/<[A-Z][A-Z0-9_]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, 'x'))
   const flag = words.findIndex((w) => w === '-X' || w === '--request')
   const sendsData = words.some((w) => /^(-d|--data.*|-F|--form)$/.test(w))
   const method = flag === -1 ? (sendsData ? 'POST' : 'GET') : words[flag + 1]
@@ -50,10 +54,17 @@ function describeRequest(example: HttpExample): string {
   return `${method} ${url.replace('{base_url}', '').replace('{docs_url}', '/docs').replace(/\?.*/, '')} → ${example.response.status}`
 }
 
-async function runHttpExample(t: Test, example: HttpExample, placeholders: Placeholders, cwd: string): Promise<void> {
-  const words = shellWords(fillExample(example.request, placeholders))
-  t.equal(words[0], 'curl', 'the example is one curl command')
-  const real = await runCurl(words.slice(1), cwd)
+async function runHttpExample(t: Test, example: HttpExample, placeholders: Placeholders, cwd: string, shell: ShellSession): Promise<void> {
+  let real: RealResponse
+  if (example.shell) {
+    const run = await shell.run(fillExample(example.request, placeholders))
+    if (run.code !== 0) return void t.fail(`the command failed (exit ${run.code}): ${run.stderr.trim()}`)
+    real = parseCurlOutput(run.stdout)
+  } else {
+    const words = shellWords(fillExample(example.request, placeholders))
+    t.equal(words[0], 'curl', 'the example is one curl command')
+    real = await runCurl(words.slice(1), cwd)
+  }
   const documented = {
     ...example.response,
     headers: example.response.headers.map(([n, v]) => [n, fillDocumented(v, placeholders)] as const),
@@ -63,7 +74,15 @@ async function runHttpExample(t: Test, example: HttpExample, placeholders: Place
 }
 
 /** Runs a command-line example; returns placeholders it changed (a rotated token, a new key). */
-async function runCommandExample(t: Test, example: CliExample, placeholders: Placeholders, env: NodeJS.ProcessEnv): Promise<Placeholders> {
+async function runCommandExample(t: Test, example: CliExample, placeholders: Placeholders, env: NodeJS.ProcessEnv, shell: ShellSession): Promise<Placeholders> {
+  if (example.shell) {
+    // As pasted: the whole block in the page's shell, each command a process of its own.
+    const run = await shell.run(fillExample(example.commands.join('\n'), placeholders))
+    const real: CliRun = { code: run.code, output: [run.stdout, run.stderr].filter((o) => o !== '').join('\n') }
+    const documented = example.output === null ? null : fillDocumented(example.output, placeholders)
+    t.same(compareCliOutput(documented, real), [], `${documented === null ? 'succeeds' : 'prints what the page shows'}`, { real })
+    return {}
+  }
   const updated: Record<string, string> = {}
   for (const command of example.commands) {
     const real = await runCliExample(fillExample(command, placeholders), env)
@@ -81,9 +100,23 @@ async function runCommandExample(t: Test, example: CliExample, placeholders: Pla
   return updated
 }
 
+/** Runs a block of `NAME=$(…)` lines in the page's shell: it must succeed, its variables kept for the blocks after it. */
+async function runVariablesExample(t: Test, example: VariablesExample, placeholders: Placeholders, shell: ShellSession): Promise<void> {
+  const run = await shell.run(fillExample(example.text, placeholders))
+  t.equal(run.code, 0, 'sets its variables', { stderr: run.stderr })
+}
+
 const source = loadDocsSource()
 const examplesByPage = source.pages.map((page) => ({ page, examples: extractExamples(page.source) }))
 const count = (kind: DocExample['kind']) => examplesByPage.reduce((n, p) => n + p.examples.filter((e) => e.kind === kind).length, 0)
+
+t.test('the quick start (index.md) works pasted as written, in order', async (t) => {
+  const examples = examplesByPage.find(({ page }) => page.name === 'index')?.examples ?? []
+  const first = examples[0]
+  t.equal(first?.kind, 'variables', 'it starts by setting the shell variables the later steps use, from account create')
+  t.match(first?.kind === 'variables' ? first.text : '', /\$\(npx leadline account create /, 'the account is the page\'s own')
+  t.ok(examples.length > 1 && examples.slice(1).every((example) => example.shell), 'every later step runs in that shell, with those variables')
+})
 
 t.ok(count('http') >= 15, `the docs carry curl examples (${count('http')} found)`)
 t.ok(count('cli') >= 10, `the docs carry command-line examples (${count('cli')} found)`)
@@ -98,6 +131,9 @@ for (const { page, examples } of examplesByPage) {
     const urls = { '{base_url}': baseUrl, '{docs_url}': `${baseUrl}/docs` }
     // The CLI shares the server's log but keeps its own read models, as a second process would.
     const env = { LEADLINE_STORE: app.store, LEADLINE_VIEWS: path.join(cwd, 'cli.views.db'), LEADLINE_PUBLIC_URL: baseUrl }
+    // A reader's terminal in the checkout, whose `npx leadline` uses the test's store (and whose npm
+    // does not look for its own updates, which would print a notice among the command's output).
+    const shell = new ShellSession({ cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', npm_config_update_notifier: 'false', ...env }, stateDir: cwd })
     let generation = -1
     let placeholders: Placeholders = urls
     for (const example of examples) {
@@ -106,11 +142,14 @@ for (const { page, examples } of examplesByPage) {
         generation = example.accountGeneration
       }
       if (example.kind === 'http') {
-        await t.test(`${page.name}.md:${example.line} ${describeRequest(example)}`, (t) => runHttpExample(t, example, placeholders, cwd))
+        await t.test(`${page.name}.md:${example.line} ${describeRequest(example)}`, (t) => runHttpExample(t, example, placeholders, cwd, shell))
+      } else if (example.kind === 'variables') {
+        const names = [...example.text.matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1]).join(', ')
+        await t.test(`${page.name}.md:${example.line} sets ${names}`, (t) => runVariablesExample(t, example, placeholders, shell))
       } else {
         const name = example.commands.map((c) => c.replace(/^npx\s+/, '')).join('; ')
         await t.test(`${page.name}.md:${example.line} ${name.slice(0, 80)}`, async (t) => {
-          placeholders = { ...placeholders, ...(await runCommandExample(t, example, placeholders, env)) }
+          placeholders = { ...placeholders, ...(await runCommandExample(t, example, placeholders, env, shell)) }
         })
       }
     }

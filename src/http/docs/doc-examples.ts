@@ -10,6 +10,10 @@
  *   never run). When the next code block is a ```text block, it is the output of the block's one
  *   command; output that starts with `leadline: ` is an error message and the command must fail.
  * - Placeholders (`{base_url}`, `<WEBHOOK_TOKEN>`, `<ACCOUNT_ID>`, …) are filled in by the test.
+ * - A ```sh block of `NAME=$(command …)` lines sets shell variables from commands' output. It and
+ *   every example that uses a variable (`"$TOKEN"`) run in bash, in one shell session per page, so
+ *   a page can be pasted into a terminal block by block, in order. Such a page writes `$NAME`,
+ *   never `<NAME>`: a placeholder would have to be filled in by hand.
  * - `<!-- example-account: {"industry":"insurance"} -->` gives the examples after it a fresh
  *   account with those settings. Each page starts with a fresh default account.
  */
@@ -19,7 +23,11 @@ export const SHELL_LANGUAGES: ReadonlySet<string> = new Set(['sh', 'bash', 'shel
 
 const CURL_LINE = /^\s*(?:\$\s+)?curl\s/m
 /** `npx leadline …`, `leadline …` or `./bin/leadline …` (or `./bin/leadline.js …`), optionally after `NAME=value` settings. */
-export const CLI_LINE = /^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:npx\s+leadline|leadline|\.\/bin\/leadline(?:\.js)?)(?:\s|$)/
+export const CLI_LINE = /^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=[^\s$]*\s+)*(?:npx\s+leadline|leadline|\.\/bin\/leadline(?:\.js)?)(?:\s|$)/
+/** `NAME=$(command …)`: sets a shell variable from a command's output. */
+const VARIABLE_LINE = /^[A-Za-z_][A-Za-z0-9_]*=\$\(.*\)$/
+/** A `<NAME>` placeholder, filled in by the test (and by hand by a reader). */
+const PLACEHOLDER = /<[A-Z][A-Z0-9_]*>/
 const ACCOUNT_DIRECTIVE = /^\s*<!--\s*example-account:\s*([\s\S]*?)\s*-->\s*$/
 
 /** The first word of a code block's info string (```sh title → `sh`). */
@@ -39,6 +47,23 @@ export function commandLines(text: string): string[] {
 /** True for a code block that is a runnable request (and so must be followed by its response). */
 export function isCurlExample(language: string, text: string): boolean {
   return SHELL_LANGUAGES.has(language) && CURL_LINE.test(text)
+}
+
+/** True for a shell block of `NAME=$(command …)` lines only: it sets variables for the blocks after it. */
+export function isVariablesExample(language: string, text: string): boolean {
+  if (!SHELL_LANGUAGES.has(language)) return false
+  const lines = commandLines(text)
+  return lines.length > 0 && lines.every((line) => VARIABLE_LINE.test(line))
+}
+
+/** True when a block expands a shell variable or a command (`$NAME`, `${NAME}`, `$(…)`) outside single quotes. */
+export function usesShell(text: string): boolean {
+  return commandLines(text).some((line) => /\$[A-Za-z_{(]/.test(line.replace(/'[^']*'/g, "''")))
+}
+
+/** True for any block the test suite runs: a request, a command line, or variables. */
+export function isExample(language: string, text: string): boolean {
+  return isVariablesExample(language, text) || isCurlExample(language, text) || isCliExample(language, text)
 }
 
 /** True for a shell block made only of `leadline` commands, other than `leadline serve`. */
@@ -65,6 +90,8 @@ interface ExampleBase {
   readonly accountSettings: Readonly<Record<string, unknown>>
   /** Which account: increases with each `example-account` directive, so examples after one share it. */
   readonly accountGeneration: number
+  /** Runs in the page's shell session (bash), since it uses or sets shell variables. */
+  readonly shell: boolean
 }
 
 export interface HttpExample extends ExampleBase {
@@ -82,7 +109,13 @@ export interface CliExample extends ExampleBase {
   readonly output: string | null
 }
 
-export type DocExample = HttpExample | CliExample
+export interface VariablesExample extends ExampleBase {
+  readonly kind: 'variables'
+  /** The block as written: `NAME=$(command …)` lines. */
+  readonly text: string
+}
+
+export type DocExample = HttpExample | CliExample | VariablesExample
 
 export class DocExampleError extends Error {
   constructor(
@@ -161,8 +194,10 @@ export function extractExamples(markdown: string): DocExample[] {
     const language = codeLanguage(code.lang)
     const next = located.slice(i + 1).find((entry) => entry.token.type === 'code')
     const nextLanguage = next ? codeLanguage((next.token as Tokens.Code).lang) : null
-    const base = { index: examples.length + 1, line, accountSettings, accountGeneration }
-    if (isCurlExample(language, code.text)) {
+    const base = { index: examples.length + 1, line, accountSettings, accountGeneration, shell: usesShell(code.text) }
+    if (isVariablesExample(language, code.text)) {
+      examples.push({ ...base, kind: 'variables', text: code.text })
+    } else if (isCurlExample(language, code.text)) {
       if (!next || nextLanguage !== 'http') {
         throw new DocExampleError(line, 'a curl example must be followed by an ```http block showing its response')
       }
@@ -176,5 +211,16 @@ export function extractExamples(markdown: string): DocExample[] {
       examples.push({ ...base, kind: 'cli', commands, output })
     }
   }
+  if (examples.some((example) => example.kind === 'variables')) {
+    const placeholder = examples.find((example) => PLACEHOLDER.test(exampleText(example)))
+    if (placeholder) {
+      const name = PLACEHOLDER.exec(exampleText(placeholder))?.[0] ?? ''
+      throw new DocExampleError(placeholder.line, `this page sets shell variables to be pasted in order: write "$${name.slice(1, -1)}", set by a block before, not the placeholder ${name}`)
+    }
+  }
   return examples
+}
+
+function exampleText(example: DocExample): string {
+  return example.kind === 'http' ? example.request : example.kind === 'cli' ? example.commands.join('\n') : example.text
 }

@@ -6,7 +6,7 @@
  */
 import { getDefaults, Lexer, Parser, Renderer, type MarkedOptions, type Token, type Tokens } from 'marked'
 import { escapeHtml } from '../escape-html.ts'
-import { codeLanguage, isCliExample, isCurlExample } from './doc-examples.ts'
+import { codeLanguage, isExample } from './doc-examples.ts'
 import { createSlugger } from './slug.ts'
 
 export interface Heading {
@@ -117,7 +117,7 @@ class DocsRenderer extends Renderer {
   override code({ text, lang }: Tokens.Code): string {
     const language = codeLanguage(lang)
     const label = CODE_LABELS[language] ?? language
-    const tested = isCurlExample(language, text) || isCliExample(language, text)
+    const tested = isExample(language, text)
       ? ' <span class="tested" title="The test suite runs this example and checks what it documents">tested</span>'
       : ''
     const head = label === '' ? '' : `<div class="code-head">${escapeHtml(label)}${tested}</div>`
