@@ -124,9 +124,8 @@ export class ToolCallResult {
 
 /**
  * The response as UTF-8 JSON, in chunks to be sent one after the other: a tool result's tail is the
- * result's own Buffer, shared by every caller and never copied (a copy of tens of kilobytes per call
- * is memory outside the JavaScript heap, and at thousands of calls a second V8 answers that pressure
- * with a full collection several times a second).
+ * result's own Buffer, shared by every caller and never copied (a copy per call is memory outside the
+ * JavaScript heap, and under load V8 answers that pressure with full collections).
  */
 export function encodeResponse(response: RpcResponse): Buffer[] {
   if (!('result' in response) || !(response.result instanceof ToolCallResult)) return [Buffer.from(JSON.stringify(response))]
