@@ -25,8 +25,8 @@ function base32(bytes: Uint8Array, start = 0, end = bytes.length): string {
 }
 
 const ID_BYTES = 10
-// Ids take their randomness from a pool refilled 4 KiB at a time (as randomUUID does): one
-// randomBytes call per id costs more than the rest of receiving a lead's id.
+// Ids take their randomness from a pool refilled 4 KiB at a time (as randomUUID does): a
+// randomBytes call per id would cost more than the rest of making the id.
 const pool = Buffer.alloc(4100)
 let pooled = 0
 
@@ -49,10 +49,8 @@ export function newId(prefix: string): string {
 let stampedAt = -1
 let stamp = ''
 
-// Event ids take their 74 random bits from the same pool, 10 bytes an id, written out as hex
-// by Buffer's native encoder: randomUUID's formatting (and the slice of it taken here before) built
-// each id out of some twenty short strings, several ids a lead (the main thread's allocation a
-// webhook lead fell by 1.1 KB, to 38.6 KB).
+// Event ids take their 74 random bits from the same pool, 10 bytes an id, written out as hex by
+// Buffer's native encoder: randomUUID's formatting builds each id out of some twenty short strings.
 const EVENT_ID_BYTES = 10
 /** RFC 9562's variant: the two high bits of the fourth group are 10, the next two random. */
 const VARIANT = ['8', '9', 'a', 'b'] as const
