@@ -34,15 +34,14 @@ export interface CommandResult<E, S> {
   readonly position: number | null
 }
 
-/** 2,000 lead states: about 2 MB of heap (10,000 held 9 MB), and 20 s of leads at 100 a second. */
+/** 2,000 lead states: a few MB of heap, and 20 s of leads at 100 a second. */
 const CACHED_STREAMS = 2_000
 
 export interface CommandHandlerOptions {
   readonly clock?: () => Date
   readonly maxAttempts?: number
   /**
-   * How many streams' states are kept between commands (default 2,000; 0 keeps none). A lead's
-   * state is about 1 KB of heap; the ones worth keeping are those a call or a repeat submission
+   * How many streams' states are kept between commands (default 2,000; 0 keeps none). The ones worth keeping are those a call or a repeat submission
    * follows within seconds, and a miss costs one read of the stream.
    */
   readonly cachedStreams?: number
