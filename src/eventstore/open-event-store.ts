@@ -38,7 +38,7 @@ export async function openEventStore(url: string, options: OpenStoreOptions = {}
     return store
   }
   if (ESDB_STORE.test(url)) {
-    // Loaded only for an EventStoreDB store: its gRPC client is a third of a second of start-up.
+    // Loaded only for an EventStoreDB store: its gRPC client slows every start.
     const { openEsdbEventStore } = await import('./eventstoredb/esdb-event-store.adapter.ts')
     return openEsdbEventStore({
       connectionString: url,
