@@ -14,7 +14,7 @@ const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'tr
 
 /**
  * One object a request, its methods on the prototype: closures made per request (a getter, a
- * method a level) were themselves 3 KB of allocation a webhook request.
+ * method a level) were a large share of a webhook request's allocation.
  */
 class LazyRequestLogger {
   private made: FastifyBaseLogger | undefined
