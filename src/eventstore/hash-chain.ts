@@ -11,7 +11,7 @@ import type { EventMetadata } from '../domain/event.ts'
 
 /**
  * Keys sorted by UTF-16 code units, strings and numbers as JSON.stringify writes them: for JSON
- * values (what JSON.parse returns) that is the RFC 8785 form, in about a third of canonicalize's time,
+ * values (what JSON.parse returns) that is the RFC 8785 form, far quicker than canonicalize,
  * except that a lone surrogate is escaped where RFC 8785 refuses it.
  */
 const sortedJson = configure({ deterministic: true })
