@@ -16,7 +16,7 @@ if (port === null) throw new Error('log-reader.worker.ts runs only as a worker t
 const { path, after, until, pageSize, types } = workerData as ReaderData
 
 // The columns of the events table (src/eventstore/sqlite/sqlite-schema.ts) a projection may read,
-// positionally: raw rows are built in about half the time of named ones. The rest of an event is
+// positionally: raw rows are cheaper to build than named ones. The rest of an event is
 // read only if a projection asks for it (see ReplayedEvent).
 type Row = [position: number, type: string, revision: number, stream: string, recordedAt: string, data: string, metadata: string]
 
