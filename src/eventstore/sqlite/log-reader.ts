@@ -1,12 +1,11 @@
 /**
  * Reads an embedded log ahead of a replay, in a thread of its own (log-reader.worker.ts): the reads,
- * the building of rows, the metadata and the upcasting, a third of a replay's time when done in
- * line, run on the other core while this thread applies. A page crosses as one JSON text and is
+ * the building of rows, the metadata and the upcasting run on the other core while this thread applies. A page crosses as one JSON text and is
  * decoded by one JSON.parse (a structured clone of a thousand events costs more).
  *
  * What crosses is what projections read: position, type, revision, stream, recording time, schema
- * version and data. Decoding the rest of every event (id, metadata, hashes: about half its bytes) on
- * this thread was a fifth of the replay; a ReplayedEvent reads it from the log only if asked.
+ * version and data. Decoding the rest of every event (id, metadata, hashes) on this
+ * thread was a large share of the replay; a ReplayedEvent reads it from the log only if asked.
  */
 import Database from 'better-sqlite3'
 import type { Actor, EventMetadata, RecordedEvent } from '../../domain/event.ts'
