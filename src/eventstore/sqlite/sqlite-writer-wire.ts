@@ -1,7 +1,7 @@
 /**
  * How batches and their outcomes cross to and from the writer thread: as flat arrays of strings and
  * numbers. Structured clone pays for every object and every property name it meets; a flat array
- * costs about a third as much on the main thread, which is the thread we are saving.
+ * costs far less on the main thread, which is the thread we are saving.
  */
 import type { ExpectedRevision } from '../event-store.port.ts'
 import type { AppendFailure, EncodedEvent, WriteOutcome, WriteRequest } from './sqlite-writer.ts'
