@@ -15,7 +15,7 @@
  *   nothing lost.
  *
  * On the embedded store the rebuild reads the log in a thread of its own (log-reader.ts), a page
- * ahead of this one, which applies: the reads and their decoding were a third of a replay's time.
+ * ahead of this one, which applies: the reads and their decoding are a large share of a replay.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -90,10 +90,9 @@ export function projectionTables(projections: readonly Projection[]): string[] {
 
 /**
  * A scratch views database: disposable, so no journal and no fsync. While the rebuild writes it, no
- * other connection opens it, so it holds its lock throughout (a thousand transactions without the
- * locking and cache checks each would make: 6 % of the rebuild's applying; released by
- * releaseScratch). Pages of 8 KB make the secondary index builds and the writes a few percent
- * cheaper; the live read models keep their own page size (the switch copies rows, not pages).
+ * other connection opens it, so it holds its lock throughout (its transactions skip the
+ * locking and cache checks each would make; released by releaseScratch). Pages of 8 KB make the
+ * secondary index builds and the writes cheaper; the live read models keep their own page size (the switch copies rows, not pages).
  */
 function openScratch(file: string): ViewsDatabase {
   removeDatabaseFiles(file)
