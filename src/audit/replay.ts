@@ -92,7 +92,8 @@ export function projectionTables(projections: readonly Projection[]): string[] {
  * A scratch views database: disposable, so no journal and no fsync. While the rebuild writes it, no
  * other connection opens it, so it holds its lock throughout (its transactions skip the
  * locking and cache checks each would make; released by releaseScratch). Pages of 8 KB make the
- * secondary index builds and the writes cheaper; the live read models keep their own page size (the switch copies rows, not pages).
+ * secondary index builds and the writes cheaper; the live read models keep their own page size
+ * (the switch copies rows, not pages).
  */
 function openScratch(file: string): ViewsDatabase {
   removeDatabaseFiles(file)
