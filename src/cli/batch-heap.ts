@@ -1,9 +1,8 @@
 /**
  * The heap bound of the CLI's long batch commands (`leadline replay`). V8 sizes its heap limit by the
- * machine (4.3 GB on a 24 GB one), and a replay's garbage, a million decoded events, then lets the heap
- * grow far past what the replay keeps alive before it is collected: the same replay peaked anywhere
- * from 234 to 314 MB of RSS (75 to 166 MB of heap). A bound on the old generation has it collected
- * sooner. The flag must be given when Node starts, so the command starts itself again with it.
+ * machine, so a replay's garbage (a million decoded events) lets the heap grow far past what the
+ * replay keeps alive before it is collected, and the peak RSS varies widely from run to run
+ * (docs/performance.md). A bound on the old generation has it collected sooner. The flag must be given when Node starts, so the command starts itself again with it.
  */
 import { spawnSync } from 'node:child_process'
 import { constants } from 'node:os'
