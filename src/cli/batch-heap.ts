@@ -2,7 +2,8 @@
  * The heap bound of the CLI's long batch commands (`leadline replay`). V8 sizes its heap limit by the
  * machine, so a replay's garbage (a million decoded events) lets the heap grow far past what the
  * replay keeps alive before it is collected, and the peak RSS varies widely from run to run
- * (docs/performance.md). A bound on the old generation has it collected sooner. The flag must be given when Node starts, so the command starts itself again with it.
+ * (docs/performance.md). A bound on the old generation has it collected sooner. The flag must be
+ * given when Node starts, so the command starts itself again with it.
  */
 import { spawnSync } from 'node:child_process'
 import { constants } from 'node:os'
