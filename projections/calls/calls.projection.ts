@@ -15,8 +15,7 @@ const stageSql = sqlTemplate((set) => `UPDATE calls SET ${set} WHERE decision_id
 
 /**
  * Sets the columns of a call's row. A function of the module with its SQL completed once, rather than
- * a closure made per event building its SQL each time: the replay
- * runs it for every call event.
+ * a closure made per event building its SQL each time: a replay runs it for every call event.
  */
 function setStage(db: Database, decisionId: string, set: string, ...values: unknown[]): void {
   statement(db, stageSql(set)).run(...values, decisionId)
