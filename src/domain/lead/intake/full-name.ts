@@ -13,7 +13,7 @@ export interface NameParts {
 }
 
 // Two plain words split the same either way; the parser is asked only when a name has a comma, a
-// period or a third word (the parser is the dearer path).
+// period or a third word, since parsing costs far more than a split.
 const NEEDS_PARSER = /[,.]|\S\s+\S+\s+\S/
 const CONJUNCTION = /^(?:and|&|or|\+)$/i
 
