@@ -12,9 +12,8 @@
  * The leads are received through the intake service by a setup process (bench/mcp-seed.ts), two days
  * in the past (so every one of them is stale for get_next_actions), before the server starts: the
  * load generator here then shares no heap with them. The calls go round 4,000 read keys of the
- * account, so the per-key rate limit (20/s) stays on and is never the limit: 1,000 keys allowed
- * 20,000 calls/s, which this machine passed (the rate-limited answers are JSON-RPC errors, quick to
- * make). A scenario with any JSON-RPC error misses the target, whatever its speed.
+ * account, so the per-key rate limit (20/s) stays on and is never the limit (the rate-limited
+ * answers are JSON-RPC errors, quick to make). A scenario with any JSON-RPC error misses the target, whatever its speed.
  *
  * Read answers are shared while the log, the read models, the account and the clock's second stay
  * the same (src/http/mcp/read-cache.ts). The "while leads arrive" scenarios measure the same calls
