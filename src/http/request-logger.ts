@@ -1,8 +1,8 @@
 /**
  * Each request's logger, made when the request first logs at an enabled level. Fastify makes a child
  * logger per request to bind its `reqId`, and pino passes each binding through the redactor when
- * redaction has wildcard paths (ours do: secrets are censored wherever they sit); that was an eighth
- * of the webhook's allocations, for a logger that most requests, at `LOG_LEVEL=warn`, never use.
+ * redaction has wildcard paths (ours do: secrets are censored wherever they sit); that was a large
+ * share of the webhook's allocations, for a logger that most requests, at `LOG_LEVEL=warn`, never use.
  * The lines it writes are the same: the child is made from the same bindings on first use.
  */
 import type { FastifyBaseLogger } from 'fastify'
