@@ -16,7 +16,7 @@ import { dumpReadModels } from '../helpers/read-models.ts'
 import { LEAD_STORY, newEvent } from '../helpers/audit-log.ts'
 
 async function seed(t: Test) {
-  const built = await buildApp(t, { start: false })
+  const built = await buildApp(t, { start: false, store: 'sqlite' })
   const a = await built.createAccount('Acme', { industry: 'solar' })
   const b = await built.createAccount('Bayside')
   const post = (token: string, body: object) => built.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: body })

@@ -125,7 +125,7 @@ t.test('writers stamp today\'s versions', async (t) => {
   t.same(CURRENT_SCHEMA_VERSION, { LeadReceived: 2 })
   t.equal(schemaVersionOf('LeadReceived'), 2)
   t.equal(schemaVersionOf('LeadUpdated'), 1)
-  const built = await buildApp(t, { start: false })
+  const built = await buildApp(t, { start: false, store: 'sqlite' })
   const { token } = await built.createAccount('Writers')
   const response = await built.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: { phone: '512-555-0199' } })
   t.equal(response.statusCode, 201)

@@ -11,7 +11,7 @@ const HOSTILE = 'Jane\u001b]8;;https://evil.example\u0007Doe\u001b]8;;\u0007\u00
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
 t.test('leads, lead, next-actions, call, dnc and pay print no control characters from lead data; --json keeps it exact', async (t) => {
-  const built = await buildApp(t)
+  const built = await buildApp(t, { store: 'sqlite' })
   const { account, token } = await built.createAccount('Acme', { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false })
   const key = (await built.leadline.accounts.createApiKey(account.accountId, ['read', 'write', 'dial'], null, operatorContext)).key.secret
   const url = await built.listen()

@@ -8,7 +8,7 @@ import { openLeadline } from '../../src/leadline.ts'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 
 t.test('a token rotated elsewhere fails at once; the new one works at once', async (t) => {
-  const built = await buildApp(t)
+  const built = await buildApp(t, { store: 'sqlite' })
   const { account, token } = await built.createAccount('Auth Co')
   const accounts = built.leadline.accounts
   t.ok(await accounts.authenticateWebhookToken(token), 'the issued token works')
@@ -26,7 +26,7 @@ t.test('a token rotated elsewhere fails at once; the new one works at once', asy
 })
 
 t.test('requests that arrive together share one check of the account', async (t) => {
-  const built = await buildApp(t)
+  const built = await buildApp(t, { store: 'sqlite' })
   const { account, token } = await built.createAccount('Busy Co')
   const store = built.leadline.store
   const read = store.readStream.bind(store)

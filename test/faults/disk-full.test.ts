@@ -101,7 +101,7 @@ t.test('real full disk under a child server: 503, nothing partial, and everythin
 })
 
 t.test('full (max_page_count), in process: 503 on the webhook and the tool endpoint, then recovery', async (t) => {
-  const built = await buildApp(t, {})
+  const built = await buildApp(t, { store: 'sqlite' })
   const { account, token } = await built.createAccount('Full Co', { callerId: '+13125550100' })
   const { key } = await built.leadline.accounts.createApiKey(account.accountId, ['read', 'write', 'dial'], 'k', operatorContext)
   const db = (built.leadline.store as SqliteEventStore).database
@@ -146,7 +146,7 @@ t.test('full (max_page_count), in process: 503 on the webhook and the tool endpo
 })
 
 t.test('read-only (query_only), in process: 503, then recovery', async (t) => {
-  const built = await buildApp(t, {})
+  const built = await buildApp(t, { store: 'sqlite' })
   const { token } = await built.createAccount('Read-only Co')
   const db = (built.leadline.store as SqliteEventStore).database
   const post = async (i: number) => {

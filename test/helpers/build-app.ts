@@ -1,11 +1,14 @@
 /**
- * Builds a complete Leadline (embedded store in a temp dir, every projection, the HTTP app) for a
- * test, and closes it in the test's teardown. `app.inject` for most tests; `listen()` for a real socket.
+ * Builds a complete Leadline (every projection, the HTTP app) for a test, and closes it in the test's
+ * teardown. `app.inject` for most tests; `listen()` for a real socket. The log is in memory and the
+ * read models in an in-memory SQLite database unless the test asks for the embedded store's files
+ * (`store: 'sqlite'`: a restart, a second node, the files themselves).
  */
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { openLeadline, type Leadline, type LeadlineOptions } from '../../src/leadline.ts'
+import { MEMORY_STORE } from '../../src/eventstore/open-event-store.ts'
 import { createHttpServer } from '../../src/http/server.ts'
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import type { RateLimit, TrustProxy } from '../../src/config/config.ts'
@@ -24,7 +27,9 @@ export interface TestApp {
   readonly app: FastifyInstance
   readonly leadline: Leadline
   readonly dir: string
+  /** The store URL: `memory:`, or `sqlite:` and a file in `dir`. */
   readonly store: string
+  /** `:memory:`, or the views database's file in `dir`. */
   readonly viewsPath: string
   /** Creates an account through the real service; returns it with its webhook token. */
   createAccount(name?: string, settings?: Record<string, unknown>): Promise<{ account: AccountState; token: string; tokenId: string }>
@@ -49,11 +54,14 @@ export async function buildApp(
     webhookRateLimit?: RateLimit | null
     /** LEADLINE_TRUST_PROXY (default: trust no proxy). */
     trustProxy?: TrustProxy
+    /** The embedded store's files in the test's directory instead of memory (default: memory). */
+    store?: 'memory' | 'sqlite'
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
-  const store = `sqlite:${path.join(dir, 'leadline.db')}`
-  const viewsPath = path.join(dir, 'leadline.views.db')
+  const onFiles = options.store === 'sqlite'
+  const store = onFiles ? `sqlite:${path.join(dir, 'leadline.db')}` : MEMORY_STORE
+  const viewsPath = onFiles ? path.join(dir, 'leadline.views.db') : ':memory:'
   const publicUrl = options.publicUrl ?? 'http://leadline.test'
   const leadline = await openLeadline({
     store,

@@ -54,6 +54,8 @@ export interface DialingAppOptions {
   readonly start?: boolean
   /** Carrier settings (default: the fake's, when `fake` is given; else the quick simulated carrier). */
   readonly env?: NodeJS.ProcessEnv
+  /** The embedded store's files instead of memory: for tests that `reopen` them. */
+  readonly store?: 'memory' | 'sqlite'
 }
 
 export async function dialingApp(t: Test, options: DialingAppOptions = {}): Promise<TestApp> {
@@ -65,6 +67,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
     ...(options.carrier ? { carrier: options.carrier } : {}),
     ...(options.start !== undefined ? { start: options.start } : {}),
+    ...(options.store ? { store: options.store } : {}),
   })
 }
 

@@ -94,7 +94,7 @@ t.test('a call the carrier refuses is counted as failed, by failure', async (t) 
 })
 
 t.test('/readyz: its status to anyone, the log positions only with the operator token', async (t) => {
-  const app = await dialingApp(t)
+  const app = await dialingApp(t, { store: 'sqlite' })
   const { token } = await app.createAccount()
   await app.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: { phone: '3125550144' } })
   await app.leadline.runner.waitFor(await app.leadline.store.headPosition())

@@ -280,7 +280,7 @@ t.test('do-not-call is sticky; empty values never erase; unparseable dob is kept
 })
 
 t.test('health and readiness', async (t) => {
-  const { app, leadline, post } = await setup(t)
+  const { app, leadline, post } = await setup(t, { store: 'sqlite' })
   t.same((await app.inject('/healthz')).json(), { status: 'ok' })
   await post({ phone: '5550001111' })
   await leadline.runner.waitFor(await leadline.store.headPosition())

@@ -9,7 +9,7 @@ import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { dumpReadModels } from '../helpers/read-models.ts'
 
 async function seed(t: Parameters<typeof buildApp>[0]) {
-  const built = await buildApp(t)
+  const built = await buildApp(t, { store: 'sqlite' })
   const a = await built.createAccount('A', { industry: 'solar' })
   const b = await built.createAccount('B')
   const post = (token: string, body: object) =>
@@ -103,7 +103,7 @@ t.test('two runners on one views database never apply an event twice', async (t)
 })
 
 t.test('waitFor resolves when the live subscription reaches a position, and times out otherwise', async (t) => {
-  const built = await buildApp(t)
+  const built = await buildApp(t, { store: 'sqlite' })
   const { token } = await built.createAccount()
   await built.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: { phone: '5550009999' } })
   const head = await built.leadline.store.headPosition()

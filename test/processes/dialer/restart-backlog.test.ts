@@ -13,7 +13,7 @@ import { DIALING, dialingApp, fakeTwilio, reopen, sleep } from '../../helpers/di
 
 t.test('graceful stop with thousands of undialed decisions: the next start dials every one, once, in order', async (t) => {
   const fake = await fakeTwilio(t)
-  const first = await dialingApp(t, { fake })
+  const first = await dialingApp(t, { fake, store: 'sqlite' })
   const accounts: AccountState[] = []
   for (let a = 0; a < ACCOUNTS; a++) accounts.push((await first.createAccount(`Acme ${a}`, DIALING)).account)
   // Speed to lead decides with each lead; the running dialer takes them all, at 1 call a second.

@@ -31,7 +31,7 @@ async function receiveUndialed(leadline: Leadline, account: AccountState): Promi
 t.test('a due follow-up fires once after a restart, and a restart decides nothing again', async (t) => {
   const fake = await fakeTwilio(t)
   const clock = manualClock('2026-03-10T15:00:00Z')
-  const first = await dialingApp(t, { fake, clock })
+  const first = await dialingApp(t, { fake, clock, store: 'sqlite' })
   const { account, token } = await first.createAccount('Acme', { ...FAST, followUp: '10m' })
   await postLead(first.app, token, { phone: PHONE })
   await fake.waitForCalls(1)
@@ -60,7 +60,7 @@ t.test('a due follow-up fires once after a restart, and a restart decides nothin
 
 t.test('a decision no dialer claimed before the process stopped is dialed after the restart, once', async (t) => {
   const fake = await fakeTwilio(t)
-  const first = await dialingApp(t, { fake, start: false })
+  const first = await dialingApp(t, { fake, start: false, store: 'sqlite' })
   const { account } = await first.createAccount('Acme', FAST)
   // Speed to lead decided with the lead, and the process stops before any dialer claims the call.
   const decisionId = await receiveUndialed(first.leadline, account)
@@ -78,7 +78,7 @@ t.test('a decision no dialer claimed before the process stopped is dialed after 
 t.test('an attempt left started is marked unknown after attemptTimeoutMs, and never redialed', async (t) => {
   const fake = await fakeTwilio(t)
   const clock = manualClock('2026-03-10T15:00:00Z')
-  const first = await dialingApp(t, { fake, clock, start: false })
+  const first = await dialingApp(t, { fake, clock, start: false, store: 'sqlite' })
   const { account } = await first.createAccount('Acme', FAST)
   const stream = leadStream(account.accountId, PHONE)
   // The crash: decided and claimed, then the process died before (or while) asking the carrier.
@@ -130,7 +130,7 @@ t.test('SIGKILL between the carrier request and its record: outcome unknown afte
 
 t.test('a graceful stop while a call is going out waits for its outcome and records it', async (t) => {
   const fake = await fakeTwilio(t)
-  const first = await dialingApp(t, { fake })
+  const first = await dialingApp(t, { fake, store: 'sqlite' })
   const { account, token } = await first.createAccount('Acme', FAST)
   fake.failNext({ kind: 'delay', ms: 1000 }) // Twilio takes a second to answer the call request
   await postLead(first.app, token, { phone: PHONE })
@@ -147,7 +147,7 @@ t.test('a decision left unclaimed overnight is not dialed outside calling hours 
   const fake = await fakeTwilio(t)
   // Tuesday 17:59 in New York; the account calls weekdays 09:00-18:00.
   const clock = manualClock('2026-03-10T21:59:00Z')
-  const first = await dialingApp(t, { fake, clock, start: false })
+  const first = await dialingApp(t, { fake, clock, start: false, store: 'sqlite' })
   const { account } = await first.createAccount('Acme', { ...FAST, callingHours: 'mon-fri 09:00-18:00' })
   const decisionId = await receiveUndialed(first.leadline, account)
   await first.leadline.close()

@@ -113,7 +113,7 @@ t.test('a later submission (LeadUpdated) never starts speed to lead', async (t) 
 
 t.test('a replayed subscription decides nothing again and rings no one again', async (t) => {
   const fake = await fakeTwilio(t)
-  const first = await dialingApp(t, { fake })
+  const first = await dialingApp(t, { fake, store: 'sqlite' })
   const { account, token } = await first.createAccount('Acme', DIALING)
   await postLead(first.app, token, { phone: '3125550142' })
   await waitForEvent(first.leadline, account.accountId, '3125550142', 'CallPlaced')
@@ -136,7 +136,7 @@ t.test('a replayed subscription decides nothing again and rings no one again', a
 
 t.test('two nodes on one log: one decision, one call', async (t) => {
   const fake = await fakeTwilio(t)
-  const nodeA = await dialingApp(t, { fake })
+  const nodeA = await dialingApp(t, { fake, store: 'sqlite' })
   const nodeB = await reopen(t, { store: nodeA.store, viewsPath: `${nodeA.viewsPath}.node-b` }, { fake })
   const { account, token } = await nodeA.createAccount('Acme', { ...DIALING, callsPerSecond: 100 })
   // Leads arrive at either node; both nodes run speed to lead and a dialer over the same log.
