@@ -4,8 +4,8 @@
  */
 import type { EventStore } from './event-store.port.ts'
 import { openSqliteEventStore } from './sqlite/index.ts'
-import { openMemoryEventStore } from './memory/memory-event-store.adapter.ts'
-import type { ProgressLogger } from './eventstoredb/catch-up-progress.ts'
+import { openMemoryEventStore } from './memory/index.ts'
+import type { ProgressLogger } from './eventstoredb/index.ts'
 
 export interface OpenStoreOptions {
   readonly clock?: () => Date
@@ -39,7 +39,7 @@ export async function openEventStore(url: string, options: OpenStoreOptions = {}
   }
   if (ESDB_STORE.test(url)) {
     // Loaded only for an EventStoreDB store: its gRPC client slows every start.
-    const { openEsdbEventStore } = await import('./eventstoredb/esdb-event-store.adapter.ts')
+    const { openEsdbEventStore } = await import('./eventstoredb/index.ts')
     return openEsdbEventStore({
       connectionString: url,
       ...(options.clock ? { clock: options.clock } : {}),

@@ -7,8 +7,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
 import { recordCallStatus } from '../../commands/record-call-status.command.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
-import { answerTwiml, whisperTwiml } from '../../integrations/carrier/twilio/answer-twiml.ts'
-import { parseTwilioStatusCallback, verifyTwilioSignature, type TwilioParams } from '../../integrations/carrier/twilio/twilio-carrier.adapter.ts'
+import { answerTwiml, whisperTwiml } from '../../integrations/carrier/twilio/index.ts'
+import { parseTwilioStatusCallback, verifyTwilioSignature, type TwilioParams } from '../../integrations/carrier/twilio/index.ts'
 import { sendError } from '../errors.ts'
 
 export const twilioRoutes: FastifyPluginAsync = async (fastify) => {

@@ -11,7 +11,7 @@ import { recordSettlement } from '../../commands/record-settlement.command.ts'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
-import { SIMULATED_SESSION_ID } from '../../integrations/payments/simulated/simulated-payments.adapter.ts'
+import { SIMULATED_SESSION_ID } from '../../integrations/payments/simulated/index.ts'
 import { htmlPage, sendErrorPage } from '../errors.ts'
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }

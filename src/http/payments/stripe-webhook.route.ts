@@ -9,7 +9,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify'
 import { recordSettlement } from '../../commands/record-settlement.command.ts'
-import { settlementFromStripeEvent, verifyStripeWebhook } from '../../integrations/payments/stripe/stripe-payments.adapter.ts'
+import { settlementFromStripeEvent, verifyStripeWebhook } from '../../integrations/payments/stripe/index.ts'
 import { sendError } from '../errors.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 

@@ -6,8 +6,8 @@
 import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
 import type { CallStatusUpdate, Carrier } from './carrier.port.ts'
-import { SIMULATED_OUTCOMES, createSimulatedCarrier, type SimulatedOutcome } from './simulated/simulated-carrier.adapter.ts'
-import { TWILIO_API_URL, createTwilioCarrier } from './twilio/twilio-carrier.adapter.ts'
+import { SIMULATED_OUTCOMES, createSimulatedCarrier, type SimulatedOutcome } from './simulated/index.ts'
+import { TWILIO_API_URL, createTwilioCarrier } from './twilio/index.ts'
 
 /** pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface CarrierLogger {

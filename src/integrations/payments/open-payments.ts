@@ -6,8 +6,8 @@
 import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
 import type { PaymentsProvider } from './payments.port.ts'
-import { createSimulatedPayments } from './simulated/simulated-payments.adapter.ts'
-import { STRIPE_API_URL, createStripePayments } from './stripe/stripe-payments.adapter.ts'
+import { createSimulatedPayments } from './simulated/index.ts'
+import { STRIPE_API_URL, createStripePayments } from './stripe/index.ts'
 
 export interface PaymentsLogger {
   info(fields: Record<string, unknown>, message: string): void

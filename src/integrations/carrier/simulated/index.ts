@@ -1,0 +1,2 @@
+/** The simulated carrier's entry: what the rest of Leadline may import from this folder. */
+export * from './simulated-carrier.adapter.ts'
