@@ -20,7 +20,8 @@ export async function listeningApp(tap: TestTap): Promise<{ app: TestApp; baseUr
   for (let attempt = 0; ; attempt++) {
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
-    const app = await buildApp(tap, { publicUrl: baseUrl })
+    // On the files: the docs' command-line examples open the same log from another process.
+    const app = await buildApp(tap, { publicUrl: baseUrl, store: 'sqlite' })
     try {
       await app.app.listen({ port, host: '127.0.0.1' })
       return { app, baseUrl }
