@@ -80,8 +80,8 @@ export class WebhookDeliveries {
   /**
    * Writes the pending deliveries in one transaction. A failure (a full or read-only disk) drops
    * them with a warning: the list is a convenience, and a lead is never refused for it. The timer's
-   * flush does not wait for the views database's write lock (a server's writer thread holds it while
-   * it applies a batch to the read models, and SQLite's busy wait would block the event loop): when
+   * flush does not wait for the views database's write lock (another process, such as the CLI, may
+   * hold it while it applies a batch to the read models, and SQLite's busy wait would block the event loop): when
    * it is held, the rows wait for the next try, BUSY_RETRY_MS later.
    */
   flush(options: { wait?: boolean } = {}): void {
