@@ -1,7 +1,7 @@
 /**
  * Liveness, readiness and metrics. Ready means the store answers and no event on the log has waited for the
  * read models longer than `readyLagMs` (LEADLINE_READY_LAG_MS). A node under load always has a few
- * milliseconds of events not yet applied (read models follow the log a moment later, see LINGER_MS):
+ * milliseconds of events not yet applied (read models follow the log a moment later):
  * were that "not ready", a load balancer would take busy nodes out of rotation. A node catching up
  * from far behind, or whose read models are stuck (a full disk), has older events waiting: 503.
  * Log positions are the operator's: `/readyz` tells anyone its status, and its details (head,

@@ -13,13 +13,6 @@ import { isViewsFault, type ViewsDatabase } from './views-database.ts'
 import { statement } from './statement-cache.ts'
 
 const BATCH = 1000
-/**
- * Live events are read this long after they are announced: under load, the commits of several
- * group-commit batches then share one read-model transaction (its BEGIN, six checkpoint reads and
- * writes, COMMIT) instead of one each. Read models are this much later; nothing that answers the
- * webhook waits for them.
- */
-export const LINGER_MS = 5
 
 export interface ProjectionStatus {
   readonly name: string
@@ -140,7 +133,9 @@ export class ProjectionRunner {
             this.backoff.reset()
             this.logger?.info({ position: this.position }, 'projection runner resumed')
           }
-          const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH, lingerMs: LINGER_MS })
+          // Live batches are applied as soon as they are announced, in the turn of the event loop that
+          // answered their appends: a client that has its 2xx reads its write on this server.
+          const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH })
           this.subscription = subscription
           for await (const batch of subscription) this.applyBatch(batch)
           return // closed: the runner or the store is stopping
