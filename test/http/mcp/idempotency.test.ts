@@ -191,7 +191,8 @@ t.test('an idempotency key is 1 to 255 printable ASCII characters', async (t) =>
 })
 
 t.test('two nodes (two store handles on one log), 10 calls each at once: one runs', async (t) => {
-  const app = await mcpApp(t)
+  // On the files: a second handle on the in-memory store would be a log of its own.
+  const app = await mcpApp(t, { store: 'sqlite' })
   const other = await openEventStore(app.store)
   t.teardown(() => other.close())
   const nodes = [app.leadline.idempotency, new IdempotencyKeys(other)]
