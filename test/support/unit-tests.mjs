@@ -15,5 +15,8 @@ function tests(dir) {
   })
 }
 
-const files = [...FOLDERS.flatMap(tests), ...EXTRA].filter((file) => !ON_FILES.some((pattern) => pattern.test(file)))
-process.stdout.write(files.sort().join('\n'))
+export function unitTestFiles() {
+  return [...FOLDERS.flatMap(tests), ...EXTRA].filter((file) => !ON_FILES.some((pattern) => pattern.test(file))).sort()
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(unitTestFiles().join('\n'))
