@@ -137,9 +137,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
-  // Every process manager that acts on the world: recovered at a start, swept, stopped; the runner feeds those that handle events.
+  // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
   const effectProcesses = [dialer, payLinkSender]
-  const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.filter((p) => p.handles.length > 0).map((p) => p.reactor()), options.logger)
+  const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.map((p) => p.reactor()), options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false

@@ -36,7 +36,7 @@ export interface StuckClaim {
 export abstract class EffectProcess<Options extends EffectProcessOptions = EffectProcessOptions> {
   /** The process's name: its actor id on the events it appends, and its reactor's name. */
   abstract readonly name: string
-  /** The decision events the process runner feeds it (see `react`); none for a process fed only by its command and `recover`. */
+  /** The decision events the process runner feeds it (see `react`). */
   readonly handles: readonly string[] = []
   /** Decisions this process is performing or holds, by decision id: a second caller joins the first, and the sweep leaves them be. */
   protected readonly inFlight = new Map<string, Promise<unknown>>()

@@ -3,19 +3,24 @@
  * text → record. The provider request carries an idempotency key derived from the decision, so any
  * retry returns the same link; the text is claimed (`PayLinkTextAttempted`) before the carrier is
  * asked, so a person is texted at most once per request, on any node and across crashes ("outcome
- * unknown", never a resend). request_payment performs its own decision at once and waits for it;
- * after a restart, `recover` sends the requests decided lately that were never texted.
+ * unknown", never a resend). The process runner feeds it every decision; request_payment joins the
+ * one in this process and waits for its outcome; after a restart, `recover` sends the requests
+ * decided lately that were never texted.
  */
 import { formatAmount, renderPayLinkText } from '../../domain/account/pay-link-text.ts'
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
+import type { PaymentRequested } from '../../domain/lead/payments/payments.events.ts'
+import { parseLeadStream } from '../../domain/lead/lead.events.ts'
+import type { RecordedEvent } from '../../domain/event.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { METADATA, PaymentsError, type PaymentsProvider } from '../../integrations/payments/payments.port.ts'
 import type { PaymentsQueries } from '../../../projections/payments/payments.queries.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
+import type { Reaction } from '../process-runner.ts'
 
 /** Our own retries of a rate-limited provider request (the SDK retries the rest); safe: same idempotency key. */
 const PROVIDER_RETRIES = [500, 1500]
@@ -38,9 +43,24 @@ export interface PayLinkSenderOptions extends EffectProcessOptions {
 
 export class PayLinkSender extends EffectProcess<PayLinkSenderOptions> {
   override readonly name = 'pay-link-sender'
-  // Not fed by the process runner (no `handles`): request_payment performs its decision itself and
-  // `recover` resumes the rest at a start, so a running node never texts for a decision another
-  // process made and is still performing.
+  override readonly handles = ['PaymentRequested']
+
+  /**
+   * A decision from the log, whichever node made it: the text's claim lets one node send it, and the
+   * others wait for its outcome. Decisions older than RESUME_WINDOW_MS (a runner far behind after a
+   * long stop) are left as they are, as `resume` leaves them.
+   */
+  protected override async react(event: RecordedEvent): Promise<Reaction> {
+    const { clock, accounts, logger } = this.options
+    if (Date.parse(event.recordedAt) < clock().getTime() - RESUME_WINDOW_MS) return
+    const { requestId } = (event as unknown as PaymentRequested).data
+    const account = await accounts.get(parseLeadStream(event.stream)?.accountId ?? '')
+    if (!account) return
+    const sent = this.send(event.stream, requestId, account).catch((error: unknown) => {
+      logger?.error({ err: error, requestId }, 'sending a pay-link failed')
+    })
+    return { settled: sent }
+  }
 
   /** Performs a decision once per process; a caller that finds it running waits for the same outcome. */
   send(stream: string, requestId: string, account: AccountState): Promise<SendOutcome> {

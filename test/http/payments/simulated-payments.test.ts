@@ -111,3 +111,27 @@ t.test('after a crash: a claimed text with no outcome is marked unknown and neve
   await app.leadline.payLinkSender.recover(0)
   t.equal(carrier.texts().length, 1, 'recovering again sends nothing')
 })
+
+t.test('a running node sends a decision another node made, once, and request_payment on it still texts once', async (t) => {
+  const app = await paymentsApp(t, { provider: 'simulated', start: true })
+  const carrier = app.leadline.carrier as SimulatedCarrier
+  const stream = `lead-${app.acme.accountId}-3125550142`
+  // Another node decided and stopped before it sent anything: the process runner feeds the decision here.
+  await app.leadline.commands.handle(stream, leadDecider, {
+    type: 'RequestPayment', requestId: 'pay_othernode00000001', amountCents: 7500, currency: 'usd', description: 'Balance', connectedAccount: null, provider: 'simulated',
+    idempotencyKey: 'o-1', providerIdempotencyKey: 'leadline-pay-o-1', from: CALLER_ID,
+  }, { actor: { kind: 'process', id: 'other-node' } })
+  const deadline = Date.now() + 5000
+  while (!(await app.leadEventTypes()).includes('PayLinkTexted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  t.match((await app.leadline.commands.load(stream, leadDecider)).state.payments.requests.pay_othernode00000001, { stage: 'texted' }, 'sent without a restart')
+  t.same(carrier.texts().map((m) => m.request.to), [JANE_E164], 'one text')
+  t.match(carrier.texts()[0]?.request.body, /\$75\.00/)
+
+  const answer = await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'run-1' })
+  t.match(answer.result?.structuredContent, { status: 'texted' })
+  await app.leadline.runner.catchUp()
+  await new Promise((r) => setTimeout(r, 300))
+  const types = await app.leadEventTypes()
+  t.equal(types.filter((type) => type === 'PayLinkTextAttempted').length, 2, 'one claim per decision')
+  t.equal(carrier.texts().length, 2, 'the tool and the runner performed its decision once between them')
+})

@@ -2,7 +2,7 @@
 // take a second or less, but starting a process and loading the app takes two to three more.
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { unitTestFiles } from '../unit-tests.mjs'
+import { unitTestFiles } from './unit-test-files.ts'
 
 export async function runShard(shard: number, shards: number): Promise<void> {
   for (const [index, file] of unitTestFiles().entries()) {

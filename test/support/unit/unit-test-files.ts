@@ -7,7 +7,7 @@ const FOLDERS = ['test/domain', 'test/commands', 'test/processes', 'test/http/mc
 const EXTRA = ['test/eventstore/memory-event-store.test.ts', 'test/eventstore/hash-chain.test.ts']
 const ON_FILES = [/^test\/processes\/process-runner\.test\.ts$/, /^test\/processes\/dialer\/restart[^/]*\.test\.ts$/, /^test\/processes\/dialer\/speed-to-lead\.test\.ts$/, /^test\/http\/mcp\/heap-bound\.test\.ts$/, /^test\/commands\/accounts-authentication\.test\.ts$/, /^test\/http\/mcp\/idempotency\.test\.ts$/]
 
-function tests(dir) {
+function tests(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const file = path.posix.join(dir, entry.name)
     if (entry.isDirectory()) return tests(file)
@@ -15,8 +15,6 @@ function tests(dir) {
   })
 }
 
-export function unitTestFiles() {
+export function unitTestFiles(): string[] {
   return [...FOLDERS.flatMap(tests), ...EXTRA].filter((file) => !ON_FILES.some((pattern) => pattern.test(file))).sort()
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(unitTestFiles().join('\n'))
