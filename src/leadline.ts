@@ -135,7 +135,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)
   const apiKeyUsage = new ApiKeyUsage(views, clock)
-  const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), clock)
+  const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), calls, clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
   const effectProcesses = [dialer, payLinkSender]

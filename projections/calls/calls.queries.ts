@@ -45,6 +45,17 @@ function toCall(row: (Omit<CallRow, 'answered'> & { answered: number }) | undefi
 export class CallsQueries {
   constructor(private readonly db: ViewsDatabase) {}
 
+  /** When each stream's calls decided after `since` (ISO) were decided, whatever their purpose: the daily limit counts them. */
+  decidedSince(streams: readonly string[], since: string): Map<string, string[]> {
+    const query = statement(this.db, 'SELECT decided_at AS decidedAt FROM calls WHERE stream = ? AND decided_at > ?')
+    const times = new Map<string, string[]>()
+    for (const stream of streams) {
+      const rows = query.all(stream, since) as { decidedAt: string }[]
+      if (rows.length > 0) times.set(stream, rows.map((row) => row.decidedAt))
+    }
+    return times
+  }
+
   byCallId(callId: string): CallRow | null {
     return toCall(statement(this.db, `${SELECT} WHERE call_id = ?`).get(callId) as never)
   }

@@ -67,11 +67,19 @@ function permissionSpan(permission: CallPermission, at: number): PermissionSpan 
   return { permission, from: at, until: next === null ? endOfMinute : Date.parse(next) }
 }
 
+/** When each lead's recent calls were decided (the calls read model answers), for the daily limit. */
+export interface RecentCallTimes {
+  decidedSince(streams: readonly string[], since: string): ReadonlyMap<string, readonly string[]>
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
 export class NextActionsQueries {
   private readonly permissions = new Map<string, PermissionSpan>()
 
   constructor(
     private readonly queries: StaleLeadsQueries,
+    private readonly calls: RecentCallTimes,
     private readonly clock: () => Date,
   ) {}
 
@@ -90,7 +98,9 @@ export class NextActionsQueries {
     const half = Math.ceil(limit / 2)
     const takeWaiting = Math.min(waiting.length, Math.max(half, limit - fresh.length))
     const takeFresh = Math.min(fresh.length, limit - takeWaiting)
-    const nextAllowed = this.nextAllowedFor(account, now)
+    const page = [...fresh.slice(0, takeFresh), ...waiting.slice(0, takeWaiting)]
+    const recentCalls = this.calls.decidedSince(page.map((row) => row.stream), new Date(now.getTime() - DAY_MS).toISOString())
+    const nextAllowed = this.nextAllowedFor(account, now, recentCalls)
     const item = (row: LeadActivityRow, why: 'never_contacted' | 'contacted_untouched'): StaleLead => ({
       lead_id: row.leadId,
       name: row.name,
@@ -115,11 +125,9 @@ export class NextActionsQueries {
 
   /**
    * When each lead's suggested call (a place_call) may go out, as mayCall answers: the caller id, the
-   * destination, calling hours and the lead-time guard (the rows are never do-not-call). Not the daily
-   * limit: the stale-leads view keeps no call times, so a lead already called the limit in the last
-   * 24 hours shows a time place_call refuses with daily_limit and its own next_allowed_at.
+   * destination, the daily limit, calling hours and the lead-time guard (the rows are never do-not-call).
    */
-  private nextAllowedFor(account: AccountState, now: Date): (row: LeadActivityRow) => string | null {
+  private nextAllowedFor(account: AccountState, now: Date, recentCalls: ReadonlyMap<string, readonly string[]>): (row: LeadActivityRow) => string | null {
     const { timeZone, callingHours, leadTimeGuard } = account.settings
     const policy = `${timeZone}|${leadTimeGuard ? 'guard' : 'no-guard'}|${callingHours}`
     const at = now.getTime()
@@ -135,7 +143,7 @@ export class NextActionsQueries {
       return answer.permission
     }
     return (row) => {
-      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}), doNotCall: false, placeCall: true }
+      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}), doNotCall: false, placeCall: true, attemptTimes: recentCalls.get(row.stream) ?? [] }
       const check = mayCall(account.settings, target, now, hours)
       return check.allowed ? now.toISOString() : check.nextAllowedAt
     }

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { placeCall } from '../../../src/commands/place-call.command.ts'
 import { buildApp } from '../../helpers/build-app.ts'
 
 const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 11:00 in New York (daylight time began on the 8th)
@@ -93,4 +94,27 @@ t.test('the answer is mayCall\'s, as place_call would give it: without a caller 
   await post('5125550105', { name: 'Eve' })
   advance(16)
   t.same((await next()).stale_leads.map((lead) => [lead.name, lead.next_allowed_at]), [['Eve', null]], 'place_call would refuse: no_caller_id')
+})
+
+t.test('a lead called the daily limit in the last 24 hours is next allowed when place_call would allow it', async (t) => {
+  const { post, next, advance, leadline, account } = await setup(t, { followUp: 'off', staleAfterMinutes: 60 })
+  await post('5125550106', { name: 'Flo' })
+  advance(16)
+  const owner = await leadline.accounts.get(account.accountId)
+  const calledAt: string[] = []
+  for (const key of ['d-1', 'd-2', 'd-3']) {
+    calledAt.push(leadline.clock().toISOString())
+    await placeCall(leadline, owner!, { phone: '5125550106', name: 'Flo', idempotencyKey: key, dryRun: false }, { actor: { kind: 'api_key', id: 'key_test' } })
+    advance(60)
+  }
+  // 3 calls in any 24 hours is the limit (the default); the lead is stale an hour after the last one.
+  advance(24 * 60 - 3 * 60 - 30)
+  const dry = await placeCall(leadline, owner!, { phone: '5125550106', name: 'Flo', idempotencyKey: 'd-4', dryRun: true }, { actor: { kind: 'api_key', id: 'key_test' } })
+  const stale = (await next()).stale_leads
+  t.equal(stale.length, 1)
+  t.equal(dry.check.allowed, false, 'the first call is still inside the last 24 hours')
+  t.equal(dry.check.reason, 'daily_limit')
+  t.equal(stale[0]?.next_allowed_at, dry.check.nextAllowedAt, 'the same time place_call gives')
+  const afterFirst = Date.parse(stale[0]?.next_allowed_at ?? '') - Date.parse(calledAt[0]!)
+  t.ok(afterFirst >= 24 * 60 * 60_000 && afterFirst <= 24 * 60 * 60_000 + 60_000, 'once the first of the three is 24 hours old')
 })
