@@ -7,13 +7,15 @@
 import { accountDecider, type AccountState } from '../domain/account/account.decider.ts'
 import { accountStream } from '../domain/account/account.events.ts'
 import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
-import { leadStream, type LeadEvent } from '../domain/lead/lead.events.ts'
+import { LEAD_SUMMARIES, leadStream, type LeadEvent } from '../domain/lead/lead.events.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import { withoutRecordings } from '../domain/recordings-policy.ts'
 import type { AccountEvent } from '../domain/account/account.events.ts'
-import { describeActor, leadName, money, printable, summarise } from './event-summary.ts'
+import { leadName } from '../domain/lead/intake/intake.events.ts'
+import { money, printable } from '../domain/shared/printable.ts'
+import { describeActor, summarise } from './event-summary.ts'
 import { verifyStream, type ChainFinding } from './hash-chain-verifier.ts'
 
 export interface HistoryEntry {
@@ -58,18 +60,10 @@ export function historyEntry(event: RecordedEvent): HistoryEntry {
   }
 }
 
-/** The lead decider's own event types: only these are folded (a later build's types are listed, not folded). */
-const LEAD_EVENT_TYPES: { readonly [T in LeadEvent['type']]: true } = {
-  LeadReceived: true, LeadUpdated: true, LeadAddedToList: true, LeadDoNotCallCleared: true, LeadMarkedDoNotCall: true, LeadPhoneConflict: true,
-  SpeedToLeadSkipped: true, CallDecided: true, CallAttemptStarted: true, CallPlaced: true, CallFailed: true, CallOutcomeUnknown: true,
-  CallAnswered: true, CallNotAnswered: true, CallCompleted: true, CallRecordingAvailable: true, CallTranscriptAvailable: true,
-  FollowUpScheduled: true, FollowUpRescheduled: true, FollowUpStopped: true,
-  PaymentRequested: true, PayLinkCreated: true, PayLinkFailed: true, PayLinkTextAttempted: true, PayLinkTexted: true, PayLinkTextFailed: true,
-  PayLinkTextOutcomeUnknown: true, PaymentSettled: true, PaymentFailed: true, PaymentLinkExpired: true,
-}
 
 function isLeadEvent(event: RecordedEvent): boolean {
-  return Object.hasOwn(LEAD_EVENT_TYPES, event.type)
+  // The lead decider's own event types only: a later build's types are listed, not folded.
+  return Object.hasOwn(LEAD_SUMMARIES, event.type)
 }
 
 /** The lead's state after these events, by the lead decider's `evolve` (through the upcasters). */

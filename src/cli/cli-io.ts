@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { loadConfig, type Config } from '../config/config.ts'
 import type { Leadline } from '../leadline.ts'
 import type { CommandContext } from '../eventstore/command-handler.ts'
-import { printable } from '../audit/event-summary.ts'
+import { printable } from '../domain/shared/printable.ts'
 
 /** Exit codes: 0 done, 1 failed (store, network), 2 bad input (nothing was changed). */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import { openLogForReading } from '../../audit/audited-log.ts'
-import { printable } from '../../audit/event-summary.ts'
+import { printable } from '../../domain/shared/printable.ts'
 import { exportAccount } from '../../audit/export.ts'
 import { verifyLog, type VerifyReport } from '../../audit/hash-chain-verifier.ts'
 import { config, json, parse, processIo, required, UsageError, type Io } from '../cli-io.ts'

@@ -4,7 +4,7 @@
  * reports every difference (exit 1). Reads the log only.
  */
 import { openLogForReading } from '../../audit/audited-log.ts'
-import { printable } from '../../audit/event-summary.ts'
+import { printable } from '../../domain/shared/printable.ts'
 import { replay, scratchPathFor, type ReplayResult } from '../../audit/replay.ts'
 import { PROJECTIONS } from '../../leadline.ts'
 import type { Projection } from '../../read-models/projection.ts'

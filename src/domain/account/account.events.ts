@@ -1,6 +1,7 @@
 /** Events of the `account-{accountId}` stream: the account, its settings, webhook tokens and API keys (hashes only). */
 import type { DomainEvent } from '../shared/decider.ts'
 import type { AccountSettings, SettingsChange } from './account-settings.ts'
+import { changeList, printable, quoted, type EventSummaries } from '../shared/printable.ts'
 
 export const SCOPES = ['read', 'write', 'dial'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -43,4 +44,13 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
 
 export function accountStream(accountId: string): string {
   return `account-${accountId}`
+}
+
+export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
+  AccountCreated: (d) => `account ${quoted(d.name)} created (time zone ${printable(d.settings.timeZone)}, speed to lead ${d.settings.speedToLead ? 'on' : 'off'})`,
+  AccountSettingsChanged: (d) => `settings changed: ${changeList(d.changes).join(', ') || 'nothing'}`,
+  WebhookTokenIssued: (d) => `webhook token ${d.tokenId} issued (${printable(d.hint)})`,
+  WebhookTokenRevoked: (d) => `webhook token ${d.tokenId} revoked (${printable(d.reason)})`,
+  ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,
+  ApiKeyRevoked: (d) => `API key ${d.keyId} revoked`,
 }

@@ -6,6 +6,7 @@
  */
 import type { DomainEvent } from '../shared/decider.ts'
 import { sha256Hex } from '../shared/sha256.ts'
+import { printable, type EventSummaries } from '../shared/printable.ts'
 
 export type IdempotencyKeyClaimed = DomainEvent<
   'IdempotencyKeyClaimed',
@@ -39,4 +40,9 @@ export type IdempotencyEvent = IdempotencyKeyClaimed | IdempotencyResultRecorded
 /** One stream per account and key; the key itself never reaches the log, only a digest of it. */
 export function idempotencyStream(accountId: string, idempotencyKey: string): string {
   return `idempotency-${accountId}-${sha256Hex(idempotencyKey).slice(0, 32)}`
+}
+
+export const IDEMPOTENCY_SUMMARIES: EventSummaries<IdempotencyEvent> = {
+  IdempotencyKeyClaimed: (d) => `idempotency key claimed for ${printable(d.tool)} by API key ${printable(d.keyId)}, honoured until ${printable(d.expiresAt)}`,
+  IdempotencyResultRecorded: (d) => `idempotency result recorded: ${'error' in d ? `failed with ${printable(d.error.code)}` : 'succeeded'}`,
 }

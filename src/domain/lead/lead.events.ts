@@ -2,9 +2,10 @@
  * Events of the `lead-{accountId}-{last10}` stream: one person's whole history, as the union of the
  * lead aggregate's slices (intake, calls, payments), each of which declares its own.
  */
-import type { IntakeEvent } from './intake/intake.events.ts'
-import type { CallEvent } from './calls/calls.events.ts'
-import type { PaymentEvent } from './payments/payments.events.ts'
+import { INTAKE_SUMMARIES, type IntakeEvent } from './intake/intake.events.ts'
+import { CALL_SUMMARIES, type CallEvent } from './calls/calls.events.ts'
+import { PAYMENT_SUMMARIES, type PaymentEvent } from './payments/payments.events.ts'
+import type { EventSummaries } from '../shared/printable.ts'
 
 export { INBOUND_LEADS } from './intake/intake.events.ts'
 export type {
@@ -17,6 +18,9 @@ export type {
 export type { PaymentEvent } from './payments/payments.events.ts'
 
 export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent
+
+/** Every lead event type's one-line summary, from its slice: also the list of the lead's own event types. */
+export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES }
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

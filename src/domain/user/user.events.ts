@@ -5,6 +5,7 @@
  * user in their account's slice of the log (audit verify and export).
  */
 import type { DomainEvent } from '../shared/decider.ts'
+import { printable, type EventSummaries } from '../shared/printable.ts'
 
 export type UserRole = 'owner'
 
@@ -21,4 +22,14 @@ export type UserEvent = UserCreated | PasswordSetupIssued | PasswordSet | Signed
 
 export function userStream(accountId: string, userId: string): string {
   return `user-${accountId}-${userId}`
+}
+
+export const USER_SUMMARIES: EventSummaries<UserEvent> = {
+  UserCreated: (d) => `console user ${printable(d.email)} created (${printable(d.role)})`,
+  PasswordSetupIssued: (d) => `set-password link ${d.setupId} issued, valid until ${printable(d.expiresAt)}`,
+  PasswordSet: (d) => `password set through link ${d.setupId}`,
+  SignedIn: (d) => `signed in: session ${d.sessionId}, ends by ${printable(d.expiresAt)}`,
+  SessionRenewed: (d) => `session ${d.sessionId} active`,
+  SignedOut: (d) => `signed out: session ${d.sessionId}`,
+  SessionRevoked: (d) => `session ${d.sessionId} ended (${printable(d.reason).replace(/_/g, ' ')})`,
 }

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { DateTime } from 'luxon'
 import { readLeadHistory } from '../../audit/lead-history.ts'
-import { money } from '../../audit/event-summary.ts'
+import { money } from '../../domain/shared/printable.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'

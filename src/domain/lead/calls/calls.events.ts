@@ -1,5 +1,6 @@
 /** The calls slice's events on the lead's stream: decisions to ring, what the carrier did, follow-ups. */
 import type { DomainEvent } from '../../shared/decider.ts'
+import { printable, type EventSummaries } from '../../shared/printable.ts'
 
 export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
 
@@ -66,13 +67,32 @@ export type CallEvent =
   | FollowUpRescheduled
   | FollowUpStopped
 
-// Every type of the union, once: the compiler refuses a missing or a stray one.
-const CALL_EVENT_TYPES: { readonly [T in CallEvent['type']]: true } = {
-  SpeedToLeadSkipped: true, CallDecided: true, CallAttemptStarted: true, CallPlaced: true, CallFailed: true, CallOutcomeUnknown: true,
-  CallAnswered: true, CallNotAnswered: true, CallCompleted: true, CallRecordingAvailable: true, CallTranscriptAvailable: true,
-  FollowUpScheduled: true, FollowUpRescheduled: true, FollowUpStopped: true,
+export function isCallEvent(event: { readonly type: string }): event is CallEvent {
+  return Object.hasOwn(CALL_SUMMARIES, event.type)
 }
 
-export function isCallEvent(event: { readonly type: string }): event is CallEvent {
-  return Object.hasOwn(CALL_EVENT_TYPES, event.type)
+const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'speed to lead', follow_up: 'follow-up', place_call: 'place_call tool' }
+
+/** Why speed to lead did not call, in a line (also part of a new lead's LeadReceived line). */
+export function speedToLeadSkipLine(skip: SpeedToLeadSkip): string {
+  return `speed to lead did not call: ${printable(skip.message)} (${printable(skip.reason)})${skip.nextAllowedAt ? `; next allowed ${printable(skip.nextAllowedAt)}` : ''}`
+}
+
+// Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
+export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
+  SpeedToLeadSkipped: (d) => speedToLeadSkipLine(d),
+  CallDecided: (d) =>
+    `call decided: ${PURPOSE[d.purpose] ?? printable(d.purpose)}, attempt ${d.attempt}, ${printable(d.from)} → ${printable(d.to)}${d.idempotencyKey !== null ? ' (idempotency key given)' : ''}`,
+  CallAttemptStarted: (d) => `call attempt started on node ${printable(d.node)}`,
+  CallPlaced: (d) => `call placed through ${printable(d.carrier)} (call ${printable(d.callId)})`,
+  CallFailed: (d) => `call failed: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
+  CallOutcomeUnknown: (d) => `call outcome unknown: ${printable(d.reason)} (never retried)`,
+  CallAnswered: (d) => `call answered${d.answeredBy ? ` (by ${printable(d.answeredBy)})` : ''}`,
+  CallNotAnswered: (d) => `call not answered: ${printable(d.status)}`,
+  CallCompleted: (d) => `call completed${d.durationSeconds !== null ? ` after ${d.durationSeconds} s` : ''}`,
+  CallRecordingAvailable: () => 'recording stored (not shown)',
+  CallTranscriptAvailable: () => 'transcript stored (not shown)',
+  FollowUpScheduled: (d) => `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}`,
+  FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)})`,
+  FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,
 }

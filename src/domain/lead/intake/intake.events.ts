@@ -1,7 +1,8 @@
 /** The intake slice's events on the lead's stream: the person as submitted, grouped and flagged do-not-call. */
 import type { DomainEvent } from '../../shared/decider.ts'
-import type { SpeedToLeadSkip } from '../calls/calls.events.ts'
+import { speedToLeadSkipLine, type SpeedToLeadSkip } from '../calls/calls.events.ts'
 import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
+import { changeList, plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
 
@@ -66,11 +67,60 @@ export type LeadPhoneConflict = DomainEvent<
 
 export type IntakeEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict
 
-// Every type of the union, once: the compiler refuses a missing or a stray one.
-const INTAKE_EVENT_TYPES: { readonly [T in IntakeEvent['type']]: true } = {
-  LeadReceived: true, LeadUpdated: true, LeadAddedToList: true, LeadDoNotCallCleared: true, LeadMarkedDoNotCall: true, LeadPhoneConflict: true,
+export function isIntakeEvent(event: { readonly type: string }): event is IntakeEvent {
+  return Object.hasOwn(INTAKE_SUMMARIES, event.type)
 }
 
-export function isIntakeEvent(event: { readonly type: string }): event is IntakeEvent {
-  return Object.hasOwn(INTAKE_EVENT_TYPES, event.type)
+/** The person's name as the lead carries it. */
+export function leadName(fields: Partial<LeadFields> | null | undefined): string | null {
+  if (!fields) return null
+  const name = fields.fullName ?? [fields.firstName, fields.lastName].filter((p) => p !== undefined && p !== '').join(' ')
+  return name === '' ? null : name
+}
+
+function receivedSummary(fields: LeadFields): string {
+  const parts: string[] = []
+  const name = leadName(fields)
+  if (name !== null) parts.push(printable(name))
+  parts.push(printable(fields.phone))
+  if (fields.email !== undefined) parts.push(printable(fields.email))
+  if (fields.state !== undefined) parts.push(printable(fields.state))
+  if (fields.source !== undefined) parts.push(`source ${quoted(fields.source)}`)
+  if (fields.vendor !== undefined) parts.push(`vendor ${quoted(fields.vendor)}`)
+  if (fields.doNotCall === true) parts.push('do-not-call')
+  const industry = Object.keys(fields.industryFields ?? {}).length
+  if (industry > 0) parts.push(plural(industry, 'industry field'))
+  const extra = (fields.extraFields ?? []).length
+  if (extra > 0) parts.push(plural(extra, 'extra field'))
+  return `lead received: ${parts.join(', ')}`
+}
+
+/** A submission's warnings, by code and the field as sent: `; warnings: phone_not_valid (phone)`. */
+function warningList(warnings: readonly { code: string; field: string }[] | undefined): string {
+  if (warnings === undefined || warnings.length === 0) return ''
+  return `; warnings: ${warnings.map((w) => `${printable(w.code)} (${printable(w.field)})`).join(', ')}`
+}
+
+const addedToList = (listName: string) => `added to list ${quoted(listName)}`
+
+// Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
+export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
+  LeadReceived: (d) =>
+    receivedSummary(d.fields) +
+    warningList(d.warnings) +
+    (d.list ? `; ${addedToList(d.list.listName)}` : '') +
+    (d.speedToLeadSkipped ? `; ${speedToLeadSkipLine(d.speedToLeadSkipped)}` : ''),
+  LeadUpdated: (d) => {
+    const changed = changeList(d.changes)
+    const more = [
+      ...(Object.keys(d.industryFields).length > 0 ? [`${plural(Object.keys(d.industryFields).length, 'industry field')} set`] : []),
+      ...(d.extraFields.length > 0 ? [`${plural(d.extraFields.length, 'extra field')} added`] : []),
+    ]
+    const all = [...changed, ...more]
+    return `submitted again: ${all.length === 0 ? 'nothing changed' : all.join(', ')}${warningList(d.warnings)}`
+  },
+  LeadAddedToList: (d) => addedToList(d.listName),
+  LeadDoNotCallCleared: () => 'do-not-call cleared',
+  LeadMarkedDoNotCall: () => 'marked do-not-call',
+  LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
 }

@@ -1,5 +1,6 @@
 /** The payments slice's events on the lead's stream: pay-links asked, made, texted, and how each payment settled. */
 import type { DomainEvent } from '../../shared/decider.ts'
+import { money, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 
 export type PaymentsProviderName = 'stripe' | 'simulated'
 
@@ -69,12 +70,21 @@ export type PaymentEvent =
   | PaymentFailed
   | PaymentLinkExpired
 
-// Every type of the union, once: the compiler refuses a missing or a stray one.
-const PAYMENT_EVENT_TYPES: { readonly [T in PaymentEvent['type']]: true } = {
-  PaymentRequested: true, PayLinkCreated: true, PayLinkFailed: true, PayLinkTextAttempted: true, PayLinkTexted: true, PayLinkTextFailed: true,
-  PayLinkTextOutcomeUnknown: true, PaymentSettled: true, PaymentFailed: true, PaymentLinkExpired: true,
+export function isPaymentEvent(event: { readonly type: string }): event is PaymentEvent {
+  return Object.hasOwn(PAYMENT_SUMMARIES, event.type)
 }
 
-export function isPaymentEvent(event: { readonly type: string }): event is PaymentEvent {
-  return Object.hasOwn(PAYMENT_EVENT_TYPES, event.type)
+// Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
+export const PAYMENT_SUMMARIES: EventSummaries<PaymentEvent> = {
+  PaymentRequested: (d) =>
+    `payment requested: ${money(d.amountCents, d.currency)} for ${quoted(d.description)} through ${printable(d.provider)}${d.connectedAccount !== null ? ` on ${printable(d.connectedAccount)}` : ''}, pay-link to be texted ${printable(d.from)} → ${printable(d.to)}`,
+  PayLinkCreated: (d) => `pay-link created by ${printable(d.provider)} (session ${printable(d.sessionId)}), expires ${printable(d.expiresAt)}`,
+  PayLinkFailed: (d) => `pay-link not created: ${printable(d.failure)}: ${printable(d.message)}${d.providerCode !== null ? ` (provider code ${printable(d.providerCode)})` : ''}`,
+  PayLinkTextAttempted: (d) => `pay-link text started on node ${printable(d.node)}, ${printable(d.from)} → ${printable(d.to)}`,
+  PayLinkTexted: (d) => `pay-link texted through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
+  PayLinkTextFailed: (d) => `pay-link text failed: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
+  PayLinkTextOutcomeUnknown: (d) => `pay-link text outcome unknown: ${printable(d.reason)} (never resent)`,
+  PaymentSettled: (d) => `payment settled: ${money(d.amountCents, d.currency)} through ${printable(d.provider)}${d.paymentIntentId !== null ? ` (payment ${printable(d.paymentIntentId)})` : ''}`,
+  PaymentFailed: (d) => `payment failed (${printable(d.provider)} session ${printable(d.sessionId)})`,
+  PaymentLinkExpired: (d) => `pay-link expired unpaid (${printable(d.provider)} session ${printable(d.sessionId)})`,
 }
