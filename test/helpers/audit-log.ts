@@ -101,6 +101,15 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
     ['PayLinkTextOutcomeUnknown', { reason: 'the node stopped before the carrier answered', at: '2026-03-10T16:15:00.000Z' }, dialer],
     ['PaymentLinkExpired', { sessionId: 'cs_4', provider: 'stripe', providerEventId: 'evt_4', at: '2026-03-11T16:14:00.000Z' }, payments],
   ]),
+  // Issue #26: a machine and its voicemail, then a person and the menu.
+  [{ type: 'CallReachedMachine', data: { decisionId: d1, callId: 'CA111', answeredBy: 'machine_end_beep', at: '2026-03-11T16:15:10.000Z' } }, carrier],
+  [{ type: 'VoicemailStarted', data: { decisionId: d1, callId: 'CA111', node: 'node-1', message: 'text', at: '2026-03-11T16:15:11.000Z' } }, carrier],
+  [{ type: 'VoicemailLeft', data: { decisionId: d1, callId: 'CA111', at: '2026-03-11T16:15:12.000Z' } }, carrier],
+  [{ type: 'VoicemailFailed', data: { decisionId: d1, callId: 'CA111', failure: 'unknown_outcome', message: 'the carrier did not answer', at: '2026-03-11T16:15:13.000Z' } }, carrier],
+  [{ type: 'VoicemailSkipped', data: { decisionId: d1, callId: 'CA111', reason: 'voicemail_limit', message: 'at most 1 voicemail to one lead in any 24 hours', at: '2026-03-11T16:15:14.000Z' } }, carrier],
+  [{ type: 'MenuKeyPressed', data: { decisionId: d1, callId: 'CA111', digit: '1', choice: 'connect', at: '2026-03-11T16:15:15.000Z' } }, carrier],
+  [{ type: 'OwnerConnectEnded', data: { decisionId: d1, connected: true, status: 'completed', at: '2026-03-11T16:15:16.000Z' } }, carrier],
+  [{ type: 'CallbackRequested', data: { decisionId: d1, callbackAt: '2026-03-11T17:15:17.000Z', at: '2026-03-11T16:15:17.000Z' } }, carrier],
   // A submission with the same last ten digits and another country code: the lead keeps its number.
   [{ type: 'LeadPhoneConflict', data: { leadId: 'ld_audit0000000000a', storedPhone: `+1${PHONE}`, receivedPhone: `+52${PHONE}`, receivedRaw: `+52 ${PHONE}`, source: 'webhook', kept: true, message: `the submission's number +52${PHONE} differs from the lead's +1${PHONE}; the lead keeps +1${PHONE}`, at: '2026-03-11T16:15:00.000Z' } }, webhook],
   // A type of a later build, unknown to this one: a generic summary that leaves its URL out.

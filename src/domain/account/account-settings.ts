@@ -10,6 +10,7 @@ import { DEFAULT_CALLING_HOURS, normaliseCallingHours } from './calling-hours.ts
 import { INDUSTRIES } from '../lead/intake/industry-fields.ts'
 import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up-policy.ts'
 import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
+import { DEFAULT_VOICEMAIL, DEFAULT_VOICEMAILS_PER_DAY, MAX_VOICEMAILS_PER_DAY, voicemailTemplateProblem } from '../dialing/voicemail.ts'
 import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
 
 export interface AccountSettings {
@@ -36,6 +37,14 @@ export interface AccountSettings {
   readonly followUp: string
   /** What happens when a lead answers (see on-answer.ts). */
   readonly onAnswer: string
+  /** Ask the carrier to tell a person from a machine on every call (answering-machine detection). */
+  readonly amd: boolean
+  /** The spoken voicemail (see voicemail.ts): `{first_name}`, `{business}`, `{callback_number}`. */
+  readonly voicemail: string
+  /** A recording (http(s) URL) played instead of the spoken voicemail; null: speak `voicemail`. */
+  readonly voicemailUrl: string | null
+  /** At most this many voicemails to one lead in any 24 hours; 0: never leave one. */
+  readonly voicemailPerDay: number
   /** A contacted lead with no answer, reply or update for this long is stale (get_next_actions). */
   readonly staleAfterMinutes: number
   /** The account's connected Stripe account (`acct_…`): pay-links charge on it, money settles into it. */
@@ -59,6 +68,10 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   callsPerSecond: 1,
   followUp: DEFAULT_FOLLOW_UP,
   onAnswer: DEFAULT_ON_ANSWER,
+  amd: true,
+  voicemail: DEFAULT_VOICEMAIL,
+  voicemailUrl: null,
+  voicemailPerDay: DEFAULT_VOICEMAILS_PER_DAY,
   staleAfterMinutes: 24 * 60,
   stripeAccount: null,
   currency: DEFAULT_CURRENCY,
@@ -106,6 +119,18 @@ export const settingsChangeSchema = z
     callsPerSecond: z.number().min(0.1, 'must be at least 0.1').max(100, 'must be at most 100'),
     followUp: z.string(),
     onAnswer: z.string(),
+    amd: z.boolean(),
+    voicemail: z.string().superRefine((template, ctx) => {
+      const problem = voicemailTemplateProblem(template)
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
+    }),
+    voicemailUrl: z
+      .string()
+      .url('must be an http(s) URL of a recording')
+      .max(2048, 'must be at most 2048 characters')
+      .refine((url) => /^https?:\/\//i.test(url), 'must be an http(s) URL of a recording')
+      .nullable(),
+    voicemailPerDay: z.number().int('must be a whole number').min(0, 'must be 0 or more').max(MAX_VOICEMAILS_PER_DAY, `must be at most ${MAX_VOICEMAILS_PER_DAY}`),
     staleAfterMinutes: z.number().int().min(5, 'must be at least 5 minutes').max(60 * 24 * 90, 'must be at most 90 days'),
     stripeAccount: z.string().regex(/^acct_[0-9A-Za-z]{6,64}$/, 'must be a Stripe connected account id such as acct_1Nv0FGQ9RKHgCVdK').nullable(),
     currency: z

@@ -40,6 +40,15 @@ function decideIntakeAndAfter(command: IntakeCommand, state: LeadState, now: Dat
   return becameDoNotCall(state, events) ? [...events, ...stopFollowUpForDoNotCall(state.dialing, now.toISOString())] : events
 }
 
+/** A lead who presses 9 in a call opts out: do-not-call from then on, in every path, and no pending follow-up. */
+function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
+  const events: LeadEvent[] = decideCalls(command, state, now)
+  if (!events.some((e) => e.type === 'MenuKeyPressed' && e.data.choice === 'opt_out')) return events
+  const after = events.reduce((s, event) => leadDecider.evolve(s, event), state)
+  const marked = decideIntake({ type: 'MarkDoNotCall', source: 'in_call_keypress' }, after, now)
+  return [...events, ...marked, ...stopFollowUpForDoNotCall(after.dialing, now.toISOString())]
+}
+
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
   initialState: () => ({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS }),
 
@@ -58,7 +67,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
 
   decide(command, state, now) {
     if (isIntakeCommand(command)) return decideIntakeAndAfter(command, state, now)
-    if (isCallCommand(command)) return decideCalls(command, state, now)
+    if (isCallCommand(command)) return decideCallsAndAfter(command, state, now)
     if (isPaymentCommand(command)) return decidePayments(command, state, now)
     const _: never = command
     throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)

@@ -11,7 +11,7 @@ import { DomainError } from '../../shared/decider.ts'
 import { phoneConflict, type IntakeState } from '../intake/intake.decider.ts'
 import type { LeadPhoneConflict, LeadReceived } from '../intake/intake.events.ts'
 import type { CallStatusUpdate } from './call-status.ts'
-import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, SpeedToLeadSkip } from './calls.events.ts'
+import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, MenuChoice, SpeedToLeadSkip } from './calls.events.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
 
@@ -35,6 +35,19 @@ export interface CallRecord {
   /** Recording URLs and transcripts already stored, so a repeated callback does not store them twice. */
   readonly recordings: readonly string[]
   readonly transcripts: readonly string[]
+  /** The carrier was asked to tell a person from a machine: only its answer (or a key) makes the call answered. */
+  readonly machineDetection: boolean
+  /** Who picked up, as answering-machine detection said (or `human` once a key was pressed). */
+  readonly answeredBy: string | null
+  /** A machine or a fax answered: not the lead. */
+  readonly machine: boolean
+  readonly voicemail: 'started' | 'left' | 'failed' | 'skipped' | null
+  /** The lead's choice in the menu, once per call. */
+  readonly menuChoice: MenuChoice | null
+  /** After `connect`: whether the owner and the lead talked; null until the owner's leg ends. */
+  readonly ownerConnected: boolean | null
+  /** A follow-up was scheduled after this call (so its ending does not schedule another). */
+  readonly followedUp: boolean
 }
 
 export interface DialingState {
@@ -49,6 +62,10 @@ export interface DialingState {
   /** Last time something went out to the lead (a call placed). */
   readonly lastContactAt: string | null
   readonly answeredAt: string | null
+  /** When the lead asked to be called back (pressed 2), until that call is decided. */
+  readonly callbackAt: string | null
+  /** When each voicemail to this lead was started: at most `voicemailPerDay` in any 24 hours. */
+  readonly voicemailTimes: readonly string[]
 }
 
 export const INITIAL_DIALING: DialingState = {
@@ -60,6 +77,8 @@ export const INITIAL_DIALING: DialingState = {
   followUpStopped: null,
   lastContactAt: null,
   answeredAt: null,
+  callbackAt: null,
+  voicemailTimes: [],
 }
 
 /** What the calls slice reads of the lead: who the person is, whether they may be called, and their calls. */
@@ -75,11 +94,19 @@ export type CallCommand =
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
   | { type: 'RecordCallStatus'; settings: AccountSettings; update: CallStatusUpdate }
+  /** Answering-machine detection's verdict on a call (Twilio's AnsweredBy); `node` claims a voicemail it decides to leave. */
+  | { type: 'RecordAnsweredBy'; settings: AccountSettings; callId: string; answeredBy: string; node: string }
+  /** How playing the voicemail into the live call went: null when it played, else why not. */
+  | { type: 'RecordVoicemailOutcome'; decisionId: string; failure: { failure: string; message: string } | null }
+  /** A key the lead pressed in the menu; `ownerNumber`: who `1` connects, null when the account has none. */
+  | { type: 'PressMenuKey'; settings: AccountSettings; decisionId: string; digit: string; ownerNumber: string | null }
+  /** How the owner's leg of a connect ended (the carrier's dial status). */
+  | { type: 'RecordOwnerConnect'; decisionId: string; status: string; durationSeconds: number | null }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const CALL_COMMAND_TYPES: { readonly [T in CallCommand['type']]: true } = {
   DecidePlaceCall: true, ClaimFollowUp: true, StartCallAttempt: true, RecordCallPlaced: true, RecordCallFailed: true,
-  RecordOutcomeUnknown: true, RecordCallStatus: true,
+  RecordOutcomeUnknown: true, RecordCallStatus: true, RecordAnsweredBy: true, RecordVoicemailOutcome: true, PressMenuKey: true, RecordOwnerConnect: true,
 }
 
 export function isCallCommand(command: { readonly type: string }): command is CallCommand {
@@ -99,6 +126,11 @@ const STATUS_RANK: Readonly<Record<string, number>> = {
   canceled: 4,
 }
 const NOT_ANSWERED = new Set(['busy', 'no-answer', 'failed', 'canceled'])
+/** Machine detection's verdicts that mean a machine answered, and those where a message can follow (the greeting ended). */
+const MACHINE_END = new Set(['machine_end_beep', 'machine_end_silence', 'machine_end_other'])
+const MACHINES = new Set([...MACHINE_END, 'machine_start', 'fax'])
+/** A lead who presses 2 is called back about this long after, inside calling hours. */
+export const CALLBACK_AFTER_MS = 60 * 60 * 1000
 
 function update(state: DialingState, decisionId: string, change: Partial<CallRecord>): DialingState {
   const call = state.calls[decisionId]
@@ -121,6 +153,7 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         decisionId: d.decisionId, purpose: d.purpose, attempt: d.attempt, from: d.from, to: d.to, decidedAt: d.decidedAt,
         idempotencyKey: d.idempotencyKey, stage: 'decided', startedAt: null, callId: null, carrier: null, status: null,
         answered: false, ended: false, failure: null, recordings: [], transcripts: [],
+        machineDetection: false, answeredBy: null, machine: false, voicemail: null, menuChoice: null, ownerConnected: null, followedUp: false,
       }
       return {
         ...state,
@@ -128,13 +161,14 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         order: [...state.order, d.decisionId],
         speedToLead: d.purpose === 'speed_to_lead' ? 'decided' : state.speedToLead,
         pendingFollowUp: d.purpose === 'follow_up' ? null : state.pendingFollowUp,
+        callbackAt: d.purpose === 'follow_up' ? null : state.callbackAt,
       }
     }
     case 'CallAttemptStarted':
       return update(state, event.data.decisionId, { stage: 'started', startedAt: event.data.startedAt })
     case 'CallPlaced':
       return {
-        ...update(state, event.data.decisionId, { stage: 'placed', callId: event.data.callId, carrier: event.data.carrier, status: 'queued' }),
+        ...update(state, event.data.decisionId, { stage: 'placed', callId: event.data.callId, carrier: event.data.carrier, status: 'queued', machineDetection: event.data.machineDetection === true }),
         lastContactAt: event.data.placedAt,
       }
     case 'CallFailed':
@@ -142,7 +176,23 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
     case 'CallOutcomeUnknown':
       return update(state, event.data.decisionId, { stage: 'unknown', ended: true })
     case 'CallAnswered':
-      return { ...update(state, event.data.decisionId, { answered: true, status: 'in-progress' }), answeredAt: event.data.at }
+      return { ...update(state, event.data.decisionId, { answered: true, status: 'in-progress', answeredBy: event.data.answeredBy }), answeredAt: event.data.at }
+    case 'CallReachedMachine':
+      return update(state, event.data.decisionId, { machine: true, answeredBy: event.data.answeredBy })
+    case 'VoicemailStarted':
+      return { ...update(state, event.data.decisionId, { voicemail: 'started' }), voicemailTimes: [...state.voicemailTimes, event.data.at] }
+    case 'VoicemailLeft':
+      return update(state, event.data.decisionId, { voicemail: 'left' })
+    case 'VoicemailFailed':
+      return update(state, event.data.decisionId, { voicemail: 'failed' })
+    case 'VoicemailSkipped':
+      return update(state, event.data.decisionId, { voicemail: 'skipped' })
+    case 'MenuKeyPressed':
+      return update(state, event.data.decisionId, { menuChoice: event.data.choice })
+    case 'CallbackRequested':
+      return { ...state, callbackAt: event.data.callbackAt }
+    case 'OwnerConnectEnded':
+      return update(state, event.data.decisionId, { ownerConnected: event.data.connected })
     case 'CallNotAnswered':
       return update(state, event.data.decisionId, { status: event.data.status, ended: true })
     case 'CallCompleted':
@@ -156,6 +206,11 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       return update(state, event.data.decisionId, { transcripts: [...seen, event.data.transcript] })
     }
     case 'FollowUpScheduled':
+      return {
+        ...update(state, event.data.afterDecisionId, { followedUp: true }),
+        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt },
+        followUpStopped: null,
+      }
     case 'FollowUpRescheduled':
       return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt }, followUpStopped: null }
     case 'FollowUpStopped':
@@ -267,7 +322,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const pending = state.dialing.pendingFollowUp
       // Claimed already (here or on another node), stopped, or superseded: nothing to do.
       if (!pending || pending.attempt !== command.attempt || new Date(pending.dueAt) > now) return []
-      if (state.dialing.answeredAt !== null) {
+      // A lead who answered is called again only at the time they asked for.
+      if (state.dialing.answeredAt !== null && state.dialing.callbackAt === null) {
         return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
       }
       const check = mayCall(command.settings, leadCallTarget(state, 'follow_up'), now)
@@ -310,6 +366,24 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
     }
     case 'RecordCallStatus':
       return recordStatus(state, command.settings, command.update, now)
+    case 'RecordAnsweredBy':
+      return recordAnsweredBy(state, command.settings, command.callId, command.answeredBy, command.node, now)
+    case 'RecordVoicemailOutcome': {
+      const call = requireCall(state, command.decisionId)
+      if (call.voicemail !== 'started' || call.callId === null) return []
+      const ref = { decisionId: call.decisionId, callId: call.callId }
+      return command.failure === null
+        ? [{ type: 'VoicemailLeft', data: { ...ref, at } }]
+        : [{ type: 'VoicemailFailed', data: { ...ref, failure: command.failure.failure, message: command.failure.message, at } }]
+    }
+    case 'PressMenuKey':
+      return pressMenuKey(state, command.settings, command.decisionId, command.digit, command.ownerNumber, now)
+    case 'RecordOwnerConnect': {
+      const call = requireCall(state, command.decisionId)
+      if (call.menuChoice !== 'connect' || call.ownerConnected !== null) return []
+      const connected = (command.status === 'completed' || command.status === 'answered') && (command.durationSeconds === null || command.durationSeconds > 0)
+      return [{ type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }]
+    }
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the calls slice has no command ${(command as { type: string }).type}`)
@@ -323,8 +397,7 @@ export function callRefused(check: CallCheck): DomainError {
 }
 
 function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: CallStatusUpdate, now: Date): CallEvent[] {
-  const call = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.callId === status.callId)
-  if (!call) throw new DomainError('call_not_found', `no call ${status.callId} on this lead`)
+  const call = callByCarrierId(state, status.callId)
   const at = status.timestamp || now.toISOString()
   const ref = { decisionId: call.decisionId, callId: call.callId as string }
   const events: CallEvent[] = []
@@ -337,17 +410,109 @@ function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: C
   const seen = call.status === null ? -1 : (STATUS_RANK[call.status] ?? -1)
   if (call.ended || rank <= seen) return events
 
-  const answeredNow = !call.answered && (status.status === 'in-progress' || (status.status === 'completed' && (status.durationSeconds ?? 0) > 0))
+  // With machine detection on, only its verdict (or a key) says a person answered; a call that ends
+  // before any verdict, after a conversation, counts as answered by `unknown`.
+  const machineVerdict = status.answeredBy !== undefined && MACHINES.has(status.answeredBy)
+  const talked = status.status === 'completed' && (status.durationSeconds ?? 0) > 0
+  const answeredNow =
+    !call.answered && !call.machine && !machineVerdict && (call.machineDetection ? talked : status.status === 'in-progress' || talked)
   if (answeredNow) {
-    events.push({ type: 'CallAnswered', data: { ...ref, answeredBy: status.answeredBy ?? null, at } })
+    events.push({ type: 'CallAnswered', data: { ...ref, answeredBy: status.answeredBy ?? (call.machineDetection ? 'unknown' : null), at } })
     if (state.dialing.pendingFollowUp) events.push({ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } })
   }
   if (status.status === 'completed' && (call.answered || answeredNow)) {
     events.push({ type: 'CallCompleted', data: { ...ref, durationSeconds: status.durationSeconds ?? null, at } })
   } else if (NOT_ANSWERED.has(status.status) || status.status === 'completed') {
-    const outcome = status.status === 'completed' ? 'no-answer' : status.status
+    if (machineVerdict && !call.machine) events.push({ type: 'CallReachedMachine', data: { ...ref, answeredBy: status.answeredBy as string, at } })
+    const outcome = call.machine || machineVerdict ? 'machine' : status.status === 'completed' ? 'no-answer' : status.status
     events.push({ type: 'CallNotAnswered', data: { ...ref, status: outcome, at } })
-    if (state.dialing.answeredAt === null) events.push(...nextFollowUp(state, settings, call.decisionId, now))
+    // A machine's verdict already decided the follow-up.
+    if (state.dialing.answeredAt === null && !call.followedUp && !call.machine) events.push(...nextFollowUp(state, settings, call.decisionId, now))
   }
   return events
+}
+
+function callByCarrierId(state: LeadWithCalls, callId: string): CallRecord {
+  const call = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.callId === callId)
+  if (!call) throw new DomainError('call_not_found', `no call ${callId} on this lead`)
+  return call
+}
+
+/**
+ * Machine detection's verdict. A person (`human`, `unknown`): the call is answered, as before. A
+ * machine: not an answer, so follow-up goes on, scheduled now (the lead is not lost if the call's
+ * last callback never comes); a voicemail is claimed in the same append when the greeting ended and
+ * the day's limit allows, else the call is to be hung up. Once per call; a verdict after the call
+ * ended changes nothing.
+ */
+function recordAnsweredBy(state: LeadWithCalls, settings: AccountSettings, callId: string, answeredBy: string, node: string, now: Date): CallEvent[] {
+  const call = callByCarrierId(state, callId)
+  if (call.ended || call.answered || call.machine) return []
+  const at = now.toISOString()
+  const ref = { decisionId: call.decisionId, callId }
+  if (!MACHINES.has(answeredBy)) {
+    const verdict = answeredBy === 'human' ? 'human' : 'unknown'
+    const stop: CallEvent[] = state.dialing.pendingFollowUp ? [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }] : []
+    return [{ type: 'CallAnswered', data: { ...ref, answeredBy: verdict, at } }, ...stop]
+  }
+  const events: CallEvent[] = [{ type: 'CallReachedMachine', data: { ...ref, answeredBy, at } }]
+  if (state.dialing.answeredAt === null) events.push(...nextFollowUp(state, settings, call.decisionId, now))
+  const skip = voicemailSkip(state, settings, answeredBy, now)
+  events.push(
+    skip === null
+      ? { type: 'VoicemailStarted', data: { ...ref, node, message: settings.voicemailUrl !== null ? 'recording' : 'text', at } }
+      : { type: 'VoicemailSkipped', data: { ...ref, ...skip, at } },
+  )
+  return events
+}
+
+/** Why no voicemail is left on this machine, or null when one is. */
+function voicemailSkip(state: LeadWithCalls, settings: AccountSettings, answeredBy: string, now: Date): { reason: string; message: string } | null {
+  if (answeredBy === 'fax') return { reason: 'fax', message: 'a fax machine answered' }
+  if (!MACHINE_END.has(answeredBy)) return { reason: 'no_message_end', message: 'the machine was not heard to the end of its greeting' }
+  if (state.doNotCall) return { reason: 'do_not_call', message: 'the lead is do-not-call' }
+  const limit = settings.voicemailPerDay
+  if (limit === 0) return { reason: 'voicemail_off', message: 'voicemail is off for this account' }
+  const dayAgo = now.getTime() - 24 * 60 * 60 * 1000
+  const recent = state.dialing.voicemailTimes.filter((time) => Date.parse(time) > dayAgo).length
+  if (recent >= limit) return { reason: 'voicemail_limit', message: `at most ${limit} ${limit === 1 ? 'voicemail' : 'voicemails'} to one lead in any 24 hours` }
+  return null
+}
+
+const MENU_DIGIT = /^[0-9*#]$/
+
+/**
+ * A key the lead pressed: a person is on the line, so the call is answered (if machine detection had
+ * not said so yet). `1` connects the owner (when there is one), `2` asks for a callback inside calling
+ * hours that follow-up then makes, `9` opts out (the lead decider marks the lead do-not-call). Once
+ * per call: a repeated key changes nothing.
+ */
+function pressMenuKey(state: LeadWithCalls, settings: AccountSettings, decisionId: string, digit: string, ownerNumber: string | null, now: Date): CallEvent[] {
+  const call = requireCall(state, decisionId)
+  if (call.callId === null || call.ended || call.machine || call.menuChoice !== null) return []
+  const at = now.toISOString()
+  const ref = { decisionId, callId: call.callId }
+  const events: CallEvent[] = []
+  if (!call.answered) {
+    events.push({ type: 'CallAnswered', data: { ...ref, answeredBy: 'human', at } })
+    if (state.dialing.pendingFollowUp) events.push({ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } })
+  }
+  const key = MENU_DIGIT.test(digit) ? digit : ''
+  const choice: MenuChoice = key === '1' && ownerNumber !== null ? 'connect' : key === '2' ? 'callback' : key === '9' ? 'opt_out' : 'none'
+  events.push({ type: 'MenuKeyPressed', data: { ...ref, digit: key, choice, at } })
+  if (choice === 'callback') {
+    const callbackAt = callbackTime(state, settings, now)
+    if (callbackAt !== null) {
+      events.push({ type: 'CallbackRequested', data: { decisionId, callbackAt, at } })
+      events.push({ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt: callbackAt, afterDecisionId: decisionId } })
+    }
+  }
+  return events
+}
+
+/** An hour from now, or the first moment after it a call is allowed (calling hours, the lead's hours, the daily limit); null when never. */
+export function callbackTime(state: LeadWithCalls, settings: AccountSettings, now: Date): string | null {
+  const candidate = new Date(now.getTime() + CALLBACK_AFTER_MS)
+  const check = mayCall(settings, leadCallTarget(state, 'follow_up'), candidate)
+  return check.allowed ? candidate.toISOString() : check.nextAllowedAt
 }

@@ -4,6 +4,9 @@ import { printable, type EventSummaries } from '../../shared/printable.ts'
 
 export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
 
+/** What the lead chose in the menu of a human answer. */
+export type MenuChoice = 'connect' | 'callback' | 'opt_out' | 'none'
+
 /** Why speed to lead did not call: the troubleshooting answer of spec §4.1.7. */
 export interface SpeedToLeadSkip {
   readonly reason: string
@@ -31,7 +34,8 @@ export type CallDecided = DomainEvent<
 >
 /** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second ring. */
 export type CallAttemptStarted = DomainEvent<'CallAttemptStarted', { decisionId: string; node: string; startedAt: string }>
-export type CallPlaced = DomainEvent<'CallPlaced', { decisionId: string; callId: string; carrier: string; placedAt: string }>
+/** `machineDetection`: the carrier was asked to tell a person from a machine (absent on older events: no). */
+export type CallPlaced = DomainEvent<'CallPlaced', { decisionId: string; callId: string; carrier: string; placedAt: string; machineDetection?: boolean }>
 export type CallFailed = DomainEvent<
   'CallFailed',
   { decisionId: string; failure: string; message: string; carrierCode: number | null; failedAt: string }
@@ -44,6 +48,23 @@ export type CallCompleted = DomainEvent<'CallCompleted', { decisionId: string; c
 export type CallRecordingAvailable = DomainEvent<'CallRecordingAvailable', { decisionId: string; callId: string; recordingUrl: string; at: string }>
 /** Stored for the account's own records; never returned by any tool (spec §1.7, recordings-policy.ts). */
 export type CallTranscriptAvailable = DomainEvent<'CallTranscriptAvailable', { decisionId: string; callId: string; transcript: string; at: string }>
+/**
+ * Answering-machine detection heard a machine (or a fax), not the lead: not an answer, so follow-up
+ * goes on. `answeredBy`: machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax.
+ */
+export type CallReachedMachine = DomainEvent<'CallReachedMachine', { decisionId: string; callId: string; answeredBy: string; at: string }>
+/** Claimed before the carrier is asked to play the message into the live call: never a second one. */
+export type VoicemailStarted = DomainEvent<'VoicemailStarted', { decisionId: string; callId: string; node: string; message: 'text' | 'recording'; at: string }>
+export type VoicemailLeft = DomainEvent<'VoicemailLeft', { decisionId: string; callId: string; at: string }>
+export type VoicemailFailed = DomainEvent<'VoicemailFailed', { decisionId: string; callId: string; failure: string; message: string; at: string }>
+/** A machine answered and no message was left (`voicemail_off`, `voicemail_limit`, `fax`, `no_message_end`): the call is hung up. */
+export type VoicemailSkipped = DomainEvent<'VoicemailSkipped', { decisionId: string; callId: string; reason: string; message: string; at: string }>
+/** The lead's key in the menu: `connect` (1), `callback` (2), `opt_out` (9), `none` (any other). */
+export type MenuKeyPressed = DomainEvent<'MenuKeyPressed', { decisionId: string; callId: string; digit: string; choice: MenuChoice; at: string }>
+/** The lead asked to be called back; follow-up calls at `callbackAt` (inside calling hours). */
+export type CallbackRequested = DomainEvent<'CallbackRequested', { decisionId: string; callbackAt: string; at: string }>
+/** How the owner's leg of a connect ended: `connected` when the owner picked up and the two talked. */
+export type OwnerConnectEnded = DomainEvent<'OwnerConnectEnded', { decisionId: string; connected: boolean; status: string; at: string }>
 export type FollowUpScheduled = DomainEvent<
   'FollowUpScheduled',
   { leadId: string; attempt: number; dueAt: string; afterDecisionId: string }
@@ -63,6 +84,14 @@ export type CallEvent =
   | CallCompleted
   | CallRecordingAvailable
   | CallTranscriptAvailable
+  | CallReachedMachine
+  | VoicemailStarted
+  | VoicemailLeft
+  | VoicemailFailed
+  | VoicemailSkipped
+  | MenuKeyPressed
+  | CallbackRequested
+  | OwnerConnectEnded
   | FollowUpScheduled
   | FollowUpRescheduled
   | FollowUpStopped
@@ -71,6 +100,7 @@ export function isCallEvent(event: { readonly type: string }): event is CallEven
   return Object.hasOwn(CALL_SUMMARIES, event.type)
 }
 
+const MENU_CHOICE: Readonly<Record<string, string>> = { connect: 'connect me now', callback: 'call me later', opt_out: 'stop calling me', none: 'no choice' }
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'speed to lead', follow_up: 'follow-up', place_call: 'place_call tool' }
 
 /** Why speed to lead did not call, in a line (also part of a new lead's LeadReceived line). */
@@ -92,6 +122,14 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   CallCompleted: (d) => `call completed${d.durationSeconds !== null ? ` after ${d.durationSeconds} s` : ''}`,
   CallRecordingAvailable: () => 'recording stored (not shown)',
   CallTranscriptAvailable: () => 'transcript stored (not shown)',
+  CallReachedMachine: (d) => `a machine answered (${printable(d.answeredBy)}): not the lead`,
+  VoicemailStarted: (d) => `voicemail started on node ${printable(d.node)} (${d.message === 'recording' ? 'the recording' : 'the spoken message'})`,
+  VoicemailLeft: () => 'voicemail left',
+  VoicemailFailed: (d) => `voicemail not left: ${printable(d.failure)}: ${printable(d.message)}`,
+  VoicemailSkipped: (d) => `no voicemail: ${printable(d.message)} (${printable(d.reason)})`,
+  MenuKeyPressed: (d) => `the lead pressed ${printable(d.digit)}: ${MENU_CHOICE[d.choice] ?? printable(d.choice)}`,
+  CallbackRequested: (d) => `callback requested for ${printable(d.callbackAt)}`,
+  OwnerConnectEnded: (d) => (d.connected ? 'connected to the owner' : `not connected to the owner (${printable(d.status)})`),
   FollowUpScheduled: (d) => `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}`,
   FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,

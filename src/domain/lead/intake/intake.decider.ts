@@ -33,7 +33,7 @@ export type ReceiveLead = {
   speedToLead?: { settings: AccountSettings; decisionId: string }
 }
 
-export type IntakeCommand = ReceiveLead | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall' }
+export type IntakeCommand = ReceiveLead | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall'; source?: string }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const INTAKE_COMMAND_TYPES: { readonly [T in IntakeCommand['type']]: true } = { ReceiveLead: true, ClearDoNotCall: true, MarkDoNotCall: true }
@@ -247,7 +247,7 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
     case 'MarkDoNotCall':
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       if (state.doNotCall) return []
-      return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at } }]
+      return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at, ...(command.source !== undefined ? { source: command.source } : {}) } }]
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the intake slice has no command ${(command as { type: string }).type}`)

@@ -51,8 +51,11 @@ export interface LeadList {
 /** A lead grouped into a list after it arrived (a new lead's own list is on its LeadReceived). */
 export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string } & LeadList>
 export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId: string; clearedAt: string }>
-/** Marked do-not-call by the account (a tool or the operator), as opposed to by the sender's own flag. */
-export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string }>
+/**
+ * Marked do-not-call by the account (a tool or the operator), or by the lead (`source`:
+ * `in_call_keypress` for 9 in the call's menu), as opposed to by the sender's own flag.
+ */
+export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string; source?: string }>
 
 /**
  * A number for this person (same last ten digits) that is not the one on record: another country
@@ -121,6 +124,6 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
   },
   LeadAddedToList: (d) => addedToList(d.listName),
   LeadDoNotCallCleared: () => 'do-not-call cleared',
-  LeadMarkedDoNotCall: () => 'marked do-not-call',
+  LeadMarkedDoNotCall: (d) => (d.source === 'in_call_keypress' ? 'marked do-not-call: the lead pressed 9 in the call' : 'marked do-not-call'),
   LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
 }

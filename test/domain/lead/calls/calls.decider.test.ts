@@ -333,9 +333,9 @@ t.test('carrier outcomes move forward only', async (t) => {
       t.same(decideAt(NOW, completed, recordStatus(status('CA1', late))), [], `${late} after completed`)
     }
     // Completed (with a duration) outruns in-progress: answered and completed at once, then nothing.
-    const outran = play([[NOW, recordStatus(status('CA1', 'completed', { durationSeconds: 12, answeredBy: 'machine_start' }))]], placed)
+    const outran = play([[NOW, recordStatus(status('CA1', 'completed', { durationSeconds: 12, answeredBy: 'human' }))]], placed)
     t.same(types(outran.slice(placed.length)), ['CallAnswered', 'CallCompleted'])
-    t.match(outran[placed.length], { data: { answeredBy: 'machine_start' } })
+    t.match(outran[placed.length], { data: { answeredBy: 'human' } })
     spec(outran).when(recordStatus(status('CA1', 'in-progress'))).then(t, [])
     // A no-answer after which a stale ringing arrives.
     const unanswered = noAnswer(placed, 'CA1', NOW)
