@@ -95,9 +95,12 @@ export class CarrierError extends Error {
 }
 
 export interface Carrier {
+  /** Recorded on the events of the calls and texts it places; also its callbacks' path segment. */
   readonly name: CarrierName
   placeCall(r: PlaceCallRequest): Promise<PlacedCall>
   sendText(r: SendTextRequest): Promise<SentText>
+  /** Where this carrier fetches a call's instructions and posts its progress (see `carrierCallbackUrl`). */
+  callbackUrls(publicUrl: string, decisionId: string): CallbackUrls
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
@@ -106,4 +109,18 @@ export interface Carrier {
 /** True only when the carrier cannot have acted on the failed request, so sending it again cannot ring anyone twice. */
 export function isRetryableCarrierFailure(e: unknown): boolean {
   return e instanceof CarrierError && (e.failure === 'rate_limited' || e.failure === 'unreachable')
+}
+
+/** Every carrier's callbacks arrive under this path, one route for all: `/api/carrier/<name>/<hook>`. */
+export const CARRIER_CALLBACK_PATH = '/api/carrier'
+
+/** `{publicUrl}/api/carrier/<carrier>/<hook>`, with `query` when given (`?decision=dec_…`). */
+export function carrierCallbackUrl(publicUrl: string, carrier: CarrierName, hook: string, query: Record<string, string> = {}): string {
+  const search = Object.entries(query).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')
+  return `${publicUrl}${CARRIER_CALLBACK_PATH}/${carrier}/${hook}${search === '' ? '' : `?${search}`}`
+}
+
+export interface CallbackUrls {
+  answerUrl: string
+  statusCallbackUrl: string
 }

@@ -12,6 +12,7 @@ import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js'
 import type * as TwilioResponseModule from 'twilio/lib/http/response.js'
 import {
   CarrierError,
+  carrierCallbackUrl,
   isCallStatus,
   type CallStatusUpdate,
   type Carrier,
@@ -176,6 +177,11 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       // The SDK loads a resource's code on first use: load the calls resource now, sending nothing.
       void client.calls
     },
+
+    callbackUrls: (publicUrl, decisionId) => ({
+      answerUrl: carrierCallbackUrl(publicUrl, 'twilio', 'answer', { decision: decisionId }),
+      statusCallbackUrl: carrierCallbackUrl(publicUrl, 'twilio', 'status'),
+    }),
 
     async close(): Promise<void> {
       closed = true
