@@ -70,7 +70,7 @@ const schema = z
 
 /**
  * Opens the carrier the environment names. `onStatus` receives the simulated carrier's call updates;
- * Twilio's arrive instead as signed HTTP callbacks at the status callback URL.
+ * Twilio's arrive instead as signed HTTP callbacks, which the adapter checks with its auth token.
  */
 export function openCarrier(
   env: NodeJS.ProcessEnv,
