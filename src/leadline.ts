@@ -75,8 +75,6 @@ export interface Leadline {
   readonly nextActions: NextActionsQueries
   readonly followUps: FollowUpScheduler
   readonly carrier: Carrier
-  /** Twilio's auth token, for checking the signature of its callbacks; null without Twilio. */
-  readonly twilioAuthToken: string | null
   /** Performs pay-link decisions (request_payment's; after a restart, the unsent ones). */
   readonly payLinkSender: PayLinkSender
   /** Stripe (STRIPE_SECRET_KEY) or the simulated provider. */
@@ -120,7 +118,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     commands, accounts, calls, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
     ...(options.logger ? { logger: options.logger } : {}),
   })
-  // The simulated carrier reports call statuses back the way Twilio's callbacks do: through the command.
+  // The simulated carrier reports call statuses back the way carriers' HTTP callbacks do: through the command.
   const recordStatus = (update: CallStatusUpdate) => recordCallStatus({ commands, accounts, calls, runner }, update).then(() => undefined)
   const carrier = options.carrier ? options.carrier(recordStatus) : openCarrier(options.env ?? process.env, recordStatus, options.logger)
   dialer.attachCarrier(carrier)
@@ -145,7 +143,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, dialer, nextActions, followUps, carrier, clock,
-    twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
     payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

@@ -10,7 +10,7 @@ import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
 import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
-import { twilioRoutes } from './carrier/twilio.route.ts'
+import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
 import { mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
@@ -100,7 +100,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
     ...(options.operatorTokenHashes === undefined ? {} : { operatorTokenHashes: options.operatorTokenHashes }),
   })
   await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
-  await fastify.register(twilioRoutes)
+  await fastify.register(carrierCallbackRoutes)
   await fastify.register(mcpRoutes)
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)

@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import { pino, type LoggerOptions } from 'pino'
 import type { Config, RateLimit, TrustProxy } from '../config/config.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
+import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
 import { app } from './app.ts'
 import { redactUrl } from './redact.ts'
 import { lazyRequestLogger } from './request-logger.ts'
@@ -18,7 +19,9 @@ export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['
       // Credentials in headers wherever a plugin logs them: @fastify/multipart logs `busboyOptions.headers`
       // at trace level (found by the secrets scan, test/security/secrets-in-logs.test.ts).
       paths: [
-        ...['req.headers', 'headers', '*.headers'].flatMap((at) => [`${at}.authorization`, `${at}["x-service-token"]`, `${at}.cookie`, `${at}["stripe-signature"]`, `${at}["x-twilio-signature"]`]),
+        ...['req.headers', 'headers', '*.headers'].flatMap((at) =>
+          ['authorization', 'x-service-token', 'cookie', 'stripe-signature', ...CARRIER_SECRET_HEADERS].map((header) => `${at}["${header}"]`),
+        ),
         '*.token',
         '*.secret',
         '*.apiKey',

@@ -8,6 +8,7 @@ import t from 'tap'
 import type { FastifyBaseLogger } from 'fastify'
 import { lazyRequestLogger } from '../../src/http/request-logger.ts'
 import { loggerOptions } from '../../src/http/server.ts'
+import { CARRIER_SECRET_HEADERS } from '../../src/integrations/carrier/open-carrier.ts'
 
 function logger(level: 'info' | 'warn') {
   const lines: Array<Record<string, unknown>> = []
@@ -57,4 +58,13 @@ t.test('at info: the same lines as an eager child, nested children included', as
   const strip = (lines: Array<Record<string, unknown>>) => lines.map(({ time: _time, pid: _pid, ...rest }) => rest)
   t.same(strip(lazy.lines), strip(eager.lines))
   t.match(lazy.lines, [{ reqId: 'r-2', msg: 'incoming request' }, { reqId: 'r-2', tool: 'list_leads', msg: 'called' }])
+})
+
+t.test("every registered carrier's signature header is redacted, as the other credentials are", async (t) => {
+  const { counted, lines, flush } = logger('info')
+  t.ok(CARRIER_SECRET_HEADERS.includes('x-twilio-signature'))
+  const headers = Object.fromEntries(['authorization', 'x-service-token', 'cookie', 'stripe-signature', ...CARRIER_SECRET_HEADERS].map((h) => [h, 'secret-value']))
+  counted.info({ req: { headers }, headers }, 'callback')
+  await flush()
+  t.notOk(JSON.stringify(lines).includes('secret-value'))
 })

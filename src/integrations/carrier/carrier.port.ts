@@ -1,10 +1,12 @@
 /**
- * The carrier port: how Leadline rings a person and sends a text. Adapters: Twilio (official SDK)
- * and the simulated carrier (embedded default). Calls and texts are at-most-once, so every failure
- * says whether the carrier can have acted on the request (see `CarrierFailure`).
+ * The carrier port: how Leadline rings a person and sends a text, and how the carrier's HTTP
+ * callbacks are answered. Adapters: Twilio (official SDK) and the simulated carrier (embedded
+ * default). Calls and texts are at-most-once, so every failure says whether the carrier can have
+ * acted on the request (see `CarrierFailure`).
  */
 
 import type { CallStatus, CallStatusUpdate, CarrierName } from '../../domain/lead/calls/call-status.ts'
+import type { OnAnswer } from '../../domain/dialing/on-answer.ts'
 
 // The domain owns what a call status is; adapters name it through the port as before.
 export type { CallStatus, CallStatusUpdate, CarrierName }
@@ -95,9 +97,14 @@ export class CarrierError extends Error {
 }
 
 export interface Carrier {
+  /** Recorded on the events of the calls and texts it places; also its callbacks' path segment. */
   readonly name: CarrierName
   placeCall(r: PlaceCallRequest): Promise<PlacedCall>
   sendText(r: SendTextRequest): Promise<SentText>
+  /** Where this carrier fetches a call's instructions and posts its progress (see `carrierCallbackUrl`). */
+  callbackUrls(publicUrl: string, decisionId: string): CallbackUrls
+  /** Answers one of its HTTP callbacks; absent for a carrier that reports in-process (the simulated one). */
+  handleCallback?(callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
@@ -107,3 +114,59 @@ export interface Carrier {
 export function isRetryableCarrierFailure(e: unknown): boolean {
   return e instanceof CarrierError && (e.failure === 'rate_limited' || e.failure === 'unreachable')
 }
+
+/** Every carrier's callbacks arrive under this path, one route for all: `/api/carrier/<name>/<hook>`. */
+export const CARRIER_CALLBACK_PATH = '/api/carrier'
+
+/** `{publicUrl}/api/carrier/<carrier>/<hook>`, with `query` when given (`?decision=dec_…`). */
+export function carrierCallbackUrl(publicUrl: string, carrier: CarrierName, hook: string, query: Record<string, string> = {}): string {
+  const search = Object.entries(query).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')
+  return `${publicUrl}${CARRIER_CALLBACK_PATH}/${carrier}/${hook}${search === '' ? '' : `?${search}`}`
+}
+
+export interface CallbackUrls {
+  answerUrl: string
+  statusCallbackUrl: string
+}
+
+type HttpFields = Readonly<Record<string, string | string[] | undefined>>
+
+/** One HTTP callback, as the route received it at `/api/carrier/<name>/<hook>`. */
+export interface CarrierCallback {
+  /** The path segment after `/api/carrier/<name>/`: `status`, `answer`, … */
+  readonly hook: string
+  /** The public URL it was sent to (LEADLINE_PUBLIC_URL + path + query): what carriers sign. */
+  readonly url: string
+  /** Header names in lower case. */
+  readonly headers: HttpFields
+  /** The posted form fields. */
+  readonly params: HttpFields
+  readonly query: HttpFields
+  /** Stands in for a missing or unreadable timestamp in the callback. */
+  readonly receivedAt: Date
+}
+
+/** The call behind a decision, as a carrier needs it to say what the person hears. */
+export interface AnsweredCall {
+  readonly decisionId: string
+  readonly businessName: string
+  readonly leadName: string | null
+  readonly onAnswer: OnAnswer
+}
+
+/** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */
+export interface CarrierCallbackContext {
+  readonly publicUrl: string
+  /** Records a status on the call's lead; false when Leadline did not place that call. */
+  recordCallStatus(update: CallStatusUpdate): Promise<boolean>
+  /** Null when the decision is unknown here. */
+  answeredCall(decisionId: string): Promise<AnsweredCall | null>
+  warn(fields: Record<string, unknown>, message: string): void
+}
+
+/** Why a callback was refused; the route answers each with its stable HTTP error (404, 403, 400). */
+export type CarrierCallbackRefusal = 'not_found' | 'invalid_signature' | 'invalid_request'
+
+export type CarrierCallbackAnswer =
+  | { readonly kind: 'answer'; readonly status: number; readonly contentType?: string; readonly body?: string }
+  | { readonly kind: 'refused'; readonly refusal: CarrierCallbackRefusal; readonly detail?: string }

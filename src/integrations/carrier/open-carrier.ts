@@ -7,13 +7,16 @@ import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
 import type { CallStatusUpdate, Carrier } from './carrier.port.ts'
 import { SIMULATED_OUTCOMES, createSimulatedCarrier, type SimulatedOutcome } from './simulated/index.ts'
-import { TWILIO_API_URL, createTwilioCarrier } from './twilio/index.ts'
+import { TWILIO_API_URL, TWILIO_SIGNATURE_HEADER, createTwilioCarrier } from './twilio/index.ts'
 
 /** pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface CarrierLogger {
   info(fields: Record<string, unknown>, message: string): void
   error?(fields: Record<string, unknown>, message: string): void
 }
+
+/** Every registered carrier's request headers that carry a secret (signatures): the request log never shows them. */
+export const CARRIER_SECRET_HEADERS: readonly string[] = [TWILIO_SIGNATURE_HEADER]
 
 export const SIMULATED_BANNER = 'carrier: simulated — no calls or texts reach real phones'
 export const DEFAULT_SIMULATED_DELAY_MS = 1500
@@ -70,7 +73,7 @@ const schema = z
 
 /**
  * Opens the carrier the environment names. `onStatus` receives the simulated carrier's call updates;
- * Twilio's arrive instead as signed HTTP callbacks at the status callback URL.
+ * Twilio's arrive instead as signed HTTP callbacks, which the adapter checks with its auth token.
  */
 export function openCarrier(
   env: NodeJS.ProcessEnv,

@@ -244,8 +244,7 @@ export class Dialer extends EffectProcess<DialerOptions> {
     const request = {
       from: call.from,
       to: call.to,
-      answerUrl: `${publicUrl}/api/carrier/twilio/answer?decision=${encodeURIComponent(decisionId)}`,
-      statusCallbackUrl: `${publicUrl}/api/carrier/twilio/status`,
+      ...this.carrier.callbackUrls(publicUrl, decisionId),
       reference: decisionId,
       detectAnsweringMachine: false,
     }

@@ -138,6 +138,7 @@ t.test('unknown calls and malformed callbacks', async (t) => {
   const noStatus = { ...statusCallbackParams({ callSid: 'CA1', status: 'completed' }) } as Record<string, string>
   delete noStatus.CallStatus
   t.equal((await fake.postStatusCallback(`${baseUrl}/api/carrier/twilio/status`, noStatus, { signedUrl: `${PUBLIC_URL}/api/carrier/twilio/status` })).status, 400)
+  t.equal((await fake.postStatusCallback(`${baseUrl}/api/carrier/twilio/other`, noStatus, { signedUrl: `${PUBLIC_URL}/api/carrier/twilio/other` })).status, 404, 'a hook Twilio has none of')
   t.equal(await leadline.store.headPosition(), before)
 })
 

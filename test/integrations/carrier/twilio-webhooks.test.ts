@@ -10,7 +10,7 @@ import {
   parseTwilioStatusCallback,
   verifyTwilioSignature,
   type TwilioParams,
-} from '../../../src/integrations/carrier/twilio/twilio-carrier.adapter.ts'
+} from '../../../src/integrations/carrier/twilio/twilio-callbacks.ts'
 import { rfc2822, startFakeTwilio, statusCallbackParams, type FakeTwilio } from '../../doubles/fake-twilio.ts'
 
 const CALL_SID = `CA${'9f'.repeat(16)}`

@@ -3,8 +3,8 @@
  * decides on it, and the carrier port's adapters produce it (they import it from here).
  */
 
-/** Which carrier placed a call: the embedded simulated one or Twilio. */
-export type CarrierName = 'twilio' | 'simulated'
+/** Which carrier placed a call: its adapter's name (`twilio`, `simulated`, …), recorded as given. */
+export type CarrierName = string
 
 export type CallStatus =
   | 'queued'

@@ -71,7 +71,7 @@ export const tool = defineWriteTool({
     message_id: z.string().nullable().describe("The carrier's message id"),
     lead_id: z.string(),
     connected_account: z.string().nullable().describe('The connected Stripe account the charge is made on (acct_…); null with the simulated provider'),
-    carrier: z.string().describe('twilio or simulated'),
+    carrier: z.string().describe('The carrier that sent the text, by name: twilio, or simulated (no text reaches a phone)'),
     provider: z.string().describe('stripe, or simulated: no card is ever charged'),
     dry_run: z.boolean(),
   }),

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   CarrierError,
+  carrierCallbackUrl,
   type CallStatusUpdate,
   type Carrier,
   type PlaceCallRequest,
@@ -153,6 +154,12 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       textRecords.push({ request: { ...r }, messageId, requestedAt })
       return { messageId, status: 'queued', carrier: 'simulated' }
     },
+
+    // Never fetched: the simulation reports through `onStatus`. Named like Twilio's, they answer 404.
+    callbackUrls: (publicUrl, decisionId) => ({
+      answerUrl: carrierCallbackUrl(publicUrl, 'simulated', 'answer', { decision: decisionId }),
+      statusCallbackUrl: carrierCallbackUrl(publicUrl, 'simulated', 'status'),
+    }),
 
     calls: () => callRecords.map((c) => ({ ...c, request: { ...c.request } })),
     texts: () => textRecords.map((m) => ({ ...m, request: { ...m.request } })),

@@ -1,3 +1,4 @@
-/** The Twilio carrier's entry: the adapter, and what its callback route needs (signatures, status, TwiML). */
+/** The Twilio carrier's entry: the adapter, its callbacks (signatures, status, TwiML) and their parts. */
 export * from './twilio-carrier.adapter.ts'
+export * from './twilio-callbacks.ts'
 export * from './answer-twiml.ts'

@@ -12,8 +12,6 @@ import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js'
 import type * as TwilioResponseModule from 'twilio/lib/http/response.js'
 import {
   CarrierError,
-  isCallStatus,
-  type CallStatusUpdate,
   type Carrier,
   type CarrierErrorDetails,
   type PlaceCallRequest,
@@ -21,12 +19,14 @@ import {
   type SendTextRequest,
   type SentText,
 } from '../carrier.port.ts'
+import { handleTwilioCallback, twilioCallbackUrls } from './twilio-callbacks.ts'
 
 export const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_TWILIO_TIMEOUT_MS = 10_000
 
 export interface TwilioCarrierOptions {
   accountSid: string
+  /** Authenticates its REST requests and checks the signature of its callbacks. */
   authToken: string
   /** Replaces `https://api.twilio.com` (and every other `*.twilio.com` host); may carry a base path. */
   apiUrl?: string
@@ -36,6 +36,7 @@ export interface TwilioCarrierOptions {
 
 export interface TwilioCarrier extends Carrier {
   readonly name: 'twilio'
+  handleCallback: NonNullable<Carrier['handleCallback']>
   warm(): void
   close(): Promise<void>
 }
@@ -122,7 +123,7 @@ class LeadlineTwilioRequestClient extends twilio.RequestClient {
   }
 }
 
-/** A `Carrier` that places calls and sends texts through Twilio's REST API, via the official SDK. */
+/** A `Carrier` that places calls and sends texts through Twilio's REST API, via the official SDK, and answers Twilio's signed callbacks. */
 export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrier {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TWILIO_TIMEOUT_MS
   const apiUrl = options.apiUrl ? new URL(options.apiUrl) : undefined
@@ -176,6 +177,10 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       // The SDK loads a resource's code on first use: load the calls resource now, sending nothing.
       void client.calls
     },
+
+    callbackUrls: twilioCallbackUrls,
+
+    handleCallback: (callback, context) => handleTwilioCallback(options.authToken, callback, context),
 
     async close(): Promise<void> {
       closed = true
@@ -273,68 +278,4 @@ function retryAfterSeconds(value: unknown, now: number = Date.now()): number | u
   if (/^\d+$/.test(text)) return Number(text)
   const at = Date.parse(text)
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000))
-}
-
-export type TwilioParams = Record<string, string | string[] | undefined>
-
-/**
- * Checks `X-Twilio-Signature` with the SDK: `url` is the full public URL Twilio was given
- * (LEADLINE_PUBLIC_URL + path + query), `params` the posted form fields. Missing or malformed: false.
- */
-export function verifyTwilioSignature(
-  authToken: string,
-  signature: string | undefined | null,
-  url: string,
-  params: TwilioParams,
-): boolean {
-  if (typeof signature !== 'string' || signature === '') return false
-  const defined: Record<string, string | string[]> = {}
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) defined[key] = value
-  try {
-    return twilio.validateRequest(authToken, signature, url, defined)
-  } catch {
-    return false
-  }
-}
-
-/**
- * Reads a Twilio call status callback. Null when it is not one (no CallSid, unknown CallStatus).
- * `receivedAt` stands in for a missing or unreadable `Timestamp`.
- */
-export function parseTwilioStatusCallback(params: TwilioParams, receivedAt: Date = new Date()): CallStatusUpdate | null {
-  const callId = field(params, 'CallSid')
-  const status = field(params, 'CallStatus')
-  if (callId === undefined || callId.length > 128 || !isCallStatus(status)) return null
-
-  const stamped = field(params, 'Timestamp')
-  const stampedAt = stamped === undefined ? Number.NaN : Date.parse(stamped)
-  const update: CallStatusUpdate = {
-    callId,
-    status,
-    timestamp: new Date(Number.isNaN(stampedAt) ? receivedAt.getTime() : stampedAt).toISOString(),
-    carrier: 'twilio',
-  }
-  const answeredBy = field(params, 'AnsweredBy')
-  if (answeredBy !== undefined) update.answeredBy = answeredBy
-  const duration = wholeNumber(field(params, 'CallDuration'))
-  if (duration !== undefined) update.durationSeconds = duration
-  const recordingUrl = field(params, 'RecordingUrl')
-  if (recordingUrl !== undefined) update.recordingUrl = recordingUrl
-  const transcript = field(params, 'TranscriptionText')
-  if (transcript !== undefined) update.transcript = transcript
-  const sequenceNumber = wholeNumber(field(params, 'SequenceNumber'))
-  if (sequenceNumber !== undefined) update.sequenceNumber = sequenceNumber
-  return update
-}
-
-function field(params: TwilioParams, name: string): string | undefined {
-  const value = params[name]
-  const first = Array.isArray(value) ? value[0] : value
-  if (typeof first !== 'string') return undefined
-  const trimmed = first.trim()
-  return trimmed === '' ? undefined : trimmed
-}
-
-function wholeNumber(text: string | undefined): number | undefined {
-  return text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : undefined
 }

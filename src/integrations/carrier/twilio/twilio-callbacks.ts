@@ -1,0 +1,121 @@
+/**
+ * Twilio's callbacks into Leadline, at `/api/carrier/twilio/<hook>`: `status` (call progress, which
+ * becomes events on the lead), `answer` (the TwiML for an answered call, in the account's on-answer
+ * mode) and `whisper` (the TwiML played to the owner before the bridge). Every request must carry a
+ * valid `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token.
+ */
+import twilio from 'twilio'
+import {
+  carrierCallbackUrl,
+  isCallStatus,
+  type CallStatusUpdate,
+  type CallbackUrls,
+  type CarrierCallback,
+  type CarrierCallbackAnswer,
+  type CarrierCallbackContext,
+} from '../carrier.port.ts'
+import { answerTwiml, whisperTwiml } from './answer-twiml.ts'
+
+/** The header Twilio signs its requests in; a secret the request log never shows. */
+export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
+
+const TWIML = 'text/xml; charset=utf-8'
+const HOOKS = new Set(['status', 'answer', 'whisper'])
+
+/** The URLs a call hands Twilio: its TwiML when answered (per decision) and its progress. */
+export function twilioCallbackUrls(publicUrl: string, decisionId: string): CallbackUrls {
+  return {
+    answerUrl: carrierCallbackUrl(publicUrl, 'twilio', 'answer', { decision: decisionId }),
+    statusCallbackUrl: carrierCallbackUrl(publicUrl, 'twilio', 'status'),
+  }
+}
+
+/** Answers one Twilio callback: 404 for a hook Twilio has none of, 403 without a valid signature. */
+export async function handleTwilioCallback(authToken: string, callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer> {
+  if (!HOOKS.has(callback.hook)) return { kind: 'refused', refusal: 'not_found' }
+  const params = callback.params as TwilioParams
+  const signature = callback.headers[TWILIO_SIGNATURE_HEADER]
+  if (!verifyTwilioSignature(authToken, typeof signature === 'string' ? signature : undefined, callback.url, params)) {
+    context.warn({ hook: callback.hook }, 'rejected a Twilio callback with a bad signature')
+    return { kind: 'refused', refusal: 'invalid_signature' }
+  }
+
+  if (callback.hook === 'status') {
+    const update = parseTwilioStatusCallback(params, callback.receivedAt)
+    if (!update) return { kind: 'refused', refusal: 'invalid_request', detail: 'not a call status callback (CallSid and CallStatus are required)' }
+    await context.recordCallStatus(update)
+    return { kind: 'answer', status: 204 }
+  }
+
+  const decision = callback.query.decision
+  const call = typeof decision === 'string' ? await context.answeredCall(decision) : null
+  if (!call) return { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
+  if (callback.hook === 'whisper') return { kind: 'answer', status: 200, contentType: TWIML, body: whisperTwiml(call.leadName) }
+  const whisperUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'whisper', { decision: call.decisionId })
+  const body = answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl })
+  return { kind: 'answer', status: 200, contentType: TWIML, body }
+}
+
+export type TwilioParams = Record<string, string | string[] | undefined>
+
+/**
+ * Checks `X-Twilio-Signature` with the SDK: `url` is the full public URL Twilio was given
+ * (LEADLINE_PUBLIC_URL + path + query), `params` the posted form fields. Missing or malformed: false.
+ */
+export function verifyTwilioSignature(
+  authToken: string,
+  signature: string | undefined | null,
+  url: string,
+  params: TwilioParams,
+): boolean {
+  if (typeof signature !== 'string' || signature === '') return false
+  const defined: Record<string, string | string[]> = {}
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) defined[key] = value
+  try {
+    return twilio.validateRequest(authToken, signature, url, defined)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Reads a Twilio call status callback. Null when it is not one (no CallSid, unknown CallStatus).
+ * `receivedAt` stands in for a missing or unreadable `Timestamp`.
+ */
+export function parseTwilioStatusCallback(params: TwilioParams, receivedAt: Date = new Date()): CallStatusUpdate | null {
+  const callId = field(params, 'CallSid')
+  const status = field(params, 'CallStatus')
+  if (callId === undefined || callId.length > 128 || !isCallStatus(status)) return null
+
+  const stamped = field(params, 'Timestamp')
+  const stampedAt = stamped === undefined ? Number.NaN : Date.parse(stamped)
+  const update: CallStatusUpdate = {
+    callId,
+    status,
+    timestamp: new Date(Number.isNaN(stampedAt) ? receivedAt.getTime() : stampedAt).toISOString(),
+    carrier: 'twilio',
+  }
+  const answeredBy = field(params, 'AnsweredBy')
+  if (answeredBy !== undefined) update.answeredBy = answeredBy
+  const duration = wholeNumber(field(params, 'CallDuration'))
+  if (duration !== undefined) update.durationSeconds = duration
+  const recordingUrl = field(params, 'RecordingUrl')
+  if (recordingUrl !== undefined) update.recordingUrl = recordingUrl
+  const transcript = field(params, 'TranscriptionText')
+  if (transcript !== undefined) update.transcript = transcript
+  const sequenceNumber = wholeNumber(field(params, 'SequenceNumber'))
+  if (sequenceNumber !== undefined) update.sequenceNumber = sequenceNumber
+  return update
+}
+
+function field(params: TwilioParams, name: string): string | undefined {
+  const value = params[name]
+  const first = Array.isArray(value) ? value[0] : value
+  if (typeof first !== 'string') return undefined
+  const trimmed = first.trim()
+  return trimmed === '' ? undefined : trimmed
+}
+
+function wholeNumber(text: string | undefined): number | undefined {
+  return text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : undefined
+}
