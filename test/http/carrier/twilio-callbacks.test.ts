@@ -58,8 +58,8 @@ t.test('signed status callbacks become events; forged or misdirected ones are re
   t.equal(await leadline.store.headPosition(), before, 'nothing recorded')
 
   t.equal(await statusCallback(fake, baseUrl, sid, 'ringing', { sequenceNumber: 1 }), 204)
-  t.equal(await statusCallback(fake, baseUrl, sid, 'in-progress', { sequenceNumber: 2, extra: { AnsweredBy: 'machine_start' } }), 204)
-  t.match((await waitForEvent(leadline, account.accountId, PHONE, 'CallAnswered')).data, { callId: sid, answeredBy: 'machine_start' })
+  t.equal(await statusCallback(fake, baseUrl, sid, 'in-progress', { sequenceNumber: 2, extra: { AnsweredBy: 'human' } }), 204)
+  t.match((await waitForEvent(leadline, account.accountId, PHONE, 'CallAnswered')).data, { callId: sid, answeredBy: 'human' })
   t.match((await waitForEvent(leadline, account.accountId, PHONE, 'CallAnswered')).metadata, { actor: { kind: 'carrier', id: 'twilio' } })
 })
 

@@ -93,7 +93,8 @@ export type CallCommand =
   | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string }
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
-  | { type: 'RecordCallStatus'; settings: AccountSettings; update: CallStatusUpdate }
+  /** `node` claims a voicemail when the status carries a machine verdict. */
+  | { type: 'RecordCallStatus'; settings: AccountSettings; update: CallStatusUpdate; node?: string }
   /** Answering-machine detection's verdict on a call (Twilio's AnsweredBy); `node` claims a voicemail it decides to leave. */
   | { type: 'RecordAnsweredBy'; settings: AccountSettings; callId: string; answeredBy: string; node: string }
   /** How playing the voicemail into the live call went: null when it played, else why not. */
@@ -365,7 +366,7 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       return [{ type: 'CallOutcomeUnknown', data: { decisionId: call.decisionId, reason: command.reason, at } }]
     }
     case 'RecordCallStatus':
-      return recordStatus(state, command.settings, command.update, now)
+      return recordStatus(state, command.settings, command.update, command.node ?? 'unknown', now)
     case 'RecordAnsweredBy':
       return recordAnsweredBy(state, command.settings, command.callId, command.answeredBy, command.node, now)
     case 'RecordVoicemailOutcome': {
@@ -396,7 +397,7 @@ export function callRefused(check: CallCheck): DomainError {
   return new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt, daily_limit: check.dailyLimit })
 }
 
-function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: CallStatusUpdate, now: Date): CallEvent[] {
+function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: CallStatusUpdate, node: string, now: Date): CallEvent[] {
   const call = callByCarrierId(state, status.callId)
   const at = status.timestamp || now.toISOString()
   const ref = { decisionId: call.decisionId, callId: call.callId as string }
@@ -410,6 +411,10 @@ function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: C
   const seen = call.status === null ? -1 : (STATUS_RANK[call.status] ?? -1)
   if (call.ended || rank <= seen) return events
 
+  // A verdict of machine detection carried by a status callback is taken as its own callback would be.
+  if (status.answeredBy !== undefined && !call.answered && !call.machine && status.status === 'in-progress') {
+    return [...events, ...recordAnsweredBy(state, settings, status.callId, status.answeredBy, node, now)]
+  }
   // With machine detection on, only its verdict (or a key) says a person answered; a call that ends
   // before any verdict, after a conversation, counts as answered by `unknown`.
   const machineVerdict = status.answeredBy !== undefined && MACHINES.has(status.answeredBy)

@@ -201,3 +201,13 @@ t.test('voicemail text: placeholders, the callback number read in groups, bad te
   t.throws(() => validateSettingsChange({ voicemailPerDay: 6 }), { code: 'invalid_setting' })
   t.same(validateSettingsChange({ amd: false, voicemailPerDay: 0, voicemailUrl: 'https://x.test/vm.mp3' }), { amd: false, voicemailPerDay: 0, voicemailUrl: 'https://x.test/vm.mp3' })
 })
+
+t.test('a verdict carried by an in-progress status callback is taken as its own callback would be', async (t) => {
+  const start = placed()
+  const update = { callId: 'CA1', status: 'in-progress', answeredBy: 'machine_end_silence', timestamp: '', carrier: 'twilio' }
+  const events = leadDecider.decide({ type: 'RecordCallStatus', settings: ON, update, node: 'n2' } as LeadCommand, stateOf(start), NOW)
+  t.same(types(events), ['CallReachedMachine', 'FollowUpScheduled', 'VoicemailStarted'])
+  t.match(events.at(-1), { data: { node: 'n2' } })
+  const human = leadDecider.decide({ type: 'RecordCallStatus', settings: ON, update: { ...update, answeredBy: 'human' } } as LeadCommand, stateOf(start), NOW)
+  t.match(human, [{ type: 'CallAnswered', data: { answeredBy: 'human' } }])
+})
