@@ -13,10 +13,15 @@ import { openViewsDatabase, type ViewsDatabase } from './read-models/views-datab
 import { Accounts } from './commands/accounts.ts'
 import { IdempotencyKeys } from './commands/idempotency.ts'
 import { recordCallStatus } from './commands/record-call-status.command.ts'
+import { recordAnsweredBy } from './commands/record-answered-by.command.ts'
+import { pressMenuKey } from './commands/press-menu-key.command.ts'
+import { recordOwnerConnect } from './commands/record-owner-connect.command.ts'
+import { answeredCall } from './commands/answered-call.ts'
+import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
 import { CallsQueries } from '../projections/calls/calls.queries.ts'
-import type { CallStatusUpdate, Carrier } from './integrations/carrier/carrier.port.ts'
+import type { CallReports, Carrier } from './integrations/carrier/carrier.port.ts'
 import { openCarrier } from './integrations/carrier/open-carrier.ts'
 import { Dialer } from './processes/dialer/dialer.process.ts'
 import { ProcessRunner } from './processes/process-runner.ts'
@@ -52,7 +57,7 @@ export interface LeadlineOptions {
   /** Carrier settings (TWILIO_*, LEADLINE_SIMULATED_*); default process.env. */
   readonly env?: NodeJS.ProcessEnv
   /** A carrier to use instead of the one the environment names (tests). */
-  readonly carrier?: (recordStatus: (update: CallStatusUpdate) => Promise<void>) => Carrier
+  readonly carrier?: (reports: CallReports) => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
@@ -75,6 +80,8 @@ export interface Leadline {
   readonly nextActions: NextActionsQueries
   readonly followUps: FollowUpScheduler
   readonly carrier: Carrier
+  /** What the carrier reports about its calls and asks while one is live, recorded through commands. */
+  readonly callReports: CallReports
   /** Performs pay-link decisions (request_payment's; after a restart, the unsent ones). */
   readonly payLinkSender: PayLinkSender
   /** Stripe (STRIPE_SECRET_KEY) or the simulated provider. */
@@ -119,8 +126,18 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     ...(options.logger ? { logger: options.logger } : {}),
   })
   // The simulated carrier reports call statuses back the way carriers' HTTP callbacks do: through the command.
-  const recordStatus = (update: CallStatusUpdate) => recordCallStatus({ commands, accounts, calls, runner }, update).then(() => undefined)
-  const carrier = options.carrier ? options.carrier(recordStatus) : openCarrier(options.env ?? process.env, recordStatus, options.logger)
+  // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
+  let carrierRef: Carrier | null = null
+  const live = { commands, accounts, calls, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier }
+  const callReports: CallReports = {
+    recordCallStatus: (update) => recordCallStatus(live, update),
+    recordAnsweredBy: (callId, answeredBy) => recordAnsweredBy(live, callId, answeredBy),
+    answeredCall: (decisionId) => answeredCall(live, decisionId),
+    pressMenuKey: (decisionId, digit) => pressMenuKey(live, decisionId, digit),
+    recordOwnerConnect: (decisionId, status, durationSeconds) => recordOwnerConnect(live, decisionId, status, durationSeconds),
+  }
+  const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
+  carrierRef = carrier
   dialer.attachCarrier(carrier)
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
@@ -142,7 +159,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, dialer, nextActions, followUps, carrier, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

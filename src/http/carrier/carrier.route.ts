@@ -1,13 +1,11 @@
 /**
  * The carriers' callbacks, one route for all: `POST /api/carrier/<name>/<hook>` goes to the open
  * carrier when it is `<name>` and answers callbacks (404 otherwise). The adapter checks the signature
- * with its own secret and says what to answer; this route lends it Leadline's state: recording a call
- * status, and the account and lead behind a call decision.
+ * with its own secret and says what to answer; this route lends it Leadline's call reports (the
+ * composition root's commands: statuses, machine detection's verdicts, menu keys).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
 import formbody from '@fastify/formbody'
-import { recordCallStatus } from '../../commands/record-call-status.command.ts'
-import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { CARRIER_CALLBACK_PATH, type CarrierCallback, type CarrierCallbackContext } from '../../integrations/carrier/carrier.port.ts'
 import { sendError } from '../errors.ts'
 
@@ -36,21 +34,14 @@ export const carrierCallbackRoutes: FastifyPluginAsync = async (fastify) => {
 }
 
 function callbackContext(fastify: FastifyInstance, request: FastifyRequest): CarrierCallbackContext {
-  const { leadline } = fastify
+  const reports = fastify.leadline.callReports
   return {
+    ...reports,
     publicUrl: fastify.publicUrl,
     async recordCallStatus(update) {
-      const known = await recordCallStatus(leadline, update)
+      const known = await reports.recordCallStatus(update)
       if (!known) request.log.warn({ callId: update.callId }, 'status callback for a call Leadline did not place')
       return known
-    },
-    async answeredCall(decisionId) {
-      const call = leadline.calls.byDecisionId(decisionId) ?? (await leadline.runner.catchUp(), leadline.calls.byDecisionId(decisionId))
-      if (!call) return null
-      const account = await leadline.accounts.get(call.accountId)
-      if (!account) return null
-      const lead = leadline.inboundLeads.get(call.accountId, { leadId: call.leadId })
-      return { decisionId: call.decisionId, businessName: account.name, leadName: lead?.fullName ?? lead?.firstName ?? null, onAnswer: parseOnAnswer(account.settings.onAnswer) }
     },
     warn: (fields, message) => request.log.warn(fields, message),
   }

@@ -24,9 +24,22 @@ export interface PlaceCallRequest {
   reference: string
   /** How long to let it ring, in seconds (carrier default when absent). */
   timeoutSeconds?: number
-  /** Ask the carrier to tell a person from an answering machine (`answeredBy`). */
+  /**
+   * Ask the carrier to tell a person from an answering machine while the call goes on (Twilio's
+   * async AMD, waiting for the end of a machine's greeting), reporting to `machineDetectionUrl`.
+   */
   detectAnsweringMachine?: boolean
+  /** Where the carrier posts machine detection's verdict (`CallReports.recordAnsweredBy`). */
+  machineDetectionUrl?: string
 }
+
+/** What a live call is told to do instead (Twilio: the call update API); each ends the call after it. */
+export type LiveCallInstructions =
+  /** Speak a message (the voicemail), then hang up. */
+  | { readonly kind: 'say'; readonly text: string }
+  /** Play a recording (the account's voicemail recording), then hang up. */
+  | { readonly kind: 'play'; readonly url: string }
+  | { readonly kind: 'hang_up' }
 
 export interface PlacedCall {
   callId: string
@@ -103,6 +116,11 @@ export interface Carrier {
   sendText(r: SendTextRequest): Promise<SentText>
   /** Where this carrier fetches a call's instructions and posts its progress (see `carrierCallbackUrl`). */
   callbackUrls(publicUrl: string, decisionId: string): CallbackUrls
+  /**
+   * Changes what a live call does (a voicemail into a machine, or a hang-up). Rejects with
+   * CarrierError like placeCall; `unknown_outcome` when the carrier may have acted on it.
+   */
+  updateCall(callId: string, instructions: LiveCallInstructions): Promise<void>
   /** Answers one of its HTTP callbacks; absent for a carrier that reports in-process (the simulated one). */
   handleCallback?(callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
@@ -127,6 +145,8 @@ export function carrierCallbackUrl(publicUrl: string, carrier: CarrierName, hook
 export interface CallbackUrls {
   answerUrl: string
   statusCallbackUrl: string
+  /** Where machine detection's verdict goes (absent for a carrier that reports it in-process). */
+  machineDetectionUrl?: string
 }
 
 type HttpFields = Readonly<Record<string, string | string[] | undefined>>
@@ -152,15 +172,43 @@ export interface AnsweredCall {
   readonly businessName: string
   readonly leadName: string | null
   readonly onAnswer: OnAnswer
+  /** The account's number: the caller id of a connect to the owner. */
+  readonly callerId: string
+}
+
+/**
+ * What Leadline answers when the lead presses a key in the menu (the carrier says it to the lead):
+ * `connect` dials the owner with a whisper of the lead's name; `callback` thanks them and says when
+ * (`spokenTime`, in the account's zone, null when no call is allowed again); `opt_out` confirms
+ * they will not be called again; `none` ends politely. Null: the call is not Leadline's.
+ */
+export type MenuAnswer =
+  | { readonly choice: 'connect'; readonly ownerNumber: string; readonly callerId: string; readonly leadName: string | null }
+  | { readonly choice: 'callback'; readonly spokenTime: string | null }
+  | { readonly choice: 'opt_out' }
+  | { readonly choice: 'none' }
+
+/**
+ * What a carrier reports about the calls it placed, and asks while a call is live. The composition
+ * root implements it with commands; a carrier reports through it from its HTTP callbacks (lent in
+ * `CarrierCallbackContext`) or in-process (the simulated carrier).
+ */
+export interface CallReports {
+  /** Records a status on the call's lead; false when Leadline did not place that call. */
+  recordCallStatus(update: CallStatusUpdate): Promise<boolean>
+  /** Machine detection's verdict; on a machine Leadline leaves the voicemail (or hangs up) through `updateCall`. False when the call is not Leadline's. */
+  recordAnsweredBy(callId: string, answeredBy: string): Promise<boolean>
+  /** Null when the decision is unknown here. */
+  answeredCall(decisionId: string): Promise<AnsweredCall | null>
+  /** A key the lead pressed in the menu of the call made for `decisionId`. */
+  pressMenuKey(decisionId: string, digit: string): Promise<MenuAnswer | null>
+  /** How the owner's leg of a connect ended (the carrier's dial status and talk time). */
+  recordOwnerConnect(decisionId: string, status: string, durationSeconds: number | null): Promise<boolean>
 }
 
 /** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */
-export interface CarrierCallbackContext {
+export interface CarrierCallbackContext extends CallReports {
   readonly publicUrl: string
-  /** Records a status on the call's lead; false when Leadline did not place that call. */
-  recordCallStatus(update: CallStatusUpdate): Promise<boolean>
-  /** Null when the decision is unknown here. */
-  answeredCall(decisionId: string): Promise<AnsweredCall | null>
   warn(fields: Record<string, unknown>, message: string): void
 }
 

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
-import type { CallStatusUpdate, Carrier } from './carrier.port.ts'
+import type { CallReports, CallStatusUpdate, Carrier } from './carrier.port.ts'
 import { SIMULATED_OUTCOMES, createSimulatedCarrier, type SimulatedOutcome } from './simulated/index.ts'
 import { TWILIO_API_URL, TWILIO_SIGNATURE_HEADER, createTwilioCarrier } from './twilio/index.ts'
 
@@ -72,14 +72,11 @@ const schema = z
   })
 
 /**
- * Opens the carrier the environment names. `onStatus` receives the simulated carrier's call updates;
- * Twilio's arrive instead as signed HTTP callbacks, which the adapter checks with its auth token.
+ * Opens the carrier the environment names. The simulated carrier reports its calls through `reports`
+ * in-process; Twilio's arrive as signed HTTP callbacks, which the adapter checks with its auth token
+ * (the HTTP edge lends it the same reports).
  */
-export function openCarrier(
-  env: NodeJS.ProcessEnv,
-  onStatus: (update: CallStatusUpdate) => Promise<void> | void,
-  logger?: CarrierLogger,
-): Carrier {
+export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger?: CarrierLogger): Carrier {
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''))
   const parsed = schema.safeParse(given)
   if (!parsed.success) {
@@ -103,7 +100,9 @@ export function openCarrier(
   const carrier = createSimulatedCarrier({
     outcome: c.LEADLINE_SIMULATED_OUTCOME,
     delayMs: c.LEADLINE_SIMULATED_DELAY_MS,
-    onStatus,
+    onStatus: async (update) => {
+      await reports.recordCallStatus(update)
+    },
     ...(logger?.error
       ? {
           onError: (err: unknown, update: CallStatusUpdate) =>

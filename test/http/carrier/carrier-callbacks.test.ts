@@ -24,9 +24,9 @@ async function acmeApp(t: Test) {
   const received: CarrierCallback[] = []
   let simulated: SimulatedCarrier | undefined
   const built = await dialingApp(t, {
-    carrier: (recordStatus) => {
+    carrier: (reports) => {
       // The simulation never reports here: acme's statuses come in over HTTP.
-      simulated = createSimulatedCarrier({ outcome: 'answered', delayMs: 60_000, onStatus: recordStatus })
+      simulated = createSimulatedCarrier({ outcome: 'answered', delayMs: 60_000, onStatus: (update) => reports.recordCallStatus(update).then(() => undefined) })
       const { placeCall } = simulated
       return {
         ...simulated,
@@ -93,6 +93,7 @@ t.test('the context: the call behind a decision, and statuses recorded on the le
     businessName: 'Acme Roofing',
     leadName: 'Jane Doe',
     onAnswer: { kind: 'bridge', ownerNumber: '+13125550199' },
+    callerId: '+13125550100',
   })
   t.equal((await post('/api/carrier/acme/pickup?d=dec_unknown')).body, 'null', 'an unknown decision: null')
 

@@ -104,6 +104,7 @@ t.test('a carrier refusal is -32603 carrier_error', async (t) => {
       callbackUrls: (publicUrl: string) => ({ answerUrl: `${publicUrl}/answer`, statusCallbackUrl: `${publicUrl}/status` }),
       placeCall: async () => Promise.reject(new CarrierError('rejected', 'The number is not a valid phone number', { status: 400, carrierCode: 21211 })),
       sendText: async () => Promise.reject(new CarrierError('rejected', 'no texts')),
+      updateCall: async () => Promise.reject(new CarrierError('rejected', 'no calls to update')),
     }),
   })
   const account = await app.account('Acme', DIALABLE)

@@ -4,7 +4,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { ConfigError } from '../../../src/config/config.ts'
-import type { CallStatusUpdate, Carrier } from '../../../src/integrations/carrier/carrier.port.ts'
+import type { CallReports, CallStatusUpdate, Carrier } from '../../../src/integrations/carrier/carrier.port.ts'
 import { SIMULATED_BANNER, openCarrier, type CarrierLogger } from '../../../src/integrations/carrier/open-carrier.ts'
 import { startFakeTwilio } from '../../doubles/fake-twilio.ts'
 import { CALL } from './carrier.contract.ts'
@@ -27,6 +27,20 @@ function problems(fn: () => unknown): string[] {
   throw new Error('expected a ConfigError')
 }
 
+/** Call reports that hand each status to `onStatus` and know no other call. */
+function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
+  return {
+    recordCallStatus: async (update) => {
+      onStatus(update)
+      return true
+    },
+    recordAnsweredBy: async () => false,
+    answeredCall: async () => null,
+    pressMenuKey: async () => null,
+    recordOwnerConnect: async () => false,
+  }
+}
+
 async function closing(t: Test, carrier: Carrier): Promise<Carrier> {
   t.teardown(() => carrier.close?.())
   return carrier
@@ -34,7 +48,7 @@ async function closing(t: Test, carrier: Carrier): Promise<Carrier> {
 
 t.test('no Twilio credentials: the simulated carrier, announced as such', async (t) => {
   const log = recordingLogger()
-  const carrier = await closing(t, openCarrier({ TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '  ' }, () => {}, log))
+  const carrier = await closing(t, openCarrier({ TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '  ' }, reportsTo(() => {}), log))
   t.equal(carrier.name, 'simulated')
   t.same(log.lines, [[{ carrier: 'simulated', outcome: 'answered', delayMs: 1500 }, SIMULATED_BANNER]])
   t.equal(SIMULATED_BANNER, 'carrier: simulated — no calls or texts reach real phones')
@@ -44,7 +58,7 @@ t.test('the simulated outcome and delay come from the environment', async (t) =>
   const updates: CallStatusUpdate[] = []
   const carrier = await closing(
     t,
-    openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'busy', LEADLINE_SIMULATED_DELAY_MS: '5' }, (u) => void updates.push(u)),
+    openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'busy', LEADLINE_SIMULATED_DELAY_MS: '5' }, reportsTo((u) => void updates.push(u))),
   )
   await carrier.placeCall(CALL)
   const deadline = Date.now() + 2000
@@ -62,9 +76,9 @@ t.test('a failing status handler is logged through logger.error', async (t) => {
     t,
     openCarrier(
       { LEADLINE_SIMULATED_OUTCOME: 'no-answer', LEADLINE_SIMULATED_DELAY_MS: '0' },
-      () => {
+      reportsTo(() => {
         throw new Error('nope')
-      },
+      }),
       logger,
     ),
   )
@@ -83,7 +97,7 @@ t.test('Twilio credentials: the Twilio carrier, reaching TWILIO_API_URL through 
   const log = recordingLogger()
   const carrier = await closing(
     t,
-    openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: `${fake.url}/` }, () => {}, log),
+    openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: `${fake.url}/` }, reportsTo(() => {}), log),
   )
   t.equal(carrier.name, 'twilio')
   const placed = await carrier.placeCall(CALL)
@@ -94,33 +108,33 @@ t.test('Twilio credentials: the Twilio carrier, reaching TWILIO_API_URL through 
 
 t.test('without TWILIO_API_URL the log names api.twilio.com', async (t) => {
   const log = recordingLogger()
-  const carrier = await closing(t, openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN }, () => {}, log))
+  const carrier = await closing(t, openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}), log))
   t.equal(carrier.name, 'twilio')
   t.same(log.lines, [[{ carrier: 'twilio', accountSid: SID, apiUrl: 'https://api.twilio.com' }, 'carrier: twilio']])
 })
 
 t.test('bad configuration stops with clear messages', async (t) => {
-  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID }, () => {})), [
+  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID }, reportsTo(() => {}))), [
     'TWILIO_AUTH_TOKEN: set both TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN for Twilio, or neither for the simulated carrier',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_AUTH_TOKEN: TOKEN }, () => {})), [
+  t.same(problems(() => openCarrier({ TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}))), [
     'TWILIO_ACCOUNT_SID: set both TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN for Twilio, or neither for the simulated carrier',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: 'SK123', TWILIO_AUTH_TOKEN: TOKEN }, () => {})), [
+  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: 'SK123', TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}))), [
     'TWILIO_ACCOUNT_SID: must be a Twilio Account SID: AC followed by 32 hex characters',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: 'ftp://x.example' }, () => {})), [
+  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: 'ftp://x.example' }, reportsTo(() => {}))), [
     'TWILIO_API_URL: must be an http(s) URL',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_API_URL: 'http://127.0.0.1:4010' }, () => {})), [
+  t.same(problems(() => openCarrier({ TWILIO_API_URL: 'http://127.0.0.1:4010' }, reportsTo(() => {}))), [
     'TWILIO_API_URL: is only used with Twilio: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN too, or unset it',
   ])
-  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'voicemail' }, () => {})), [
+  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'voicemail' }, reportsTo(() => {}))), [
     'LEADLINE_SIMULATED_OUTCOME: must be one of answered, no-answer, busy, cycle',
   ])
-  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: 'soon' }, () => {})), [
+  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: 'soon' }, reportsTo(() => {}))), [
     'LEADLINE_SIMULATED_DELAY_MS: must be a number of milliseconds',
   ])
-  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '-5' }, () => {})), ['LEADLINE_SIMULATED_DELAY_MS: must be 0 or more'])
-  t.match(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '1.5' }, () => {})), [/whole number/])
+  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '-5' }, reportsTo(() => {}))), ['LEADLINE_SIMULATED_DELAY_MS: must be 0 or more'])
+  t.match(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '1.5' }, reportsTo(() => {}))), [/whole number/])
 })

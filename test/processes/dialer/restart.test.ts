@@ -9,7 +9,6 @@ import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 import type { AccountState } from '../../../src/domain/account/account.decider.ts'
 import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
-import { recordCallStatus } from '../../../src/commands/record-call-status.command.ts'
 import { openLeadline, type Leadline } from '../../../src/leadline.ts'
 import { startServer } from '../../helpers/cli.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
@@ -36,7 +35,7 @@ t.test('a due follow-up fires once after a restart, and a restart decides nothin
   await postLead(first.app, token, { phone: PHONE })
   await fake.waitForCalls(1)
   await waitForEvent(first.leadline, account.accountId, PHONE, 'CallPlaced')
-  await recordCallStatus(first.leadline, { callId: placedCalls(fake)[0]?.sid as string, status: 'no-answer', timestamp: clock.now().toISOString(), carrier: 'twilio' })
+  await first.leadline.callReports.recordCallStatus({ callId: placedCalls(fake)[0]?.sid as string, status: 'no-answer', timestamp: clock.now().toISOString(), carrier: 'twilio' })
   await waitForEvent(first.leadline, account.accountId, PHONE, 'FollowUpScheduled')
   await first.app.close()
   await first.leadline.close()

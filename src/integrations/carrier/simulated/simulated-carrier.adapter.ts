@@ -10,6 +10,7 @@ import {
   carrierCallbackUrl,
   type CallStatusUpdate,
   type Carrier,
+  type LiveCallInstructions,
   type PlaceCallRequest,
   type PlacedCall,
   type SendTextRequest,
@@ -52,8 +53,17 @@ export interface SimulatedTextRecord {
   requestedAt: string
 }
 
+/** A live call told to do something else (the voicemail, a hang-up). */
+export interface SimulatedCallUpdate {
+  callId: string
+  instructions: LiveCallInstructions
+  requestedAt: string
+}
+
 export interface SimulatedCarrier extends Carrier {
   readonly name: 'simulated'
+  /** Every live-call update it was asked for, in order. */
+  updates(): SimulatedCallUpdate[]
   /** Every call it was asked to place, in order (rejected ones included, with a null id). */
   calls(): SimulatedCallRecord[]
   /** Every text it was asked to send, in order. */
@@ -77,6 +87,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       process.stderr.write(`simulated carrier: status handler failed for ${update.callId} (${update.status}): ${String(error)}\n`)
     })
   const callRecords: SimulatedCallRecord[] = []
+  const updates: SimulatedCallUpdate[] = []
   const textRecords: SimulatedTextRecord[] = []
   const timers = new Set<NodeJS.Timeout>()
   let placed = 0
@@ -161,6 +172,12 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       statusCallbackUrl: carrierCallbackUrl(publicUrl, 'simulated', 'status'),
     }),
 
+    async updateCall(callId: string, instructions: LiveCallInstructions): Promise<void> {
+      refuseWhenClosed('call update')
+      updates.push({ callId, instructions, requestedAt: clock().toISOString() })
+    },
+
+    updates: () => updates.map((u) => ({ ...u })),
     calls: () => callRecords.map((c) => ({ ...c, request: { ...c.request } })),
     texts: () => textRecords.map((m) => ({ ...m, request: { ...m.request } })),
 

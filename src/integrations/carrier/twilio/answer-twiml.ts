@@ -8,6 +8,7 @@
  * hearing ringback until the whisper ends and the two are connected. `whisperTwiml` is that TwiML.
  */
 import twilio from 'twilio'
+import type { LiveCallInstructions } from '../carrier.port.ts'
 
 export type AnswerMode =
   /** Connect the owner's number, whispering the lead's name to the owner first. */
@@ -28,6 +29,8 @@ export interface AnswerTwimlOptions {
 
 export const MAX_SPOKEN_NAME = 60
 export const MAX_SPOKEN_BUSINESS = 80
+/** A voicemail: the account's template, filled in (MAX_VOICEMAIL) with a name and a business. */
+export const MAX_SPOKEN_MESSAGE = 800
 
 const E164 = /^\+[1-9]\d{6,14}$/
 
@@ -98,4 +101,13 @@ export function spokenText(raw: string | null | undefined, max: number): string 
     .trim()
   const capped = Array.from(cleaned).slice(0, max).join('').trim()
   return /[\p{L}\p{N}]/u.test(capped) ? capped : null
+}
+
+/** A voicemail spoken or played into a live call (or a plain hang-up), then the call ends. */
+export function liveCallTwiml(instructions: LiveCallInstructions): string {
+  const response = new twilio.twiml.VoiceResponse()
+  if (instructions.kind === 'say') response.say(spokenText(instructions.text, MAX_SPOKEN_MESSAGE) ?? 'Goodbye.')
+  if (instructions.kind === 'play') response.play(webUrl(instructions.url, 'the voicemail recording'))
+  response.hangup()
+  return response.toString()
 }

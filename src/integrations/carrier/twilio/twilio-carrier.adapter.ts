@@ -14,12 +14,14 @@ import {
   CarrierError,
   type Carrier,
   type CarrierErrorDetails,
+  type LiveCallInstructions,
   type PlaceCallRequest,
   type PlacedCall,
   type SendTextRequest,
   type SentText,
 } from '../carrier.port.ts'
 import { handleTwilioCallback, twilioCallbackUrls } from './twilio-callbacks.ts'
+import { liveCallTwiml } from './answer-twiml.ts'
 
 export const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_TWILIO_TIMEOUT_MS = 10_000
@@ -131,7 +133,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
   const client = twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false })
   let closed = false
 
-  async function perform<T>(what: 'call' | 'text', send: () => Promise<T>): Promise<T> {
+  async function perform<T>(what: 'call' | 'text' | 'call update', send: () => Promise<T>): Promise<T> {
     if (closed) throw new CarrierError('rejected', `the twilio carrier is closed; the ${what} was not sent`)
     const exchange: Exchange = { sent: false }
     try {
@@ -173,6 +175,10 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       return { messageId: sidOf(message, 'text'), status: String(message.status), carrier: 'twilio' }
     },
 
+    async updateCall(callId: string, instructions: LiveCallInstructions): Promise<void> {
+      await perform('call update', () => client.calls(callId).update({ twiml: liveCallTwiml(instructions) }))
+    },
+
     warm(): void {
       // The SDK loads a resource's code on first use: load the calls resource now, sending nothing.
       void client.calls
@@ -195,7 +201,7 @@ function sidOf(resource: { sid?: unknown }, what: 'call' | 'text'): string {
   throw new CarrierError('unknown_outcome', `twilio accepted the ${what} request but answered without a sid; it may have been placed`)
 }
 
-function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text', timeoutMs: number): CarrierError {
+function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text' | 'call update', timeoutMs: number): CarrierError {
   if (error instanceof CarrierError) return error
   const cause = { cause: error }
   const said = describe(error)
