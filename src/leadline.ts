@@ -16,6 +16,7 @@ import { recordCallStatus } from './commands/record-call-status.command.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
 import { CallsQueries } from '../projections/calls/calls.queries.ts'
+import { ClaimsQueries } from '../projections/claims/claims.queries.ts'
 import type { CallStatusUpdate, Carrier } from './integrations/carrier/carrier.port.ts'
 import { openCarrier } from './integrations/carrier/open-carrier.ts'
 import { Dialer } from './processes/dialer/dialer.process.ts'
@@ -70,6 +71,8 @@ export interface Leadline {
   /** Idempotency keys of the write tools, kept on the log. */
   readonly idempotency: IdempotencyKeys
   readonly calls: CallsQueries
+  /** Every effect process's decisions no one claimed and claims without an outcome. */
+  readonly claims: ClaimsQueries
   /** Performs call decisions (speed to lead, follow-ups, place_call), paced per account. */
   readonly dialer: Dialer
   readonly nextActions: NextActionsQueries
@@ -116,19 +119,20 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const inboundLeads = new InboundLeadsQueries(views)
   const idempotency = new IdempotencyKeys(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const calls = new CallsQueries(views)
+  const claims = new ClaimsQueries(views)
   const dialer = new Dialer({
-    commands, accounts, calls, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
+    commands, accounts, claims, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
     ...(options.logger ? { logger: options.logger } : {}),
   })
   // The simulated carrier reports call statuses back the way Twilio's callbacks do: through the command.
-  const recordStatus = (update: CallStatusUpdate) => recordCallStatus({ commands, accounts, calls, runner }, update).then(() => undefined)
+  const recordStatus = (update: CallStatusUpdate) => recordCallStatus({ commands, accounts, calls, claims, runner }, update).then(() => undefined)
   const carrier = options.carrier ? options.carrier(recordStatus) : openCarrier(options.env ?? process.env, recordStatus, options.logger)
   dialer.attachCarrier(carrier)
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const payLinkSender = new PayLinkSender({
-    commands, accounts, payLinks, runner, provider: opened.provider, carrier, publicUrl, clock,
+    commands, accounts, claims, runner, provider: opened.provider, carrier, publicUrl, clock,
     ...(options.logger ? { logger: options.logger } : {}),
   })
   const usersQueries = new UsersQueries(views)
@@ -144,7 +148,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, dialer, nextActions, followUps, carrier, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, clock,
     twilioAuthToken: carrier.name === 'twilio' ? ((options.env ?? process.env).TWILIO_AUTH_TOKEN ?? null) : null,
     payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,

@@ -7,6 +7,8 @@ import type { CommandHandler } from '../eventstore/command-handler.ts'
 import type { CallStatusUpdate } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { CallRow, CallsQueries } from '../../projections/calls/calls.queries.ts'
+import type { ClaimsQueries } from '../../projections/claims/claims.queries.ts'
+import { CALL_EFFECT } from '../domain/lead/calls/calls.events.ts'
 import type { Accounts } from './accounts.ts'
 
 /** How long a status callback for a call id not on the log yet waits for an in-flight attempt to record it. */
@@ -16,6 +18,7 @@ export interface RecordCallStatusDeps {
   readonly commands: CommandHandler
   readonly accounts: Pick<Accounts, 'get'>
   readonly calls: CallsQueries
+  readonly claims: ClaimsQueries
   readonly runner: ProjectionRunner
 }
 
@@ -39,12 +42,12 @@ export async function recordCallStatus(deps: RecordCallStatusDeps, update: CallS
  * of its own call (CallPlaced is appended once the carrier has answered the request), so while any
  * attempt is in flight an unknown id is looked for again for a moment rather than dropped.
  */
-async function findCall({ calls, runner }: RecordCallStatusDeps, callId: string): Promise<CallRow | null> {
+async function findCall({ calls, claims, runner }: RecordCallStatusDeps, callId: string): Promise<CallRow | null> {
   const deadline = performance.now() + CALLBACK_WAIT_MS
   for (;;) {
     const call = calls.byCallId(callId) ?? (await runner.catchUp(), calls.byCallId(callId))
     if (call) return call
-    if (performance.now() > deadline || !calls.hasAttemptsInFlight()) return null
+    if (performance.now() > deadline || !claims.hasClaimsInFlight(CALL_EFFECT.name)) return null
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }

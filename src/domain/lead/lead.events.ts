@@ -5,6 +5,9 @@
 import type { IntakeEvent } from './intake/intake.events.ts'
 import type { CallEvent } from './calls/calls.events.ts'
 import type { PaymentEvent } from './payments/payments.events.ts'
+import { CALL_EFFECTS } from './calls/calls.events.ts'
+import { PAYMENT_EFFECTS } from './payments/payments.events.ts'
+import type { Effect } from '../shared/effect.ts'
 
 export { INBOUND_LEADS } from './intake/intake.events.ts'
 export type {
@@ -17,6 +20,9 @@ export type {
 export type { PaymentEvent } from './payments/payments.events.ts'
 
 export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent
+
+/** Every effect a process performs on a lead, as its slice declares it: the claims read model follows them all. */
+export const LEAD_EFFECTS: readonly Effect[] = [...CALL_EFFECTS, ...PAYMENT_EFFECTS]
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

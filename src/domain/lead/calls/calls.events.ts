@@ -1,5 +1,6 @@
 /** The calls slice's events on the lead's stream: decisions to ring, what the carrier did, follow-ups. */
 import type { DomainEvent } from '../../shared/decider.ts'
+import { effectOf, type Effect } from '../../shared/effect.ts'
 
 export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
 
@@ -76,3 +77,19 @@ const CALL_EVENT_TYPES: { readonly [T in CallEvent['type']]: true } = {
 export function isCallEvent(event: { readonly type: string }): event is CallEvent {
   return Object.hasOwn(CALL_EVENT_TYPES, event.type)
 }
+
+/**
+ * The dialer's effect: a call decision, claimed once before the carrier is asked, ended by what the
+ * carrier did, or refused as it went out (CallFailed with no claim: calling hours had closed, do-not-call).
+ */
+export const CALL_EFFECT = effectOf<CallEvent>()({
+  name: 'dialer',
+  decision: 'CallDecided',
+  decidedAt: 'decidedAt',
+  id: 'decisionId',
+  claims: { CallAttemptStarted: 'startedAt' },
+  outcomes: ['CallPlaced', 'CallFailed', 'CallOutcomeUnknown'],
+})
+
+/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+export const CALL_EFFECTS: readonly Effect[] = [CALL_EFFECT]
