@@ -1,6 +1,7 @@
 /**
- * When the phone is answered (issue #26), as agents read it: get_lead's call summary and the new
- * events in get_lead_history (never a recording or a transcript). Histories are made by the lead decider's own commands, run
+ * When the phone is answered (issue #26), as agents read it: get_lead's call summary, get_next_actions'
+ * callbacks due and missed connects above the stale leads, and the new events in get_lead_history
+ * (never a recording or a transcript). Histories are made by the lead decider's own commands, run
  * through leadline.commands as the carrier's reports run them; no process manager runs (start: false),
  * so nothing calls on its own while the clock moves.
  */
@@ -53,6 +54,11 @@ async function place(app: McpTestApp, account: McpTestAccount, last10: string, c
 async function getLead(app: McpTestApp, account: McpTestAccount, phone: string) {
   const answer = await app.call(account.keys.read, 'get_lead', { phone })
   return answer.result?.structuredContent as { lead: { do_not_call: boolean }; calls: Record<string, unknown> }
+}
+
+async function nextActions(app: McpTestApp, account: McpTestAccount) {
+  await app.settle()
+  return (await app.call(account.keys.read, 'get_next_actions', {})).result?.structuredContent as { summary: string; stale_leads: Array<Record<string, unknown>> }
 }
 
 t.test('get_lead: a machine with a voicemail, then a follow-up answered with 2; attempts today in the account\'s zone; the history shows both, never a recording', async (t) => {
@@ -131,4 +137,59 @@ t.test('get_lead: pressing 1 that reached nobody, and pressing 9', async (t) => 
   const otto = await getLead(app, account, '6175550199')
   t.equal(otto.lead.do_not_call, true, 'do-not-call at once')
   t.same(otto.calls.last_outcome, { result: 'answered', answered_by: 'human', voicemail_left: false, menu_choice: 'opt_out', callback_at: null, connected_to_owner: null, opted_out: true, at: stop })
+})
+
+t.test('get_next_actions: callbacks due, then missed connects, newest first each, above the stale leads; each leaves once a call goes out', async (t) => {
+  const clock = { now: new Date('2026-03-10T15:00:00Z') }
+  const { app, account } = await app_(t, clock)
+  const dan = await account.pushLead({ name: 'Dan New', phone: '(212) 555-0101' }) // decided, never placed: never contacted
+  const leads: Record<string, string> = {}
+  for (const [name, phone, last10, callId] of [
+    ['Bob Back', '(415) 555-0101', '4155550101', 'CA1'], ['Eve Back', '(415) 555-0102', '4155550102', 'CA2'],
+    ['Cat Missed', '(617) 555-0100', '6175550100', 'CA3'], ['Ann Missed', '(617) 555-0101', '6175550101', 'CA4'],
+  ] as const) {
+    leads[name] = (await account.pushLead({ name, phone })).leadId
+    await place(app, account, last10, callId)
+  }
+  const key = async (last10: string, digit: string) => {
+    const { state } = await app.leadline.commands.load(leadStream(account.accountId, last10), leadDecider)
+    await run(app, account, last10, { type: 'PressMenuKey', settings: await settings(app, account), decisionId: state.dialing.order[0] as string, digit, ownerNumber: OWNER })
+    return state.dialing.order[0] as string
+  }
+  at(clock, '2026-03-10T15:01:00Z')
+  await key('4155550101', '2') // Bob: back at 16:01
+  const cat = await key('6175550100', '1')
+  await run(app, account, '6175550100', { type: 'RecordOwnerConnect', decisionId: cat, status: 'busy', durationSeconds: null })
+  at(clock, '2026-03-10T15:05:00Z')
+  await key('4155550102', '2') // Eve: back at 16:05
+  const ann = await key('6175550101', '1')
+  await run(app, account, '6175550101', { type: 'RecordOwnerConnect', decisionId: ann, status: 'no-answer', durationSeconds: null })
+
+  const before = await nextActions(app, account)
+  t.same(before.stale_leads.map((l) => [l.name, l.why]), [['Ann Missed', 'connect_missed'], ['Cat Missed', 'connect_missed']], 'callbacks not due yet; missed connects newest first; Dan is 5 minutes old')
+  t.equal(before.summary, '2 leads pressed 1 to talk to someone and were not connected. No stale leads: every contacted lead was touched within 24 hours and no new lead has waited over 15 minutes for a first contact.')
+
+  const now = at(clock, '2026-03-10T16:10:00Z')
+  const after = await nextActions(app, account)
+  t.same(after.stale_leads.map((l) => [l.name, l.why]), [
+    ['Eve Back', 'callback_due'], ['Bob Back', 'callback_due'], ['Ann Missed', 'connect_missed'], ['Cat Missed', 'connect_missed'], ['Dan New', 'never_contacted'],
+  ])
+  t.same(after.stale_leads[0], {
+    lead_id: leads['Eve Back'], name: 'Eve Back', phone: '+14155550102', source: null, last_touch: '2026-03-10T15:05:00.000Z', attempts: 1,
+    why: 'callback_due', suggested_action: 'call back: the lead asked (pressing 2) to be called back at 2026-03-10T16:05:00.000Z', next_allowed_at: now,
+  })
+  t.same(after.stale_leads[2], {
+    lead_id: leads['Ann Missed'], name: 'Ann Missed', phone: '+16175550101', source: null, last_touch: '2026-03-10T15:05:00.000Z', attempts: 1,
+    why: 'connect_missed', suggested_action: 'call now: the lead pressed 1 to talk to someone and the owner did not pick up', next_allowed_at: now,
+  })
+  t.equal(after.summary, '2 leads are due the callback they asked for; 2 leads pressed 1 to talk to someone and were not connected. 0 leads were contacted but untouched for over 24 hours; 1 new lead has not been contacted 15 minutes after arriving.')
+  t.same((await app.call(account.keys.read, 'get_next_actions', { limit: 3 })).result?.structuredContent.stale_leads.map((l: { name: string }) => l.name), ['Eve Back', 'Bob Back', 'Ann Missed'], 'a short page: the most urgent')
+
+  // Follow-up claims Bob's callback; an agent calls Ann back.
+  await run(app, account, '4155550101', { type: 'ClaimFollowUp', settings: await settings(app, account), attempt: 2, decisionId: 'dec_callback_bob' })
+  await run(app, account, '6175550101', { type: 'DecidePlaceCall', settings: await settings(app, account), decisionId: 'dec_callback_ann', idempotencyKey: 'ann-1' })
+  await place(app, account, '6175550101', 'CA5')
+  const last = await nextActions(app, account)
+  t.same(last.stale_leads.map((l) => [l.name, l.why]), [['Eve Back', 'callback_due'], ['Cat Missed', 'connect_missed'], ['Dan New', 'never_contacted']])
+  t.equal(last.stale_leads.find((l) => l.lead_id === dan.leadId)?.suggested_action, 'call: a new lead nobody has reached yet')
 })
