@@ -17,6 +17,7 @@ import { recordAnsweredBy } from './commands/record-answered-by.command.ts'
 import { pressMenuKey } from './commands/press-menu-key.command.ts'
 import { recordOwnerConnect } from './commands/record-owner-connect.command.ts'
 import { answeredCall } from './commands/answered-call.ts'
+import { pressAgentKey, recordLeadDial } from './commands/agent-first.command.ts'
 import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
@@ -131,13 +132,17 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
   let carrierRef: Carrier | null = null
-  const live = { commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier }
+  const live = {
+    commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
+  }
   const callReports: CallReports = {
     recordCallStatus: (update) => recordCallStatus(live, update),
     recordAnsweredBy: (callId, answeredBy) => recordAnsweredBy(live, callId, answeredBy),
     answeredCall: (decisionId) => answeredCall(live, decisionId),
     pressMenuKey: (decisionId, digit) => pressMenuKey(live, decisionId, digit),
     recordOwnerConnect: (decisionId, status, durationSeconds) => recordOwnerConnect(live, decisionId, status, durationSeconds),
+    pressAgentKey: (decisionId, callId, digit) => pressAgentKey(live, decisionId, callId, digit),
+    recordLeadDial: (decisionId, status) => recordLeadDial(live, decisionId, status),
   }
   const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier

@@ -1,8 +1,9 @@
 /**
  * The call log and the follow-up timers: one row per call decision (who, why, how far it got, the
- * carrier's call id) and one row per lead with a follow-up due. Carrier callbacks find their lead by
- * call id, and the follow-up scheduler reads what is due. (The dialer's unfinished work is in the
- * claims read model.)
+ * carrier's call id) and one row per lead with a follow-up due; an agent-first call's owner legs
+ * each have a call id, all mapped to their decision in `call_legs`. Carrier callbacks find their
+ * lead by call id, and the follow-up scheduler reads what is due. (The dialer's unfinished work is
+ * in the claims read model.)
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
@@ -26,9 +27,9 @@ export const callsProjection: Projection = {
   version: 2,
   handles: [
     'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
-    'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped',
+    'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable',
   ],
-  tables: ['calls', 'follow_ups'],
+  tables: ['calls', 'follow_ups', 'call_legs'],
 
   setup(db: Database) {
     db.exec(`
@@ -59,6 +60,10 @@ export const callsProjection: Projection = {
         due_at TEXT NOT NULL
       );
       CREATE INDEX IF NOT EXISTS follow_ups_by_due ON follow_ups (due_at);
+      CREATE TABLE IF NOT EXISTS call_legs (
+        call_id TEXT PRIMARY KEY,
+        decision_id TEXT NOT NULL
+      );
     `)
   },
 
@@ -80,7 +85,20 @@ export const callsProjection: Projection = {
         setStage(db, event.data.decisionId, "stage = 'started'")
         return
       case 'CallPlaced':
+        // An agent-first call's row follows its newest owner leg; every leg's id still finds it.
         setStage(db, event.data.decisionId, "stage = 'placed', call_id = ?, carrier = ?", event.data.callId, event.data.carrier)
+        if (event.data.ownerLeg !== undefined) statement(db, 'INSERT OR IGNORE INTO call_legs (call_id, decision_id) VALUES (?, ?)').run(event.data.callId, event.data.decisionId)
+        return
+      case 'OwnerLegStarted':
+        // Claimed and not yet placed: a crash here is swept to "outcome unknown" like any attempt.
+        setStage(db, event.data.decisionId, "stage = 'started', started_at = ?", event.data.at)
+        return
+      case 'AgentUnavailable':
+        if (event.data.nextLeg === null) {
+          setStage(db, event.data.decisionId, "stage = CASE stage WHEN 'started' THEN 'placed' ELSE stage END, outcome = 'agent_unavailable', ended_at = ?", event.data.at)
+        } else {
+          setStage(db, event.data.decisionId, "stage = CASE stage WHEN 'started' THEN 'placed' ELSE stage END")
+        }
         return
       case 'CallFailed':
         setStage(db, event.data.decisionId, "stage = 'failed', outcome = ?, ended_at = ?", event.data.failure, event.data.failedAt)

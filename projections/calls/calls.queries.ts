@@ -48,8 +48,12 @@ export class CallsQueries {
     return times
   }
 
+  /** The call a carrier call id belongs to: the decision's current call, or an earlier owner leg of an agent-first call. */
   byCallId(callId: string): CallRow | null {
-    return toCall(statement(this.db, `${SELECT} WHERE call_id = ?`).get(callId) as never)
+    return toCall(
+      (statement(this.db, `${SELECT} WHERE call_id = ?`).get(callId) ??
+        statement(this.db, `${SELECT} WHERE decision_id = (SELECT decision_id FROM call_legs WHERE call_id = ?)`).get(callId)) as never,
+    )
   }
 
   byDecisionId(decisionId: string): CallRow | null {

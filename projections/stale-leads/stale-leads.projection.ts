@@ -14,8 +14,8 @@ import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts
 
 /** Event types that count as the lead touching back (inbound), beyond LeadUpdated and CallAnswered. */
 export const INBOUND_TOUCHES = ['PaymentSettled', 'TextReplyReceived'] as const
-/** Event types that count as a contact going out, beyond CallPlaced. */
-export const OUTBOUND_CONTACTS = ['PayLinkTexted'] as const
+/** Event types that count as a contact going out, beyond CallPlaced (agent-first: the dial of the lead, not the owner's call). */
+export const OUTBOUND_CONTACTS = ['PayLinkTexted', 'LeadDialStarted'] as const
 
 const touchSql = sqlTemplate((extra) => `UPDATE lead_activity SET last_touch_at = max(last_touch_at, ?)${extra} WHERE stream = ?`)
 
@@ -101,7 +101,9 @@ export const staleLeadsProjection: Projection = {
         return
       }
       case 'CallPlaced': {
-        const at = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data.placedAt
+        const { placedAt: at, ownerLeg } = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data
+        // Agent-first rings the owner first: no contact with the lead yet.
+        if (ownerLeg !== undefined) return
         touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, connect_missed_at = NULL', at, at)
         return
       }

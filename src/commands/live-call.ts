@@ -23,8 +23,10 @@ export interface LiveCallDeps {
   readonly claims: Pick<ClaimsQueries, 'hasClaimsInFlight'>
   readonly runner: ProjectionRunner
   readonly clock: () => Date
-  /** The carrier that placed the call: it is asked to play a voicemail or hang up. */
-  readonly carrier: () => Pick<Carrier, 'name' | 'updateCall'>
+  /** The carrier that placed the call: it is asked to play a voicemail or hang up, and (agent-first) to ring the next owner number. */
+  readonly carrier: () => Pick<Carrier, 'name' | 'updateCall' | 'placeCall' | 'callbackUrls'>
+  /** Where the carrier's callbacks reach this server (the next owner leg's answer and status hooks). */
+  readonly publicUrl: string
   /** Who claims a voicemail (host and pid). */
   readonly node: string
 }

@@ -12,6 +12,7 @@ import type { AccountState } from '../domain/account/account.decider.ts'
 import { renderVoicemail } from '../domain/dialing/voicemail.ts'
 import { CarrierError, isRetryableCarrierFailure, type LiveCallInstructions } from '../integrations/carrier/carrier.port.ts'
 import { callByCarrierId, carrierActor, type LiveCallDeps } from './live-call.ts'
+import { actOnAgentFirst } from './agent-first.command.ts'
 
 /** Records the verdict; false when the call is not Leadline's. */
 export async function recordAnsweredBy(deps: LiveCallDeps, callId: string, answeredBy: string): Promise<boolean> {
@@ -30,7 +31,8 @@ export async function recordAnsweredBy(deps: LiveCallDeps, callId: string, answe
 
 /**
  * After an append that may have claimed a voicemail (or decided there is none): plays it into the
- * live call and records how that went, or hangs the call up. Nothing to do for any other append.
+ * live call and records how that went, or hangs the call up; an agent-first owner leg's end is acted
+ * on too (agent-first.command.ts). Nothing to do for any other append.
  */
 export async function actOnMachine(deps: LiveCallDeps, stream: string, account: AccountState, state: LeadState, events: readonly LeadEvent[]): Promise<void> {
   for (const event of events) {
@@ -52,6 +54,7 @@ export async function actOnMachine(deps: LiveCallDeps, stream: string, account: 
       await deps.commands.handle(stream, leadDecider, { type: 'RecordVoicemailOutcome', decisionId: event.data.decisionId, failure }, carrierActor(deps))
     }
   }
+  await actOnAgentFirst(deps, stream, account, state, events)
 }
 
 /** The account's recording, or its spoken message for this lead. */

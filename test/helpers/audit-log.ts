@@ -110,6 +110,10 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'MenuKeyPressed', data: { decisionId: d1, callId: 'CA111', digit: '1', choice: 'connect', at: '2026-03-11T16:15:15.000Z' } }, carrier],
   [{ type: 'OwnerConnectEnded', data: { decisionId: d1, connected: true, status: 'completed', at: '2026-03-11T16:15:16.000Z' } }, carrier],
   [{ type: 'CallbackRequested', data: { decisionId: d1, callbackAt: '2026-03-11T17:15:17.000Z', at: '2026-03-11T16:15:17.000Z' } }, carrier],
+  // Agent-first: owner number 1 declines, owner number 2 presses 1 and the lead is dialed.
+  [{ type: 'AgentUnavailable', data: { decisionId: d1, callId: 'CA111', leg: 0, reason: 'declined', message: 'the owner pressed 2, not 1', nextLeg: 1, at: '2026-03-11T16:15:18.000Z' } }, carrier],
+  [{ type: 'OwnerLegStarted', data: { decisionId: d1, leg: 1, to: '+15125550199', node: 'node-1', at: '2026-03-11T16:15:18.000Z' } }, carrier],
+  [{ type: 'LeadDialStarted', data: { decisionId: d1, callId: 'CA222', leg: 1, to: `+1${PHONE}`, at: '2026-03-11T16:15:19.000Z' } }, carrier],
   // A submission with the same last ten digits and another country code: the lead keeps its number.
   [{ type: 'LeadPhoneConflict', data: { leadId: 'ld_audit0000000000a', storedPhone: `+1${PHONE}`, receivedPhone: `+52${PHONE}`, receivedRaw: `+52 ${PHONE}`, source: 'webhook', kept: true, message: `the submission's number +52${PHONE} differs from the lead's +1${PHONE}; the lead keeps +1${PHONE}`, at: '2026-03-11T16:15:00.000Z' } }, webhook],
   // A type of a later build, unknown to this one: a generic summary that leaves its URL out.

@@ -1,7 +1,9 @@
 /**
  * What happens when a lead picks up: `bridge:+1…` (whisper the lead's name to the owner, then connect
  * the owner's number), `twiml:https://…` (hand the call to the account's own voice assistant), or
- * `greeting` (the default: a short spoken greeting, then the bridge when a bridge number is set).
+ * `greeting` (the default: a short spoken greeting, then the bridge when a bridge number is set), or
+ * `agent-first:+1…[,+1…]` (ring the owner's numbers in turn first; the lead is dialed only once a
+ * person there pressed 1, so the lead's phone never rings before someone is on the line).
  */
 import { DomainError } from '../shared/decider.ts'
 
@@ -9,8 +11,13 @@ export type OnAnswer =
   | { readonly kind: 'greeting'; readonly ownerNumber: string | null }
   | { readonly kind: 'bridge'; readonly ownerNumber: string }
   | { readonly kind: 'twiml'; readonly url: string }
+  /** 1 to MAX_AGENT_NUMBERS numbers, rung one at a time in this order. */
+  | { readonly kind: 'agent-first'; readonly ownerNumbers: readonly string[] }
 
 export const DEFAULT_ON_ANSWER = 'greeting'
+/** Agent-first rings at most this many owner numbers for one call, one after the other. */
+export const MAX_AGENT_NUMBERS = 5
+const E164 = /^\+[1-9]\d{6,14}$/
 
 export function parseOnAnswer(spec: string): OnAnswer {
   const text = spec.trim()
@@ -18,6 +25,7 @@ export function parseOnAnswer(spec: string): OnAnswer {
   if (bridge) return { kind: 'bridge', ownerNumber: bridge[1] as string }
   const greetingBridge = /^greeting(?:\+bridge:(\+[1-9]\d{6,14}))?$/.exec(text)
   if (greetingBridge) return { kind: 'greeting', ownerNumber: greetingBridge[1] ?? null }
+  if (text.startsWith('agent-first:')) return { kind: 'agent-first', ownerNumbers: agentNumbers(spec, text.slice('agent-first:'.length)) }
   if (text.startsWith('twiml:')) {
     const url = text.slice('twiml:'.length)
     let parsed: URL
@@ -31,7 +39,22 @@ export function parseOnAnswer(spec: string): OnAnswer {
     }
     return { kind: 'twiml', url: parsed.toString() }
   }
-  throw new DomainError('invalid_on_answer', `invalid on-answer "${spec}": use greeting, greeting+bridge:+E164, bridge:+E164 or twiml:https://…`)
+  throw new DomainError('invalid_on_answer', `invalid on-answer "${spec}": use greeting, greeting+bridge:+E164, bridge:+E164, agent-first:+E164[,+E164] or twiml:https://…`)
+}
+
+function agentNumbers(spec: string, list: string): string[] {
+  const numbers = list.split(',').map((n) => n.trim())
+  const bad = numbers.find((n) => !E164.test(n))
+  if (bad !== undefined) throw new DomainError('invalid_on_answer', `invalid on-answer "${spec}": "${bad}" is not an E.164 number (+15551234567)`)
+  if (numbers.length > MAX_AGENT_NUMBERS) throw new DomainError('invalid_on_answer', `invalid on-answer "${spec}": at most ${MAX_AGENT_NUMBERS} numbers`)
+  if (new Set(numbers).size !== numbers.length) throw new DomainError('invalid_on_answer', `invalid on-answer "${spec}": a number is listed twice`)
+  return numbers
+}
+
+/** The owner numbers agent-first rings, in turn; null when the account answers another way. */
+export function agentFirstNumbers(spec: string): readonly string[] | null {
+  const onAnswer = parseOnAnswer(spec)
+  return onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers : null
 }
 
 export function formatOnAnswer(onAnswer: OnAnswer): string {
@@ -40,6 +63,8 @@ export function formatOnAnswer(onAnswer: OnAnswer): string {
       return `bridge:${onAnswer.ownerNumber}`
     case 'twiml':
       return `twiml:${onAnswer.url}`
+    case 'agent-first':
+      return `agent-first:${onAnswer.ownerNumbers.join(',')}`
     case 'greeting':
       return onAnswer.ownerNumber ? `greeting+bridge:${onAnswer.ownerNumber}` : 'greeting'
   }

@@ -11,7 +11,8 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { formField } from './session.ts'
 
 export type Day = (typeof DAY_NAMES)[number]
-export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml'
+export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml' | 'agent-first'
+const ON_ANSWER_MODES: readonly OnAnswerMode[] = ['greeting', 'greeting-bridge', 'bridge', 'twiml', 'agent-first']
 export type StaleUnit = 'minutes' | 'hours' | 'days'
 
 export interface DayHours {
@@ -72,8 +73,8 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     callerId: settings.callerId ?? '',
     allowedCountries: settings.allowedCountries?.join(', ') ?? '',
     placeCallCountries: settings.placeCallCountries?.join(', ') ?? '',
-    onAnswerMode: onAnswer.kind === 'twiml' ? 'twiml' : onAnswer.kind === 'bridge' ? 'bridge' : onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting',
-    onAnswerNumber: onAnswer.kind === 'twiml' ? '' : (onAnswer.ownerNumber ?? ''),
+    onAnswerMode: onAnswer.kind === 'greeting' ? (onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting') : onAnswer.kind,
+    onAnswerNumber: onAnswer.kind === 'twiml' ? '' : onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers.join(', ') : (onAnswer.ownerNumber ?? ''),
     onAnswerUrl: onAnswer.kind === 'twiml' ? onAnswer.url : '',
     followUpOn: policy.steps.length > 0,
     followUpSteps: followUpText || '10m, 1h, next-day 10:00',
@@ -105,7 +106,7 @@ export function valuesFromForm(body: Body): SettingsFormValues {
     callerId: text(body, 'callerId'),
     allowedCountries: text(body, 'allowedCountries'),
     placeCallCountries: text(body, 'placeCallCountries'),
-    onAnswerMode: oneOf(text(body, 'onAnswerMode'), ['greeting', 'greeting-bridge', 'bridge', 'twiml'], 'greeting'),
+    onAnswerMode: oneOf(text(body, 'onAnswerMode'), ON_ANSWER_MODES, 'greeting'),
     onAnswerNumber: text(body, 'onAnswerNumber'),
     onAnswerUrl: text(body, 'onAnswerUrl'),
     followUpOn: body.followUpOn !== undefined,
@@ -158,6 +159,8 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
         return `bridge:${values.onAnswerNumber}`
       case 'twiml':
         return `twiml:${values.onAnswerUrl}`
+      case 'agent-first':
+        return `agent-first:${values.onAnswerNumber}`
     }
   })()
   const max = Number(values.followUpMax)

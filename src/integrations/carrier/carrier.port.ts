@@ -174,7 +174,23 @@ export interface AnsweredCall {
   readonly onAnswer: OnAnswer
   /** The account's number: the caller id of a connect to the owner. */
   readonly callerId: string
+  /** Where the lead came from, and one line of its fields: agent-first whispers them to the owner (untrusted text). */
+  readonly leadSource: string | null
+  readonly leadLine: string | null
 }
+
+/**
+ * What Leadline answers when a person on an agent-first owner leg presses a key (the carrier says it
+ * to the owner): `dial` connects the lead from the account's number; `refused` says why the lead may
+ * not be called now (`refusal`: may-call's code); `declined`, `no_key` and `none` (a repeat, or a leg
+ * that moved on) end politely. Null: the call is not Leadline's.
+ */
+export type AgentKeyAnswer =
+  | { readonly choice: 'dial'; readonly leadNumber: string; readonly callerId: string; readonly leadName: string | null }
+  | { readonly choice: 'refused'; readonly refusal: string; readonly leadName: string | null }
+  | { readonly choice: 'declined' }
+  | { readonly choice: 'no_key' }
+  | { readonly choice: 'none' }
 
 /**
  * What Leadline answers when the lead presses a key in the menu (the carrier says it to the lead):
@@ -204,6 +220,10 @@ export interface CallReports {
   pressMenuKey(decisionId: string, digit: string): Promise<MenuAnswer | null>
   /** How the owner's leg of a connect ended (the carrier's dial status and talk time). */
   recordOwnerConnect(decisionId: string, status: string, durationSeconds: number | null): Promise<boolean>
+  /** Agent-first: the key pressed on owner leg `callId` of `decisionId` ('' when none came before the timeout). */
+  pressAgentKey(decisionId: string, callId: string, digit: string): Promise<AgentKeyAnswer | null>
+  /** Agent-first: how the dial of the lead from the owner's leg ended (the carrier's dial status). False when the decision is not Leadline's. */
+  recordLeadDial(decisionId: string, status: string): Promise<boolean>
 }
 
 /** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */

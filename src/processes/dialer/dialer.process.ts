@@ -7,6 +7,7 @@
 import type { RecordedEvent } from '../../domain/event.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { CallRecord } from '../../domain/lead/calls/calls.decider.ts'
+import { ownerLegNumber } from '../../domain/lead/calls/agent-first.ts'
 import { CALL_REFUSALS } from '../../domain/dialing/may-call.ts'
 import { parseLeadStream, type CallDecided } from '../../domain/lead/lead.events.ts'
 import { CALL_EFFECT } from '../../domain/lead/calls/calls.events.ts'
@@ -239,19 +240,23 @@ export class Dialer extends EffectProcess<DialerOptions> {
     if (!claimed) return { kind: 'not_ours' }
     if (claimed.type === 'CallFailed') return { kind: 'failed', failure: claimed.data.failure, message: claimed.data.message }
     const call = claim.state.dialing.calls[decisionId] as CallRecord
+    // Agent-first: the owner is rung first (their answer hook asks them to press 1); the lead only after.
+    const owner = account ? ownerLegNumber(account.settings, 0) : null
     const request = {
       from: call.from,
-      to: call.to,
+      to: owner ?? call.to,
       ...this.carrier.callbackUrls(publicUrl, decisionId),
       reference: decisionId,
       detectAnsweringMachine: false,
+      ...(owner !== null ? { detectAnsweringMachine: account?.settings.amd !== false } : {}),
     }
     // The call goes out now: the account's next call waits its spacing from here.
     started(1000 / (account?.settings.callsPerSecond ?? 1))
     return withCarrierRetries<DialOutcome>(
       async () => {
         const placed = await this.carrier.placeCall(request)
-        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier }, actor)
+        const leg = owner !== null ? { ownerLeg: 0, to: owner } : {}
+        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier, ...leg }, actor)
         return { kind: 'placed', callId: placed.callId, carrier: placed.carrier }
       },
       async ({ failure, message, carrierCode }) => {

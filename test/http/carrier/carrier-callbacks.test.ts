@@ -94,6 +94,8 @@ t.test('the context: the call behind a decision, and statuses recorded on the le
     leadName: 'Jane Doe',
     onAnswer: { kind: 'bridge', ownerNumber: '+13125550199' },
     callerId: '+13125550100',
+    leadSource: null,
+    leadLine: null,
   })
   t.equal((await post('/api/carrier/acme/pickup?d=dec_unknown')).body, 'null', 'an unknown decision: null')
 

@@ -88,3 +88,17 @@ t.test('calling hours: days with the same hours share a window; past midnight; 0
   const several = valuesFromSettings({ ...DEFAULT_SETTINGS, callingHours: 'mon 09:00-12:00, mon 13:00-17:00' })
   t.equal(several.unrepresentableHours, 'mon 09:00-12:00, mon 13:00-17:00', 'hours the editor cannot show are named, not silently dropped')
 })
+
+t.test('on answer: agent first takes the owner numbers, comma-separated, rung in turn', async (t) => {
+  const f = await signedInConsole(t)
+  await f.browser.get('/app/settings')
+  const saved = await f.browser.post('/app/settings', form({ onAnswerMode: 'agent-first', onAnswerNumber: '+15125550199, +15125550198' }))
+  t.equal(saved.statusCode, 303)
+  t.equal((await f.app.leadline.accounts.require(f.accountId)).settings.onAnswer, 'agent-first:+15125550199,+15125550198')
+  const page = await f.browser.get('/app/settings')
+  t.match(page.body, /<input type="radio" name="onAnswerMode" value="agent-first" checked>/)
+  t.match(page.body, /id="onAnswerNumber" name="onAnswerNumber" inputmode="tel" value="\+15125550199, \+15125550198"/)
+  const refused = await f.browser.post('/app/settings', form({ onAnswerMode: 'agent-first', onAnswerNumber: '+15125550199, me' }))
+  t.equal(refused.statusCode, 400)
+  t.match(refused.body, /&#34;me&#34; is not an E\.164 number/)
+})

@@ -37,6 +37,8 @@ function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
     recordAnsweredBy: async () => false,
     answeredCall: async () => null,
     pressMenuKey: async () => null,
+    pressAgentKey: async () => null,
+    recordLeadDial: async () => false,
     recordOwnerConnect: async () => false,
   }
 }

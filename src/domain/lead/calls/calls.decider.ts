@@ -11,6 +11,7 @@ import { DomainError } from '../../shared/decider.ts'
 import { phoneConflict, type IntakeState } from '../intake/intake.decider.ts'
 import type { LeadPhoneConflict, LeadReceived } from '../intake/intake.events.ts'
 import type { CallStatusUpdate } from './call-status.ts'
+import * as agentFirst from './agent-first.ts'
 import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, MenuChoice, SpeedToLeadSkip } from './calls.events.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -52,6 +53,8 @@ export interface CallRecord {
   readonly callbackAt: string | null
   /** When the carrier or the lead last said how this call went (an answer, a machine, a key, its end); null while it is in flight. */
   readonly outcomeAt: string | null
+  /** Agent-first: the owner's legs and where the call stands (agent-first.ts); null for a call that rings the lead first. */
+  readonly agent: agentFirst.AgentFirstCall | null
 }
 
 export interface DialingState {
@@ -94,7 +97,8 @@ export type CallCommand =
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
   | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
-  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string }
+  /** `ownerLeg`: agent-first, the call rings owner number `to` (that leg of the decision), not the lead. */
+  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string; ownerLeg?: number; to?: string }
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
   /** `node` claims a voicemail when the status carries a machine verdict. */
@@ -107,11 +111,18 @@ export type CallCommand =
   | { type: 'PressMenuKey'; settings: AccountSettings; decisionId: string; digit: string; ownerNumber: string | null }
   /** How the owner's leg of a connect ended (the carrier's dial status). */
   | { type: 'RecordOwnerConnect'; decisionId: string; status: string; durationSeconds: number | null }
+  /** Agent-first: the key pressed on owner leg `callId` ('' when none); `node` claims the next owner leg. */
+  | { type: 'PressAgentKey'; settings: AccountSettings; decisionId: string; callId: string; digit: string; node: string }
+  /** Agent-first: how the dial of the lead from the owner's leg ended (Twilio's DialCallStatus). */
+  | { type: 'RecordLeadDial'; settings: AccountSettings; decisionId: string; status: string }
+  /** Agent-first: the carrier refused the call to owner leg `leg` (it cannot have rung). */
+  | { type: 'RecordOwnerLegFailed'; settings: AccountSettings; decisionId: string; leg: number; failure: string; message: string; node: string }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const CALL_COMMAND_TYPES: { readonly [T in CallCommand['type']]: true } = {
   DecidePlaceCall: true, ClaimFollowUp: true, StartCallAttempt: true, RecordCallPlaced: true, RecordCallFailed: true,
   RecordOutcomeUnknown: true, RecordCallStatus: true, RecordAnsweredBy: true, RecordVoicemailOutcome: true, PressMenuKey: true, RecordOwnerConnect: true,
+  PressAgentKey: true, RecordLeadDial: true, RecordOwnerLegFailed: true,
 }
 
 export function isCallCommand(command: { readonly type: string }): command is CallCommand {
@@ -160,6 +171,7 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         answered: false, ended: false, failure: null, recordings: [], transcripts: [],
         machineDetection: false, answeredBy: null, machine: false, voicemail: null, menuChoice: null, ownerConnected: null, followedUp: false,
         callbackAt: null, outcomeAt: null,
+        agent: null,
       }
       return {
         ...state,
@@ -174,9 +186,18 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       return update(state, event.data.decisionId, { stage: 'started', startedAt: event.data.startedAt })
     case 'CallPlaced':
       return {
-        ...update(state, event.data.decisionId, { stage: 'placed', callId: event.data.callId, carrier: event.data.carrier, status: 'queued', machineDetection: event.data.machineDetection === true }),
-        lastContactAt: event.data.placedAt,
+        ...update(state, event.data.decisionId, {
+          stage: 'placed', callId: event.data.callId, carrier: event.data.carrier, status: 'queued', machineDetection: event.data.machineDetection === true,
+          ...agentChange(state, event),
+        }),
+        // Ringing the owner first is no contact with the lead yet.
+        lastContactAt: event.data.ownerLeg === undefined ? event.data.placedAt : state.lastContactAt,
       }
+    case 'OwnerLegStarted':
+    case 'AgentUnavailable':
+      return update(state, event.data.decisionId, agentChange(state, event))
+    case 'LeadDialStarted':
+      return { ...update(state, event.data.decisionId, agentChange(state, event)), lastContactAt: event.data.at }
     case 'CallFailed':
       return update(state, event.data.decisionId, { stage: 'failed', failure: event.data.failure, ended: true, outcomeAt: event.data.failedAt })
     case 'CallOutcomeUnknown':
@@ -225,6 +246,21 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       const _: never = event
       return state
     }
+  }
+}
+
+function agentChange(state: DialingState, event: CallEvent & { data: { decisionId: string } }): Partial<CallRecord> {
+  const call = state.calls[event.data.decisionId]
+  return (call && agentFirst.agentFirstChange(call, event)) ?? {}
+}
+
+/** What the agent-first rules (agent-first.ts) need to know around a call, at `now`. */
+function agentContext(state: LeadWithCalls, call: CallRecord, settings: AccountSettings, node: string, now: Date): agentFirst.AgentFirstContext {
+  return {
+    call, settings, node, now,
+    pendingFollowUp: state.dialing.pendingFollowUp !== null,
+    mayCallLead: () => mayCall(settings, decidedCallTarget(state, call), now),
+    followUp: () => (state.dialing.answeredAt === null && !call.followedUp ? nextFollowUp(state, settings, call.decisionId, now) : []),
   }
 }
 
@@ -358,7 +394,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
     case 'RecordCallPlaced': {
       const call = requireCall(state, command.decisionId)
       if (call.stage !== 'started') return []
-      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at } }]
+      const leg = command.ownerLeg === undefined ? {} : { ownerLeg: command.ownerLeg, ...(command.to !== undefined ? { to: command.to } : {}) }
+      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at, ...leg } }]
     }
     case 'RecordCallFailed': {
       const call = requireCall(state, command.decisionId)
@@ -390,6 +427,18 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const connected = (command.status === 'completed' || command.status === 'answered') && (command.durationSeconds === null || command.durationSeconds > 0)
       return [{ type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }]
     }
+    case 'PressAgentKey': {
+      const call = requireCall(state, command.decisionId)
+      return agentFirst.pressAgentKey(agentContext(state, call, command.settings, command.node, now), command.callId, command.digit)
+    }
+    case 'RecordLeadDial': {
+      const call = requireCall(state, command.decisionId)
+      return agentFirst.recordLeadDial(agentContext(state, call, command.settings, 'unknown', now), command.status)
+    }
+    case 'RecordOwnerLegFailed': {
+      const call = requireCall(state, command.decisionId)
+      return agentFirst.ownerLegFailed(agentContext(state, call, command.settings, command.node, now), command.leg, command.failure, command.message)
+    }
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the calls slice has no command ${(command as { type: string }).type}`)
@@ -404,6 +453,10 @@ export function callRefused(check: CallCheck): DomainError {
 
 function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: CallStatusUpdate, node: string, now: Date): CallEvent[] {
   const call = callByCarrierId(state, status.callId)
+  // Agent-first: statuses of the owner's legs are the owner's, not the lead's.
+  if (agentFirst.isOwnerLeg(call, status.callId)) {
+    return agentFirst.ownerLegStatus(agentContext(state, call, settings, node, now), status, status.answeredBy !== undefined && MACHINES.has(status.answeredBy))
+  }
   const at = status.timestamp || now.toISOString()
   const ref = { decisionId: call.decisionId, callId: call.callId as string }
   const events: CallEvent[] = []
@@ -443,7 +496,7 @@ function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: C
 }
 
 function callByCarrierId(state: LeadWithCalls, callId: string): CallRecord {
-  const call = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.callId === callId)
+  const call = state.dialing.order.map((id) => state.dialing.calls[id] as CallRecord).find((c) => c.callId === callId || agentFirst.isOwnerLeg(c, callId))
   if (!call) throw new DomainError('call_not_found', `no call ${callId} on this lead`)
   return call
 }
@@ -457,6 +510,7 @@ function callByCarrierId(state: LeadWithCalls, callId: string): CallRecord {
  */
 function recordAnsweredBy(state: LeadWithCalls, settings: AccountSettings, callId: string, answeredBy: string, node: string, now: Date): CallEvent[] {
   const call = callByCarrierId(state, callId)
+  if (agentFirst.isOwnerLeg(call, callId)) return agentFirst.ownerLegVerdict(agentContext(state, call, settings, node, now), callId, MACHINES.has(answeredBy))
   if (call.ended || call.answered || call.machine) return []
   const at = now.toISOString()
   const ref = { decisionId: call.decisionId, callId }

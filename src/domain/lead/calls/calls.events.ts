@@ -35,8 +35,15 @@ export type CallDecided = DomainEvent<
 >
 /** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second ring. */
 export type CallAttemptStarted = DomainEvent<'CallAttemptStarted', { decisionId: string; node: string; startedAt: string }>
-/** `machineDetection`: the carrier was asked to tell a person from a machine (absent on older events: no). */
-export type CallPlaced = DomainEvent<'CallPlaced', { decisionId: string; callId: string; carrier: string; placedAt: string; machineDetection?: boolean }>
+/**
+ * `machineDetection`: the carrier was asked to tell a person from a machine (absent on older events: no).
+ * `ownerLeg`: agent-first, this call rings the owner's number `to` (0: the first of the account's
+ * owner numbers), not the lead: its statuses and machine verdicts are the owner's.
+ */
+export type CallPlaced = DomainEvent<
+  'CallPlaced',
+  { decisionId: string; callId: string; carrier: string; placedAt: string; machineDetection?: boolean; ownerLeg?: number; to?: string }
+>
 export type CallFailed = DomainEvent<
   'CallFailed',
   { decisionId: string; failure: string; message: string; carrierCode: number | null; failedAt: string }
@@ -66,6 +73,19 @@ export type MenuKeyPressed = DomainEvent<'MenuKeyPressed', { decisionId: string;
 export type CallbackRequested = DomainEvent<'CallbackRequested', { decisionId: string; callbackAt: string; at: string }>
 /** How the owner's leg of a connect ended: `connected` when the owner picked up and the two talked. */
 export type OwnerConnectEnded = DomainEvent<'OwnerConnectEnded', { decisionId: string; connected: boolean; status: string; at: string }>
+/** Agent-first: the next owner number is rung for the same decision, claimed before the carrier is asked. */
+export type OwnerLegStarted = DomainEvent<'OwnerLegStarted', { decisionId: string; leg: number; to: string; node: string; at: string }>
+/**
+ * Agent-first: the owner's leg ended without a yes, so the lead is not dialed from it. `reason`:
+ * owner_voicemail, no_answer, busy, no_key, declined, lead_not_allowed (`refusal`: may-call's code),
+ * call_failed. `nextLeg`: the owner number rung next, or null when the call is over (follow-up decides).
+ */
+export type AgentUnavailable = DomainEvent<
+  'AgentUnavailable',
+  { decisionId: string; callId: string | null; leg: number; reason: string; message: string; refusal?: string; nextLeg: number | null; at: string }
+>
+/** Agent-first: a person on the owner's leg pressed 1 and the lead may be called now: the lead is dialed into that call, once. */
+export type LeadDialStarted = DomainEvent<'LeadDialStarted', { decisionId: string; callId: string; leg: number; to: string; at: string }>
 export type FollowUpScheduled = DomainEvent<
   'FollowUpScheduled',
   { leadId: string; attempt: number; dueAt: string; afterDecisionId: string }
@@ -93,6 +113,9 @@ export type CallEvent =
   | MenuKeyPressed
   | CallbackRequested
   | OwnerConnectEnded
+  | OwnerLegStarted
+  | AgentUnavailable
+  | LeadDialStarted
   | FollowUpScheduled
   | FollowUpRescheduled
   | FollowUpStopped
@@ -115,7 +138,8 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   CallDecided: (d) =>
     `call decided: ${PURPOSE[d.purpose] ?? printable(d.purpose)}, attempt ${d.attempt}, ${printable(d.from)} → ${printable(d.to)}${d.idempotencyKey !== null ? ' (idempotency key given)' : ''}`,
   CallAttemptStarted: (d) => `call attempt started on node ${printable(d.node)}`,
-  CallPlaced: (d) => `call placed through ${printable(d.carrier)} (call ${printable(d.callId)})`,
+  CallPlaced: (d) =>
+    `call placed${d.ownerLeg !== undefined ? ` to owner number ${d.ownerLeg + 1}${d.to !== undefined ? ` (${printable(d.to)})` : ''}, before the lead,` : ''} through ${printable(d.carrier)} (call ${printable(d.callId)})`,
   CallFailed: (d) => `call failed: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   CallOutcomeUnknown: (d) => `call outcome unknown: ${printable(d.reason)} (never retried)`,
   CallAnswered: (d) => `call answered${d.answeredBy ? ` (by ${printable(d.answeredBy)})` : ''}`,
@@ -131,6 +155,10 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   MenuKeyPressed: (d) => `the lead pressed ${printable(d.digit)}: ${MENU_CHOICE[d.choice] ?? printable(d.choice)}`,
   CallbackRequested: (d) => `callback requested for ${printable(d.callbackAt)}`,
   OwnerConnectEnded: (d) => (d.connected ? 'connected to the owner' : `not connected to the owner (${printable(d.status)})`),
+  OwnerLegStarted: (d) => `ringing owner number ${d.leg + 1} (${printable(d.to)}) on node ${printable(d.node)}`,
+  AgentUnavailable: (d) =>
+    `owner number ${d.leg + 1} did not take the lead: ${printable(d.message)} (${printable(d.reason)}${d.refusal !== undefined ? `: ${printable(d.refusal)}` : ''}); ${d.nextLeg !== null ? `ringing owner number ${d.nextLeg + 1}` : 'the lead was not dialed'}`,
+  LeadDialStarted: (d) => `owner number ${d.leg + 1} pressed 1: dialing the lead (${printable(d.to)})`,
   FollowUpScheduled: (d) => `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}`,
   FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,

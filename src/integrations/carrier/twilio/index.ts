@@ -2,3 +2,5 @@
 export * from './twilio-carrier.adapter.ts'
 export * from './twilio-callbacks.ts'
 export * from './answer-twiml.ts'
+export * from './agent-first-twiml.ts'
+export * from './agent-first-callbacks.ts'

@@ -1,8 +1,9 @@
 /**
  * Twilio's callbacks into Leadline, at `/api/carrier/twilio/<hook>`: `status` (call progress, which
  * becomes events on the lead), `answer` (the TwiML for an answered call, in the account's on-answer
- * mode) and `whisper` (the TwiML played to the owner before the bridge). Every request must carry a
- * valid `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token.
+ * mode) and `whisper` (the TwiML played to the owner before the bridge); agent-first's `agent-key` and
+ * `lead-dial` are answered in agent-first-callbacks.ts. Every request must carry a valid
+ * `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token.
  */
 import twilio from 'twilio'
 import {
@@ -15,12 +16,13 @@ import {
   type CarrierCallbackContext,
 } from '../carrier.port.ts'
 import { answerTwiml, whisperTwiml } from './answer-twiml.ts'
+import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
 
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'answer', 'whisper'])
+const HOOKS = new Set(['status', 'answer', 'whisper', ...AGENT_FIRST_HOOKS])
 
 /** The URLs a call hands Twilio: its TwiML when answered (per decision) and its progress. */
 export function twilioCallbackUrls(publicUrl: string, decisionId: string): CallbackUrls {
@@ -47,10 +49,12 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
     return { kind: 'answer', status: 204 }
   }
 
+  if (AGENT_FIRST_HOOKS.includes(callback.hook)) return handleAgentFirstCallback(callback, context)
   const decision = callback.query.decision
   const call = typeof decision === 'string' ? await context.answeredCall(decision) : null
   if (!call) return { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
   if (callback.hook === 'whisper') return { kind: 'answer', status: 200, contentType: TWIML, body: whisperTwiml(call.leadName) }
+  if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
   const whisperUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'whisper', { decision: call.decisionId })
   const body = answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl })
   return { kind: 'answer', status: 200, contentType: TWIML, body }

@@ -4,9 +4,9 @@
  */
 import t from 'tap'
 import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/account/account-settings.ts'
-import { leadDecider, type LeadCommand, type LeadState } from '../../../../src/domain/lead/lead.decider.ts'
+import { leadDecider, type LeadCommand } from '../../../../src/domain/lead/lead.decider.ts'
 import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
-import type { LeadFields } from '../../../../src/domain/lead/intake/normalize-lead-input.ts'
+import { leadFields as fields, play, plus, stateOf, types } from '../../../helpers/lead-play.ts'
 import { CALLBACK_AFTER_MS } from '../../../../src/domain/lead/calls/calls.decider.ts'
 import { renderVoicemail, spokenNumber, voicemailTemplateProblem } from '../../../../src/domain/dialing/voicemail.ts'
 import { validateSettingsChange } from '../../../../src/domain/account/account-settings.ts'
@@ -17,18 +17,7 @@ const PHONE = '+13125550142'
 const ON: AccountSettings = { ...DEFAULT_SETTINGS, speedToLead: true, callerId: CALLER_ID, leadTimeGuard: false, callingHours: 'mon-sun 00:00-24:00' }
 const MIN = 60_000
 const HOUR = 60 * MIN
-const plus = (date: Date, ms: number) => new Date(date.getTime() + ms)
 
-function fields(): LeadFields {
-  return { phone: PHONE, phoneLast10: '3125550142', phoneRaw: PHONE, firstName: 'Jane', fullName: 'Jane Doe', industryFields: {}, extraFields: [] }
-}
-const stateOf = (events: readonly LeadEvent[]): LeadState => events.reduce((s, e) => leadDecider.evolve(s, e), leadDecider.initialState())
-function play(steps: ReadonlyArray<readonly [Date, LeadCommand]>, start: readonly LeadEvent[] = []): LeadEvent[] {
-  const events = [...start]
-  for (const [when, command] of steps) events.push(...leadDecider.decide(command, stateOf(events), when))
-  return events
-}
-const types = (events: readonly LeadEvent[]) => events.map((e) => e.type)
 
 /** A new lead rung by speed to lead with machine detection, placed as call CA1. */
 function placed(settings: AccountSettings = ON, callId = 'CA1', at = NOW): LeadEvent[] {
