@@ -90,8 +90,8 @@ export const callsProjection: Projection = {
         if (event.data.ownerLeg !== undefined) statement(db, 'INSERT OR IGNORE INTO call_legs (call_id, decision_id) VALUES (?, ?)').run(event.data.callId, event.data.decisionId)
         return
       case 'OwnerLegStarted':
-        // Claimed and not yet placed: a crash here is swept to "outcome unknown" like any attempt.
-        setStage(db, event.data.decisionId, "stage = 'started', started_at = ?", event.data.at)
+        // The next owner leg is claimed and not yet placed.
+        setStage(db, event.data.decisionId, "stage = 'started'")
         return
       case 'AgentUnavailable':
         if (event.data.nextLeg === null) {
