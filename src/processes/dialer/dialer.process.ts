@@ -10,7 +10,7 @@ import type { CallRecord } from '../../domain/lead/calls/calls.decider.ts'
 import { CALL_REFUSALS } from '../../domain/dialing/may-call.ts'
 import { parseLeadStream, type CallDecided } from '../../domain/lead/lead.events.ts'
 import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
-import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
+import type { Carrier, PlaceCallRequest } from '../../integrations/carrier/carrier.port.ts'
 import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import type { Reaction } from '../process-runner.ts'
@@ -241,19 +241,24 @@ export class Dialer extends EffectProcess<DialerOptions> {
     if (!claimed) return { kind: 'not_ours' }
     if (claimed.type === 'CallFailed') return { kind: 'failed', failure: claimed.data.failure, message: claimed.data.message }
     const call = claim.state.dialing.calls[decisionId] as CallRecord
-    const request = {
+    // Machine detection (the account's `amd`) runs beside the greeting, never before it: a machine
+    // is told from a person so a voicemail is not counted as the lead answering.
+    const machineDetection = account?.settings.amd ?? false
+    const { machineDetectionUrl, ...urls } = this.carrier.callbackUrls(publicUrl, decisionId)
+    const request: PlaceCallRequest = {
       from: call.from,
       to: call.to,
-      ...this.carrier.callbackUrls(publicUrl, decisionId),
+      ...urls,
       reference: decisionId,
-      detectAnsweringMachine: false,
+      detectAnsweringMachine: machineDetection,
+      ...(machineDetection && machineDetectionUrl !== undefined ? { machineDetectionUrl } : {}),
     }
     // The call goes out now: the account's next call waits its spacing from here.
     started(1000 / (account?.settings.callsPerSecond ?? 1))
     return withCarrierRetries<DialOutcome>(
       async () => {
         const placed = await this.carrier.placeCall(request)
-        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier }, actor)
+        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier, machineDetection }, actor)
         return { kind: 'placed', callId: placed.callId, carrier: placed.carrier }
       },
       async ({ failure, message, carrierCode }) => {
