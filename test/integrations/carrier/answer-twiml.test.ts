@@ -2,9 +2,11 @@
  * The TwiML served when a lead answers (the greeting's menu, the bridge, the voice assistant), the
  * answers to the menu's keys, and the whisper the owner hears before the bridge.
  */
+import { readFileSync } from 'node:fs'
 import t from 'tap'
+import { DEFAULT_VOICEMAIL, renderVoicemail } from '../../../src/domain/dialing/voicemail.ts'
 import {
-  MAX_SPOKEN_NAME, answerTwiml, menuAnswerTwiml, ownerDialTwiml, spokenText, whisperTwiml,
+  MAX_SPOKEN_NAME, answerTwiml, liveCallTwiml, menuAnswerTwiml, ownerDialTwiml, spokenText, whisperTwiml,
 } from '../../../src/integrations/carrier/twilio/answer-twiml.ts'
 
 const XML = '<?xml version="1.0" encoding="UTF-8"?>'
@@ -116,4 +118,14 @@ t.test('bridging needs an E.164 owner number and a whisper URL', async (t) => {
     name: 'TypeError',
     message: /E\.164/,
   })
+})
+
+t.test('the TwiML dialing.md shows is what Leadline serves', async (t) => {
+  const page = readFileSync(new URL('../../../docs/dialing.md', import.meta.url), 'utf8')
+  const shown = [...page.matchAll(/```xml\n([\s\S]*?)```/g)].map(([, block]) =>
+    XML + (block as string).replace(/>\s+</g, '><').trim().replaceAll('{base_url}', 'https://leadline.example').replaceAll('dec_…', 'dec_1'),
+  )
+  const menu = answerTwiml({ mode: { kind: 'greeting', ownerNumber: '+13125550199' }, leadName: 'Jane Doe', businessName: 'Acme Insurance', menuUrl: MENU })
+  const voicemail = liveCallTwiml({ kind: 'say', text: renderVoicemail(DEFAULT_VOICEMAIL, { firstName: 'Jane', business: 'Acme Insurance', callbackNumber: '+13125550100' }) })
+  t.same(shown, [menu, voicemail])
 })
