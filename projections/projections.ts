@@ -1,9 +1,10 @@
 /** Every read model the service keeps, in the order a batch is applied to them. */
 import { accountsProjection } from './accounts/accounts.projection.ts'
 import { callsProjection } from './calls/calls.projection.ts'
+import { claimsProjection } from './claims/claims.projection.ts'
 import { inboundLeadsProjection } from './inbound-leads/inbound-leads.projection.ts'
 import { paymentsProjection } from './payments/payments.projection.ts'
 import { staleLeadsProjection } from './stale-leads/stale-leads.projection.ts'
 import { usersProjection } from './users/users.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection] as const

@@ -21,6 +21,7 @@ import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
 import { CallsQueries } from '../projections/calls/calls.queries.ts'
+import { ClaimsQueries } from '../projections/claims/claims.queries.ts'
 import type { CallReports, Carrier } from './integrations/carrier/carrier.port.ts'
 import { openCarrier } from './integrations/carrier/open-carrier.ts'
 import { Dialer } from './processes/dialer/dialer.process.ts'
@@ -75,6 +76,8 @@ export interface Leadline {
   /** Idempotency keys of the write tools, kept on the log. */
   readonly idempotency: IdempotencyKeys
   readonly calls: CallsQueries
+  /** Every effect process's decisions no one claimed and claims without an outcome. */
+  readonly claims: ClaimsQueries
   /** Performs call decisions (speed to lead, follow-ups, place_call), paced per account. */
   readonly dialer: Dialer
   readonly nextActions: NextActionsQueries
@@ -121,14 +124,14 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const inboundLeads = new InboundLeadsQueries(views)
   const idempotency = new IdempotencyKeys(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const calls = new CallsQueries(views)
+  const claims = new ClaimsQueries(views)
   const dialer = new Dialer({
-    commands, accounts, calls, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
+    commands, accounts, claims, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
     ...(options.logger ? { logger: options.logger } : {}),
   })
-  // The simulated carrier reports call statuses back the way carriers' HTTP callbacks do: through the command.
   // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
   let carrierRef: Carrier | null = null
-  const live = { commands, accounts, calls, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier }
+  const live = { commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier }
   const callReports: CallReports = {
     recordCallStatus: (update) => recordCallStatus(live, update),
     recordAnsweredBy: (callId, answeredBy) => recordAnsweredBy(live, callId, answeredBy),
@@ -143,7 +146,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const payLinkSender = new PayLinkSender({
-    commands, accounts, payLinks, runner, provider: opened.provider, carrier, publicUrl, clock,
+    commands, accounts, claims, runner, provider: opened.provider, carrier, publicUrl, clock,
     ...(options.logger ? { logger: options.logger } : {}),
   })
   const usersQueries = new UsersQueries(views)
@@ -159,7 +162,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, dialer, nextActions, followUps, carrier, callReports, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

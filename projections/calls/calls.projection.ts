@@ -1,8 +1,8 @@
 /**
  * The call log and the follow-up timers: one row per call decision (who, why, how far it got, the
- * carrier's call id) and one row per lead with a follow-up due. The dialer recovers unfinished work
- * from it after a restart, carrier callbacks find their lead by call id, and the follow-up
- * scheduler reads what is due.
+ * carrier's call id) and one row per lead with a follow-up due. Carrier callbacks find their lead by
+ * call id, and the follow-up scheduler reads what is due. (The dialer's unfinished work is in the
+ * claims read model.)
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
@@ -23,7 +23,7 @@ function setStage(db: Database, decisionId: string, set: string, ...values: unkn
 
 export const callsProjection: Projection = {
   name: 'calls',
-  version: 1,
+  version: 2,
   handles: [
     'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
     'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped',
@@ -44,7 +44,6 @@ export const callsProjection: Projection = {
         decided_at TEXT NOT NULL,
         decided_position INTEGER NOT NULL,
         stage TEXT NOT NULL,
-        started_at TEXT,
         call_id TEXT,
         carrier TEXT,
         outcome TEXT,
@@ -52,8 +51,6 @@ export const callsProjection: Projection = {
         ended_at TEXT
       );
       CREATE INDEX IF NOT EXISTS calls_by_call_id ON calls (call_id);
-      CREATE INDEX IF NOT EXISTS calls_by_stage ON calls (stage, decided_position);
-      CREATE INDEX IF NOT EXISTS calls_unclaimed_by_account ON calls (stage, account_id, decided_position);
       CREATE INDEX IF NOT EXISTS calls_by_stream ON calls (stream, decided_position);
       CREATE TABLE IF NOT EXISTS follow_ups (
         stream TEXT PRIMARY KEY,
@@ -80,7 +77,7 @@ export const callsProjection: Projection = {
         return
       }
       case 'CallAttemptStarted':
-        setStage(db, event.data.decisionId, "stage = 'started', started_at = ?", event.data.startedAt)
+        setStage(db, event.data.decisionId, "stage = 'started'")
         return
       case 'CallPlaced':
         setStage(db, event.data.decisionId, "stage = 'placed', call_id = ?, carrier = ?", event.data.callId, event.data.carrier)

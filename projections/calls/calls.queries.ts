@@ -13,18 +13,10 @@ export interface CallRow {
   readonly to: string
   readonly decidedAt: string
   readonly stage: string
-  readonly startedAt: string | null
   readonly callId: string | null
   readonly carrier: string | null
   readonly outcome: string | null
   readonly answered: boolean
-}
-
-export interface UnclaimedCall {
-  readonly decisionId: string
-  readonly stream: string
-  /** Where its CallDecided is on the log: the key of the next page. */
-  readonly decidedPosition: number
 }
 
 export interface DueFollowUp {
@@ -35,7 +27,7 @@ export interface DueFollowUp {
 }
 
 const SELECT = `SELECT decision_id AS decisionId, stream, account_id AS accountId, lead_id AS leadId, purpose, attempt,
-  from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, started_at AS startedAt, call_id AS callId,
+  from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, call_id AS callId,
   carrier, outcome, answered FROM calls`
 
 function toCall(row: (Omit<CallRow, 'answered'> & { answered: number }) | undefined): CallRow | null {
@@ -66,35 +58,6 @@ export class CallsQueries {
 
   forStream(stream: string): CallRow[] {
     return (statement(this.db, `${SELECT} WHERE stream = ? ORDER BY decided_position`).all(stream) as never[]).map((r) => toCall(r) as CallRow)
-  }
-
-  /** Accounts with decisions no dialer has claimed yet (work to resume after a restart). */
-  accountsWithUnclaimed(): string[] {
-    return (statement(this.db, "SELECT DISTINCT account_id AS accountId FROM calls WHERE stage = 'decided'").all() as Array<{ accountId: string }>).map((r) => r.accountId)
-  }
-
-  /**
-   * One page of an account's unclaimed decisions, oldest first, decided after position `after`:
-   * a caller pages through any number of them by passing the last row's `decidedPosition`.
-   */
-  unclaimed(accountId: string, after: number, limit: number): UnclaimedCall[] {
-    return statement(
-      this.db,
-      `SELECT decision_id AS decisionId, stream, decided_position AS decidedPosition FROM calls
-       WHERE stage = 'decided' AND account_id = ? AND decided_position > ? ORDER BY decided_position LIMIT ?`,
-    ).all(accountId, after, limit) as UnclaimedCall[]
-  }
-
-  /** Attempts started before `before` whose carrier request never recorded an outcome. */
-  stuckAttempts(before: string, limit = 1000): CallRow[] {
-    return (statement(this.db, `${SELECT} WHERE stage = 'started' AND started_at < ? ORDER BY decided_position LIMIT ?`).all(before, limit) as never[]).map(
-      (r) => toCall(r) as CallRow,
-    )
-  }
-
-  /** True while some attempt has been claimed but has no outcome yet (its carrier request is in flight). */
-  hasAttemptsInFlight(): boolean {
-    return statement(this.db, "SELECT 1 FROM calls WHERE stage = 'started' LIMIT 1").get() !== undefined
   }
 
   dueFollowUps(now: string, limit = 500): DueFollowUp[] {

@@ -1,7 +1,7 @@
 /**
  * The pay-link log: one row per payment request (which lead, how far its link and text got, how it
- * settled, the provider's session id). The simulated pay page finds its request by session id, and
- * the pay-link sender resumes or closes unfinished work from it after a restart.
+ * settled, the provider's session id). The simulated pay page and the provider's events find their
+ * request by session id. (The pay-link sender's unfinished work is in the claims read model.)
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
@@ -19,7 +19,7 @@ function set(db: Database, requestId: string, columns: string, ...values: unknow
 
 export const paymentsProjection: Projection = {
   name: 'payments',
-  version: 1,
+  version: 2,
   handles: [
     'PaymentRequested', 'PayLinkCreated', 'PayLinkFailed', 'PayLinkTextAttempted', 'PayLinkTexted', 'PayLinkTextFailed',
     'PayLinkTextOutcomeUnknown', 'PaymentSettled', 'PaymentFailed', 'PaymentLinkExpired',
@@ -38,16 +38,13 @@ export const paymentsProjection: Projection = {
         description TEXT NOT NULL,
         provider TEXT NOT NULL,
         requested_at TEXT NOT NULL,
-        requested_position INTEGER NOT NULL,
         stage TEXT NOT NULL,
         session_id TEXT,
         expires_at TEXT,
-        text_started_at TEXT,
         status TEXT NOT NULL DEFAULT 'open',
         settled_at TEXT
       );
       CREATE INDEX IF NOT EXISTS pay_links_by_session ON pay_links (session_id);
-      CREATE INDEX IF NOT EXISTS pay_links_by_stage ON pay_links (stage, requested_position);
     `)
   },
 
@@ -58,9 +55,9 @@ export const paymentsProjection: Projection = {
         const d = event.data
         statement(
           db,
-          `INSERT OR IGNORE INTO pay_links (request_id, stream, account_id, lead_id, amount_cents, currency, description, provider, requested_at, requested_position, stage)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'requested')`,
-        ).run(d.requestId, recorded.stream, parseLeadStream(recorded.stream)?.accountId ?? '', d.leadId, d.amountCents, d.currency, d.description, d.provider, d.requestedAt, recorded.position)
+          `INSERT OR IGNORE INTO pay_links (request_id, stream, account_id, lead_id, amount_cents, currency, description, provider, requested_at, stage)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'requested')`,
+        ).run(d.requestId, recorded.stream, parseLeadStream(recorded.stream)?.accountId ?? '', d.leadId, d.amountCents, d.currency, d.description, d.provider, d.requestedAt)
         return
       }
       case 'PayLinkCreated':
@@ -70,7 +67,7 @@ export const paymentsProjection: Projection = {
         set(db, event.data.requestId, "stage = 'link_failed'")
         return
       case 'PayLinkTextAttempted':
-        set(db, event.data.requestId, "stage = 'texting', text_started_at = ?", event.data.at)
+        set(db, event.data.requestId, "stage = 'texting'")
         return
       case 'PayLinkTexted':
         set(db, event.data.requestId, "stage = 'texted'")

@@ -15,14 +15,13 @@ export interface PayLinkRow {
   readonly stage: string
   readonly sessionId: string | null
   readonly expiresAt: string | null
-  readonly textStartedAt: string | null
   readonly status: string
   readonly settledAt: string | null
 }
 
 const SELECT = `SELECT request_id AS requestId, stream, account_id AS accountId, lead_id AS leadId, amount_cents AS amountCents, currency,
   description, provider, requested_at AS requestedAt, stage, session_id AS sessionId, expires_at AS expiresAt,
-  text_started_at AS textStartedAt, status, settled_at AS settledAt FROM pay_links`
+  status, settled_at AS settledAt FROM pay_links`
 
 export class PaymentsQueries {
   constructor(private readonly db: ViewsDatabase) {}
@@ -33,15 +32,5 @@ export class PaymentsQueries {
 
   byRequestId(requestId: string): PayLinkRow | null {
     return (statement(this.db, `${SELECT} WHERE request_id = ?`).get(requestId) as PayLinkRow | undefined) ?? null
-  }
-
-  /** Requests decided since `since` whose text was never claimed (work to resume after a restart), oldest first. */
-  unsent(since: string, limit = 500): PayLinkRow[] {
-    return statement(this.db, `${SELECT} WHERE stage IN ('requested', 'linked') AND requested_at >= ? ORDER BY requested_position LIMIT ?`).all(since, limit) as PayLinkRow[]
-  }
-
-  /** Texts claimed before `before` whose carrier request never recorded an outcome. */
-  stuckTexts(before: string, limit = 500): PayLinkRow[] {
-    return statement(this.db, `${SELECT} WHERE stage = 'texting' AND text_started_at < ? ORDER BY requested_position LIMIT ?`).all(before, limit) as PayLinkRow[]
   }
 }

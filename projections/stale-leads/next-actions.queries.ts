@@ -1,7 +1,8 @@
 /**
- * get_next_actions: the leads that need a person (or an agent) now. Stale means contacted but not
- * touched back for longer than the account's threshold, or new and never contacted 15 minutes after
- * arriving. Each comes with the suggested call and when it is next allowed (mayCall).
+ * get_next_actions: the leads that need a person (or an agent) now. First what leads asked for in a
+ * call's menu: a callback that is due, then a press of 1 that reached nobody. Then the stale ones:
+ * contacted but not touched back for longer than the account's threshold, or new and never contacted
+ * 15 minutes after arriving. Each comes with the suggested call and when it is next allowed (mayCall).
  */
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import { callPermission, type CallPermission } from '../../src/domain/dialing/calling-window.ts'
@@ -17,8 +18,8 @@ export interface StaleLead {
   /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
   readonly last_touch: string
   readonly attempts: number
-  /** `contacted_untouched` or `never_contacted`. */
-  readonly why: string
+  /** `callback_due`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
+  readonly why: Why
   readonly suggested_action: string
   /** ISO UTC when the suggested call is next allowed; null when never. */
   readonly next_allowed_at: string | null
@@ -28,6 +29,8 @@ export interface NextActions {
   readonly summary: string
   readonly stale_leads: StaleLead[]
 }
+
+export type Why = 'callback_due' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15
@@ -43,6 +46,19 @@ function duration(minutes: number): string {
   if (minutes % (24 * 60) === 0) return minutes === 24 * 60 ? '24 hours' : `${minutes / (24 * 60)} days`
   if (minutes % 60 === 0) return `${minutes / 60} hour${minutes === 60 ? '' : 's'}`
   return `${minutes} minutes`
+}
+
+function suggestedAction(row: LeadActivityRow, why: Why): string {
+  switch (why) {
+    case 'callback_due':
+      return `call back: the lead asked (pressing 2) to be called back at ${row.callbackAt}`
+    case 'connect_missed':
+      return 'call now: the lead pressed 1 to talk to someone and the owner did not pick up'
+    case 'never_contacted':
+      return 'call: a new lead nobody has reached yet'
+    case 'contacted_untouched':
+      return 'call again: contacted, no answer or reply since'
+  }
 }
 
 /**
@@ -92,16 +108,36 @@ export class NextActionsQueries {
     const staleCutoff = new Date(now.getTime() - staleAfter * 60_000).toISOString()
     const id = account.accountId
 
-    const fresh = this.queries.neverContacted(id, newCutoff, limit)
-    const waiting = this.queries.contactedUntouched(id, staleCutoff, limit)
-    // Half the page each, the rest to whichever has more.
-    const half = Math.ceil(limit / 2)
-    const takeWaiting = Math.min(waiting.length, Math.max(half, limit - fresh.length))
-    const takeFresh = Math.min(fresh.length, limit - takeWaiting)
-    const page = [...fresh.slice(0, takeFresh), ...waiting.slice(0, takeWaiting)]
-    const recentCalls = this.calls.decidedSince(page.map((row) => row.stream), new Date(now.getTime() - DAY_MS).toISOString())
+    // What the leads asked for comes first, each group newest first; a lead is listed once, for its most urgent reason.
+    const due = this.queries.callbacksDue(id, now.toISOString(), limit)
+    const missed = this.queries.connectsMissed(id, limit)
+    const asked: Array<[LeadActivityRow, Why]> = []
+    const listed = new Set<string>()
+    for (const [rows, why] of [[due, 'callback_due'], [missed, 'connect_missed']] as const) {
+      for (const row of rows) {
+        if (listed.has(row.stream) || asked.length >= limit) continue
+        asked.push([row, why])
+        listed.add(row.stream)
+      }
+    }
+
+    const freshRows = this.queries.neverContacted(id, newCutoff, limit)
+    const waitingRows = this.queries.contactedUntouched(id, staleCutoff, limit)
+    const fresh = freshRows.filter((row) => !listed.has(row.stream))
+    const waiting = waitingRows.filter((row) => !listed.has(row.stream))
+    // The rest of the page: half each, the rest to whichever has more.
+    const room = limit - asked.length
+    const half = Math.ceil(room / 2)
+    const takeWaiting = Math.min(waiting.length, Math.max(half, room - fresh.length))
+    const takeFresh = Math.min(fresh.length, room - takeWaiting)
+    const page: Array<[LeadActivityRow, Why]> = [
+      ...asked,
+      ...fresh.slice(0, takeFresh).map((row) => [row, 'never_contacted'] as [LeadActivityRow, Why]),
+      ...waiting.slice(0, takeWaiting).map((row) => [row, 'contacted_untouched'] as [LeadActivityRow, Why]),
+    ]
+    const recentCalls = this.calls.decidedSince(page.map(([row]) => row.stream), new Date(now.getTime() - DAY_MS).toISOString())
     const nextAllowed = this.nextAllowedFor(account, now, recentCalls)
-    const item = (row: LeadActivityRow, why: 'never_contacted' | 'contacted_untouched'): StaleLead => ({
+    const stale_leads = page.map(([row, why]): StaleLead => ({
       lead_id: row.leadId,
       name: row.name,
       phone: row.phone,
@@ -109,18 +145,23 @@ export class NextActionsQueries {
       last_touch: row.lastTouchAt,
       attempts: row.attempts,
       why,
-      suggested_action: why === 'never_contacted' ? 'call: a new lead nobody has reached yet' : 'call again: contacted, no answer or reply since',
+      suggested_action: suggestedAction(row, why),
       next_allowed_at: nextAllowed(row),
-    })
-    const stale_leads = [...fresh.slice(0, takeFresh).map((r) => item(r, 'never_contacted')), ...waiting.slice(0, takeWaiting).map((r) => item(r, 'contacted_untouched'))]
+    }))
 
-    const untouched = waiting.length < limit ? waiting.length : this.queries.countContactedUntouched(id, staleCutoff)
-    const never = fresh.length < limit ? fresh.length : this.queries.countNeverContacted(id, newCutoff)
-    const summary =
+    const callbacks = due.length < limit ? due.length : this.queries.countCallbacksDue(id, now.toISOString())
+    const connects = missed.length < limit ? missed.length : this.queries.countConnectsMissed(id)
+    const untouched = waitingRows.length < limit ? waitingRows.length : this.queries.countContactedUntouched(id, staleCutoff)
+    const never = freshRows.length < limit ? freshRows.length : this.queries.countNeverContacted(id, newCutoff)
+    const stale =
       untouched + never === 0
         ? `No stale leads: every contacted lead was touched within ${duration(staleAfter)} and no new lead has waited over ${NEVER_CONTACTED_AFTER_MINUTES} minutes for a first contact.`
         : `${plural(untouched, 'lead was', 'leads were')} contacted but untouched for over ${duration(staleAfter)}; ${plural(never, 'new lead has', 'new leads have')} not been contacted ${NEVER_CONTACTED_AFTER_MINUTES} minutes after arriving.`
-    return { summary, stale_leads }
+    const wanted = [
+      ...(callbacks > 0 ? [`${plural(callbacks, 'lead is', 'leads are')} due the callback they asked for`] : []),
+      ...(connects > 0 ? [`${plural(connects, 'lead', 'leads')} pressed 1 to talk to someone and ${connects === 1 ? 'was' : 'were'} not connected`] : []),
+    ]
+    return { summary: wanted.length === 0 ? stale : `${wanted.join('; ')}. ${stale}`, stale_leads }
   }
 
   /**

@@ -2,6 +2,9 @@
  * The stale-leads view behind get_next_actions: per lead, when it was last contacted (a call placed
  * or a text sent) and whether anything came back since (an answered call, a reply, an update, a
  * payment). `pending_since` is the last contact with no touch after it; null once the lead touches back.
+ * Two things the lead asked for in a call's menu come first: `callback_at`, the callback the lead
+ * asked for (pressing 2) until a call is decided for it, and `connect_missed_at`, when the lead
+ * pressed 1 and the owner's leg did not connect, until another call goes out to the lead.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
@@ -23,9 +26,10 @@ function touch(db: Database, stream: string, at: string, extra = '', ...values: 
 
 export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
-  version: 1,
+  version: 2,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
+    'CallbackRequested', 'OwnerConnectEnded',
     ...INBOUND_TOUCHES, ...OUTBOUND_CONTACTS,
   ],
   tables: ['lead_activity'],
@@ -46,10 +50,14 @@ export const staleLeadsProjection: Projection = {
         last_contact_at TEXT,
         pending_since TEXT,
         contacted INTEGER NOT NULL DEFAULT 0,
-        attempts INTEGER NOT NULL DEFAULT 0
+        attempts INTEGER NOT NULL DEFAULT 0,
+        callback_at TEXT,
+        connect_missed_at TEXT
       );
       CREATE INDEX IF NOT EXISTS lead_activity_never_contacted ON lead_activity (account_id, contacted, do_not_call, received_at);
       CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since);
+      CREATE INDEX IF NOT EXISTS lead_activity_callback ON lead_activity (account_id, do_not_call, callback_at);
+      CREATE INDEX IF NOT EXISTS lead_activity_connect_missed ON lead_activity (account_id, do_not_call, connect_missed_at);
     `)
   },
 
@@ -83,12 +91,26 @@ export const staleLeadsProjection: Projection = {
       case 'LeadDoNotCallCleared':
         statement(db, 'UPDATE lead_activity SET do_not_call = 0 WHERE stream = ?').run(recorded.stream)
         return
-      case 'CallDecided':
-        statement(db, 'UPDATE lead_activity SET attempts = attempts + 1 WHERE stream = ?').run(recorded.stream)
+      case 'CallDecided': {
+        // A follow-up (the one the callback scheduled) or any call decided once the callback is due answers the callback.
+        const { purpose, decidedAt } = (event as Extract<LeadEvent, { type: 'CallDecided' }>).data
+        statement(
+          db,
+          "UPDATE lead_activity SET attempts = attempts + 1, callback_at = CASE WHEN ? = 'follow_up' OR callback_at <= ? THEN NULL ELSE callback_at END WHERE stream = ?",
+        ).run(purpose, decidedAt, recorded.stream)
         return
+      }
       case 'CallPlaced': {
         const at = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data.placedAt
-        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
+        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, connect_missed_at = NULL', at, at)
+        return
+      }
+      case 'CallbackRequested':
+        statement(db, 'UPDATE lead_activity SET callback_at = ? WHERE stream = ?').run((event as Extract<LeadEvent, { type: 'CallbackRequested' }>).data.callbackAt, recorded.stream)
+        return
+      case 'OwnerConnectEnded': {
+        const { connected, at } = (event as Extract<LeadEvent, { type: 'OwnerConnectEnded' }>).data
+        statement(db, 'UPDATE lead_activity SET connect_missed_at = ? WHERE stream = ?').run(connected ? null : at, recorded.stream)
         return
       }
       case 'CallAnswered':

@@ -14,10 +14,14 @@ export interface LeadActivityRow {
   readonly lastContactAt: string | null
   readonly pendingSince: string | null
   readonly attempts: number
+  /** The callback the lead asked for, until a call is decided for it. */
+  readonly callbackAt: string | null
+  /** When the lead pressed 1 and was not connected, until another call goes out. */
+  readonly connectMissedAt: string | null
 }
 
 const COLUMNS = `stream, lead_id AS leadId, name, phone, state, source, received_at AS receivedAt, last_touch_at AS lastTouchAt,
-  last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts`
+  last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, connect_missed_at AS connectMissedAt`
 
 /** Counting stops here: a summary says "1,000+" rather than scanning a huge book on every call. */
 export const COUNT_CAP = 1000
@@ -39,6 +43,36 @@ export class StaleLeadsQueries {
       this.db,
       `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND pending_since IS NOT NULL AND pending_since <= ? ORDER BY pending_since LIMIT ?`,
     ).all(accountId, cutoff, limit) as LeadActivityRow[]
+  }
+
+  /** Leads whose asked-for callback is due at `now`; the latest due first. */
+  callbacksDue(accountId: string, now: string, limit: number): LeadActivityRow[] {
+    return statement(
+      this.db,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND callback_at IS NOT NULL AND callback_at <= ? ORDER BY callback_at DESC LIMIT ?`,
+    ).all(accountId, now, limit) as LeadActivityRow[]
+  }
+
+  /** Leads that pressed 1 and were not connected, with no call out since; the latest first. */
+  connectsMissed(accountId: string, limit: number): LeadActivityRow[] {
+    return statement(
+      this.db,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND connect_missed_at IS NOT NULL ORDER BY connect_missed_at DESC LIMIT ?`,
+    ).all(accountId, limit) as LeadActivityRow[]
+  }
+
+  countCallbacksDue(accountId: string, now: string): number {
+    return (statement(
+      this.db,
+      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND callback_at IS NOT NULL AND callback_at <= ? LIMIT ?)',
+    ).get(accountId, now, COUNT_CAP) as { n: number }).n
+  }
+
+  countConnectsMissed(accountId: string): number {
+    return (statement(
+      this.db,
+      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND connect_missed_at IS NOT NULL LIMIT ?)',
+    ).get(accountId, COUNT_CAP) as { n: number }).n
   }
 
   countNeverContacted(accountId: string, cutoff: string): number {

@@ -8,6 +8,8 @@ import type { Carrier } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { AccountState } from '../domain/account/account.decider.ts'
 import type { CallRow, CallsQueries } from '../../projections/calls/calls.queries.ts'
+import type { ClaimsQueries } from '../../projections/claims/claims.queries.ts'
+import { CALL_EFFECT } from '../domain/lead/calls/calls.events.ts'
 import type { Accounts } from './accounts.ts'
 
 /** How long a report for a call id not on the log yet waits for an in-flight attempt to record it. */
@@ -17,6 +19,8 @@ export interface LiveCallDeps {
   readonly commands: CommandHandler
   readonly accounts: Pick<Accounts, 'get'>
   readonly calls: CallsQueries
+  /** Whether any call attempt is in flight (a report may then outrun the record of its call). */
+  readonly claims: Pick<ClaimsQueries, 'hasClaimsInFlight'>
   readonly runner: ProjectionRunner
   readonly clock: () => Date
   /** The carrier that placed the call: it is asked to play a voicemail or hang up. */
@@ -36,12 +40,12 @@ export function carrierActor(deps: Pick<LiveCallDeps, 'carrier'>): CommandContex
 }
 
 /** The call with this carrier id and its account; null when either is not known here. */
-export async function callByCarrierId(deps: Pick<LiveCallDeps, 'accounts' | 'calls' | 'runner'>, callId: string): Promise<LiveCall | null> {
+export async function callByCarrierId(deps: Pick<LiveCallDeps, 'accounts' | 'calls' | 'claims' | 'runner'>, callId: string): Promise<LiveCall | null> {
   const deadline = performance.now() + CALLBACK_WAIT_MS
   for (;;) {
     const call = deps.calls.byCallId(callId) ?? (await deps.runner.catchUp(), deps.calls.byCallId(callId))
     if (call) return withAccount(deps, call)
-    if (performance.now() > deadline || !deps.calls.hasAttemptsInFlight()) return null
+    if (performance.now() > deadline || !deps.claims.hasClaimsInFlight(CALL_EFFECT.name)) return null
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }

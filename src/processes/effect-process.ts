@@ -4,14 +4,17 @@
  * at most once on any node and across crashes; the provider's answer is recorded as its outcome.
  * The process runner feeds it decisions as they are appended (`reactor`); after a start `recover`
  * resumes the decisions no one performed, and `sweep` marks claims left without an outcome as
- * "outcome unknown", never performing them again.
+ * "outcome unknown", never performing them again. Which events decide, claim and end its work is
+ * its effect, declared by the domain; the claims read model lists both kinds of leftover work from it.
  */
 import os from 'node:os'
 import type { Logger } from 'pino'
 import type { RecordedEvent } from '../domain/event.ts'
+import type { Effect } from '../domain/shared/effect.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, isRetryableCarrierFailure } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
+import type { ClaimsQueries, OpenClaim } from '../../projections/claims/claims.queries.ts'
 import type { Reaction, Reactor } from './process-runner.ts'
 
 /** Who this process is, in a claim's event (host and pid: enough to tell nodes apart). */
@@ -23,25 +26,32 @@ const CARRIER_RETRIES = [250, 1000]
 export interface EffectProcessOptions {
   readonly commands: CommandHandler
   readonly runner: ProjectionRunner
+  /** The claims read model: its decisions no one claimed, its claims without an outcome. */
+  readonly claims: ClaimsQueries
   readonly clock: () => Date
   readonly logger?: Pick<Logger, 'info' | 'warn' | 'error'>
 }
 
-/** A claim a read model lists as started with no outcome: its stream and its decision's id. */
-export interface StuckClaim {
-  readonly stream: string
-  readonly id: string
-}
+/** A claim the claims read model lists as made with no outcome: its stream and its decision's id. */
+export type StuckClaim = OpenClaim
 
 export abstract class EffectProcess<Options extends EffectProcessOptions = EffectProcessOptions> {
-  /** The process's name: its actor id on the events it appends, and its reactor's name. */
-  abstract readonly name: string
-  /** The decision events the process runner feeds it (see `react`). */
-  readonly handles: readonly string[] = []
+  /** What the process performs, as the domain declares it: its decision, claim and outcome events. */
+  abstract readonly effect: Effect
   /** Decisions this process is performing or holds, by decision id: a second caller joins the first, and the sweep leaves them be. */
   protected readonly inFlight = new Map<string, Promise<unknown>>()
 
   constructor(protected readonly options: Options) {}
+
+  /** The process's name (its effect's): its actor id on the events it appends, its reactor's name, its rows in the claims read model. */
+  get name(): string {
+    return this.effect.name
+  }
+
+  /** The decision events the process runner feeds it (see `react`). */
+  get handles(): readonly string[] {
+    return [this.effect.decision]
+  }
 
   protected get actor(): CommandContext['actor'] {
     return { kind: 'process', id: this.name }
@@ -52,7 +62,9 @@ export abstract class EffectProcess<Options extends EffectProcessOptions = Effec
   /** After a start, with the read models caught up: feeds the decisions no one performed. */
   protected abstract resume(): Promise<void>
   /** Claims made before `before` (ISO) that have no outcome. */
-  protected abstract stuck(before: string): readonly StuckClaim[]
+  protected stuck(before: string): readonly StuckClaim[] {
+    return this.options.claims.claimedBefore(this.name, before)
+  }
   /** Records that a claim's outcome is unknown, so it is never performed again; true when this call recorded it. */
   protected abstract markUnknown(claim: StuckClaim): Promise<boolean>
 

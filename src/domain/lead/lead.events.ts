@@ -3,9 +3,10 @@
  * lead aggregate's slices (intake, calls, payments), each of which declares its own.
  */
 import { INTAKE_SUMMARIES, type IntakeEvent } from './intake/intake.events.ts'
-import { CALL_SUMMARIES, type CallEvent } from './calls/calls.events.ts'
-import { PAYMENT_SUMMARIES, type PaymentEvent } from './payments/payments.events.ts'
+import { CALL_EFFECTS, CALL_SUMMARIES, type CallEvent } from './calls/calls.events.ts'
+import { PAYMENT_EFFECTS, PAYMENT_SUMMARIES, type PaymentEvent } from './payments/payments.events.ts'
 import type { EventSummaries } from '../shared/printable.ts'
+import type { Effect } from '../shared/effect.ts'
 
 export { INBOUND_LEADS } from './intake/intake.events.ts'
 export type {
@@ -21,6 +22,9 @@ export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent
 
 /** Every lead event type's one-line summary, from its slice: also the list of the lead's own event types. */
 export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES }
+
+/** Every effect a process performs on a lead, as its slice declares it: the claims read model follows them all. */
+export const LEAD_EFFECTS: readonly Effect[] = [...CALL_EFFECTS, ...PAYMENT_EFFECTS]
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

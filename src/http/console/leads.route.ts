@@ -11,6 +11,8 @@ import { money } from '../../domain/shared/printable.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'
+import { callSummary, type CallResult, type LastCallOutcome } from '../../domain/lead/calls/call-summary.ts'
+import type { MenuChoice } from '../../domain/lead/calls/calls.events.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
 import { CONSOLE_PREFIX, timeElement } from './layout.ts'
@@ -18,6 +20,20 @@ import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './s
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
+
+const RESULT: Readonly<Record<Exclude<CallResult, 'answered' | 'machine'>, string>> = { no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown' }
+const MENU: Readonly<Record<MenuChoice, string>> = {
+  connect: 'pressed 1 to talk to someone', callback: 'pressed 2 to be called back', opt_out: 'pressed 9: opted out, no more calls', none: 'made no choice in the menu',
+}
+
+/** How a call went, in words: who answered, the voicemail, the key and the owner's leg. */
+function outcomeWords(outcome: LastCallOutcome): string {
+  const who = outcome.result === 'answered'
+    ? (outcome.answeredBy === null ? 'answered' : `answered by ${outcome.answeredBy === 'human' ? 'a person' : outcome.answeredBy}`)
+    : outcome.result === 'machine' ? `a machine answered (${outcome.answeredBy ?? 'unknown'}), not the lead` : RESULT[outcome.result]
+  const owner = outcome.connectedToOwner === null ? (outcome.menuChoice === 'connect' ? "the owner's phone rang" : null) : outcome.connectedToOwner ? 'connected to the owner' : 'not connected to the owner'
+  return [who, outcome.voicemailLeft ? 'voicemail left' : null, outcome.menuChoice ? MENU[outcome.menuChoice] : null, owner].filter((part) => part !== null).join('; ')
+}
 
 interface ListQuery {
   q?: string
@@ -131,6 +147,8 @@ ${page.leads.length === 0
       const calls = d.order.flatMap((id) => (d.calls[id] ? [d.calls[id]] : []))
       const payments = state.payments.order.flatMap((id) => (state.payments.requests[id] ? [state.payments.requests[id]] : []))
       const name = nameOf(lead) ?? lead.phone
+      const summary = callSummary(d, zone, leadline.clock())
+      const last = summary.lastOutcome
       const body = html`<p><a href="${CONSOLE_PREFIX}/leads">← Inbound Leads</a></p>
 <h1>${name}</h1>
 ${lead.doNotCall ? html`<p><span class="badge bad">do not call</span></p>` : ''}
@@ -145,8 +163,13 @@ ${fieldRows([
 </section>
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
 <p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>)` : 'did not call (see the timeline for why)'}.
-${d.pendingFollowUp ? html` Next follow-up: attempt ${d.pendingFollowUp.attempt}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}.` : ''}
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
+${fieldRows([
+  ['Attempts', `${summary.attemptsToday} today, ${summary.attemptsTotal} in all`],
+  ['Last outcome', last === null ? 'none yet' : html`${outcomeWords(last)}, ${timeElement(last.at, zone)}`],
+  ['Callback asked for', last?.callbackAt ? timeElement(last.callbackAt, zone) : null],
+  ['Next follow-up', d.pendingFollowUp ? html`attempt ${d.pendingFollowUp.attempt}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
+])}
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${PURPOSE[c.purpose] ?? c.purpose}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { leadStream } from '../../domain/lead/lead.events.ts'
 import type { LeadState } from '../../domain/lead/lead.decider.ts'
+import type { CallSummary } from '../../domain/lead/calls/call-summary.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import type { InboundLead } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { RPC_CODES, RpcError } from './json-rpc.ts'
@@ -166,3 +167,38 @@ export function speedToLeadOutputOf(state: LeadState): z.output<typeof speedToLe
 export const warningsOutput = z
   .array(z.object({ code: z.string(), field: z.string(), message: z.string() }))
   .describe("What intake said about the latest submission (phone_not_valid, phone_conflict, …), as the webhook's answer did")
+
+export const callsOutput = z
+  .object({
+    attempts_today: z.number().int().describe("Calls decided to this lead today, in the account's time zone: each counts toward the daily limit"),
+    attempts_total: z.number().int().describe('Calls decided to this lead in all'),
+    last_outcome: z
+      .object({
+        result: z.enum(['answered', 'machine', 'no_answer', 'busy', 'failed', 'unknown']).describe('answered: a person (or a key pressed); machine: a voicemail box or a fax, not the lead'),
+        answered_by: z.string().nullable().describe("Machine detection's verdict: human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown; null without one"),
+        voicemail_left: z.boolean().describe("The account's voicemail was left on this call"),
+        menu_choice: z.enum(['connect', 'callback', 'opt_out', 'none']).nullable().describe('The key the lead pressed: 1 connect, 2 callback, 9 opt_out, anything else none; null when no key'),
+        callback_at: z.string().nullable().describe('When the lead asked (pressing 2) to be called back'),
+        connected_to_owner: z.boolean().nullable().describe('After pressing 1: whether the owner and the lead talked; null when not asked or still ringing'),
+        opted_out: z.boolean().describe('The lead pressed 9: do-not-call from now on'),
+        at: z.string().describe("When the call's outcome was last recorded (ISO UTC)"),
+      })
+      .nullable()
+      .describe('How the latest call with an outcome went; null before any (a call still ringing has none yet)'),
+    next_follow_up_at: z.string().nullable().describe('When follow-up calls the lead next (a callback the lead asked for included); null when none is scheduled'),
+  })
+  .describe("The lead's calls: attempts, how the last one went, and the next follow-up. Never a recording or a transcript")
+
+/** A lead's call summary as tools return it. */
+export function callsOutputOf(summary: CallSummary): z.output<typeof callsOutput> {
+  const last = summary.lastOutcome
+  return {
+    attempts_today: summary.attemptsToday,
+    attempts_total: summary.attemptsTotal,
+    last_outcome: last === null ? null : {
+      result: last.result, answered_by: last.answeredBy, voicemail_left: last.voicemailLeft, menu_choice: last.menuChoice, callback_at: last.callbackAt,
+      connected_to_owner: last.connectedToOwner, opted_out: last.optedOut, at: last.at,
+    },
+    next_follow_up_at: summary.nextFollowUpAt,
+  }
+}

@@ -9,9 +9,9 @@ import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { CallRecord } from '../../domain/lead/calls/calls.decider.ts'
 import { CALL_REFUSALS } from '../../domain/dialing/may-call.ts'
 import { parseLeadStream, type CallDecided } from '../../domain/lead/lead.events.ts'
+import { CALL_EFFECT } from '../../domain/lead/calls/calls.events.ts'
 import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
 import type { Carrier, PlaceCallRequest } from '../../integrations/carrier/carrier.port.ts'
-import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import type { Reaction } from '../process-runner.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
@@ -23,7 +23,7 @@ const NOT_DIALED = CALL_REFUSALS
 const STORE_RETRIES_MS = [250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000, 480_000]
 /**
  * At most this many of an account's decisions wait in memory for their turn; the rest wait on the log
- * (unclaimed in the calls read model) and are read back a page at a time, oldest first, once fewer
+ * (unclaimed in the claims read model) and are read back a page at a time, oldest first, once fewer
  * than BACKLOG_REFILL_BELOW are held. A burst of any size costs a bounded amount of memory.
  */
 const HELD_PER_ACCOUNT = 100
@@ -52,13 +52,11 @@ const ignore = () => undefined
 
 export interface DialerOptions extends EffectProcessOptions {
   readonly accounts: Pick<Accounts, 'get'>
-  readonly calls: CallsQueries
   readonly publicUrl: string
 }
 
 export class Dialer extends EffectProcess<DialerOptions> {
-  override readonly name = 'dialer'
-  override readonly handles = ['CallDecided']
+  override readonly effect = CALL_EFFECT
   private carrierRef: Carrier | null = null
   private readonly pacer: Pacer
   /** How many decisions each account has in memory (queued, being dialed, or waiting to retry): see HELD_PER_ACCOUNT. */
@@ -195,13 +193,13 @@ export class Dialer extends EffectProcess<DialerOptions> {
         await this.options.runner.catchUp()
         let drained = false
         while (!drained && !this.stopped && this.heldBy(accountId) < HELD_PER_ACCOUNT) {
-          const page = this.options.calls.unclaimed(accountId, backlog.after, BACKLOG_PAGE)
+          const page = this.options.claims.unclaimed(this.name, accountId, backlog.after, BACKLOG_PAGE)
           drained = page.length === 0
           for (const call of page) {
             if (this.heldBy(accountId) >= HELD_PER_ACCOUNT) break
             backlog.after = call.decidedPosition
             // Held already: queued live before the account had a backlog, or read back by an earlier page.
-            if (!this.inFlight.has(call.decisionId)) void this.hold(call.stream, call.decisionId, accountId)
+            if (!this.inFlight.has(call.id)) void this.hold(call.stream, call.id, accountId)
           }
         }
         if (!drained || this.stopped) return
@@ -292,11 +290,7 @@ export class Dialer extends EffectProcess<DialerOptions> {
 
   /** Every decision no dialer claimed, however many: each account's are read back from the log a page at a time, oldest first. */
   protected override async resume(): Promise<void> {
-    for (const accountId of this.options.calls.accountsWithUnclaimed()) this.leaveOnLog(accountId)
-  }
-
-  protected override stuck(before: string): readonly StuckClaim[] {
-    return this.options.calls.stuckAttempts(before).map((call) => ({ stream: call.stream, id: call.decisionId }))
+    for (const accountId of this.options.claims.accountsWithUnclaimed(this.name)) this.leaveOnLog(accountId)
   }
 
   protected override async markUnknown(claim: StuckClaim): Promise<boolean> {

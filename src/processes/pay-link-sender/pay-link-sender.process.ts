@@ -11,13 +11,12 @@ import { formatAmount, renderPayLinkText } from '../../domain/account/pay-link-t
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
-import type { PaymentRequested } from '../../domain/lead/payments/payments.events.ts'
+import { PAY_LINK_EFFECT, type PaymentRequested } from '../../domain/lead/payments/payments.events.ts'
 import { parseLeadStream } from '../../domain/lead/lead.events.ts'
 import type { RecordedEvent } from '../../domain/event.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { METADATA, PaymentsError, type PaymentsProvider } from '../../integrations/payments/payments.port.ts'
-import type { PaymentsQueries } from '../../../projections/payments/payments.queries.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 import type { Reaction } from '../process-runner.ts'
@@ -35,15 +34,13 @@ export type SendOutcome =
 
 export interface PayLinkSenderOptions extends EffectProcessOptions {
   readonly accounts: Pick<Accounts, 'get'>
-  readonly payLinks: PaymentsQueries
   readonly provider: PaymentsProvider
   readonly carrier: Carrier
   readonly publicUrl: string
 }
 
 export class PayLinkSender extends EffectProcess<PayLinkSenderOptions> {
-  override readonly name = 'pay-link-sender'
-  override readonly handles = ['PaymentRequested']
+  override readonly effect = PAY_LINK_EFFECT
 
   /**
    * A decision from the log, whichever node made it: the text's claim lets one node send it, and the
@@ -168,19 +165,15 @@ export class PayLinkSender extends EffectProcess<PayLinkSenderOptions> {
 
   /** Requests decided within RESUME_WINDOW_MS and never texted are sent, without waiting for them. */
   protected override async resume(): Promise<void> {
-    const { payLinks, clock, accounts, logger } = this.options
+    const { claims, clock, accounts, logger } = this.options
     const since = new Date(clock().getTime() - RESUME_WINDOW_MS).toISOString()
-    for (const row of payLinks.unsent(since)) {
+    for (const row of claims.unclaimedSince(this.name, since)) {
       const account = await accounts.get(row.accountId)
       if (!account) continue
-      this.send(row.stream, row.requestId, account).catch((error: unknown) => {
-        logger?.error({ err: error, requestId: row.requestId }, 'resuming a pay-link failed')
+      this.send(row.stream, row.id, account).catch((error: unknown) => {
+        logger?.error({ err: error, requestId: row.id }, 'resuming a pay-link failed')
       })
     }
-  }
-
-  protected override stuck(before: string): readonly StuckClaim[] {
-    return this.options.payLinks.stuckTexts(before).map((row) => ({ stream: row.stream, id: row.requestId }))
   }
 
   protected override async markUnknown(claim: StuckClaim): Promise<boolean> {

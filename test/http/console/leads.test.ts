@@ -1,8 +1,10 @@
 /** Leads: the list (search, filters, pages), a lead's page and timeline; never recordings or transcripts; never another account's lead. */
 import t from 'tap'
+import { leadDecider, type LeadCommand } from '../../../src/domain/lead/lead.decider.ts'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 import { LEADS_PAGE_SIZE } from '../../../src/http/console/leads.route.ts'
-import { signedInConsole, type ConsoleFixture } from './console-helpers.ts'
+import { buildApp } from '../../helpers/build-app.ts'
+import { signedInConsole, TEST_ENV, type ConsoleFixture } from './console-helpers.ts'
 
 async function push(f: ConsoleFixture, fields: Record<string, unknown>, token = f.token): Promise<string> {
   const response = await f.app.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': token }, payload: fields })
@@ -106,4 +108,52 @@ t.test('another account\'s lead id reads exactly like one that does not exist', 
   const comparable = (body: string) => body.replace(/name="_csrf" value="[^"]+"/g, '')
   t.equal(comparable(page.body), comparable(missing.body), 'the same page')
   t.notMatch((await f.browser.get('/app/leads')).body, 'Their Lead', 'not in the list either')
+})
+
+t.test("a lead's page sums up its calls: attempts, the last outcome in words, the callback asked for, the next follow-up (issue #26)", async (t) => {
+  let now = new Date('2026-03-10T15:00:00Z') // 11:00 in New York
+  // No process manager: nothing dials on its own while the story is told through the lead's commands.
+  const app = await buildApp(t, { env: TEST_ENV, clock: () => now, start: false })
+  const f = await signedInConsole(t, { app })
+  await f.app.leadline.accounts.changeSettings(f.accountId, { callerId: '+13125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, onAnswer: 'greeting+bridge:+13125550199' }, { actor: { kind: 'operator', id: 'test' } })
+  const leadId = await push(f, { name: 'Jane <b>Doe</b>', phone: '(312) 555-0142' })
+  const stream = leadStream(f.accountId, '3125550142')
+  const carrier = { actor: { kind: 'carrier' as const, id: 'twilio' } }
+  const settings = async () => (await f.app.leadline.accounts.require(f.accountId)).settings
+  const run = (command: LeadCommand) => f.app.leadline.commands.handle(stream, leadDecider, command, carrier)
+  const place = async (decisionId: string, callId: string) => {
+    await run({ type: 'StartCallAttempt', decisionId, node: 'test' })
+    await run({ type: 'RecordCallPlaced', decisionId, callId, carrier: 'twilio' })
+  }
+  const summary = async () => {
+    const body = (await f.browser.get(`/app/leads/${leadId}`)).body
+    return /<section aria-labelledby="calls">[\s\S]*?<\/section>/.exec(body)?.[0] ?? ''
+  }
+  t.match(await summary(), '<dt>Attempts</dt><dd>0 today, 0 in all</dd><dt>Last outcome</dt><dd>none yet</dd><dt>Next follow-up</dt><dd>none scheduled</dd>')
+
+  await run({ type: 'DecidePlaceCall', settings: await settings(), decisionId: 'dec_1', idempotencyKey: 'k1' })
+  await place('dec_1', 'CA1')
+  now = new Date('2026-03-10T15:00:20Z')
+  await run({ type: 'RecordAnsweredBy', settings: await settings(), callId: 'CA1', answeredBy: 'machine_end_beep', node: 'test' })
+  await run({ type: 'RecordVoicemailOutcome', decisionId: 'dec_1', failure: null })
+  t.match(await summary(), '<dt>Attempts</dt><dd>1 today, 1 in all</dd><dt>Last outcome</dt><dd>a machine answered (machine_end_beep), not the lead; voicemail left, <time datetime="2026-03-10T15:00:20.000Z">2026-03-10 11:00 EDT</time></dd><dt>Next follow-up</dt><dd>attempt 2, due <time datetime="2026-03-10T15:10:20.000Z">2026-03-10 11:10 EDT</time></dd>')
+
+  now = new Date('2026-03-10T15:11:00Z')
+  await run({ type: 'ClaimFollowUp', settings: await settings(), attempt: 2, decisionId: 'dec_2' })
+  await place('dec_2', 'CA2')
+  await run({ type: 'PressMenuKey', settings: await settings(), decisionId: 'dec_2', digit: '2', ownerNumber: '+13125550199' })
+  const page = await summary()
+  t.match(page, '<dt>Attempts</dt><dd>2 today, 2 in all</dd>')
+  t.match(page, '<dt>Last outcome</dt><dd>answered by a person; pressed 2 to be called back, <time datetime="2026-03-10T15:11:00.000Z">2026-03-10 11:11 EDT</time></dd>')
+  t.match(page, '<dt>Callback asked for</dt><dd><time datetime="2026-03-10T16:11:00.000Z">2026-03-10 12:11 EDT</time></dd><dt>Next follow-up</dt><dd>attempt 3, due <time datetime="2026-03-10T16:11:00.000Z">')
+
+  // A third lead call: 1 reaches nobody. The owner's leg is words too, escaped like the rest.
+  now = new Date('2026-03-10T16:11:00Z')
+  await run({ type: 'ClaimFollowUp', settings: await settings(), attempt: 3, decisionId: 'dec_3' })
+  await place('dec_3', 'CA3')
+  await run({ type: 'PressMenuKey', settings: await settings(), decisionId: 'dec_3', digit: '1', ownerNumber: '+13125550199' })
+  t.match(await summary(), 'answered by a person; pressed 1 to talk to someone; the owner&#39;s phone rang')
+  await run({ type: 'RecordOwnerConnect', decisionId: 'dec_3', status: 'no-answer', durationSeconds: null })
+  t.match(await summary(), 'answered by a person; pressed 1 to talk to someone; not connected to the owner')
+  t.match((await f.browser.get(`/app/leads/${leadId}`)).body, '<h1>Jane &#60;b&#62;Doe&#60;/b&#62;</h1>', 'lead data escaped')
 })

@@ -48,6 +48,10 @@ export interface CallRecord {
   readonly ownerConnected: boolean | null
   /** A follow-up was scheduled after this call (so its ending does not schedule another). */
   readonly followedUp: boolean
+  /** When the lead asked on this call to be called back (pressed 2). */
+  readonly callbackAt: string | null
+  /** When the carrier or the lead last said how this call went (an answer, a machine, a key, its end); null while it is in flight. */
+  readonly outcomeAt: string | null
 }
 
 export interface DialingState {
@@ -156,6 +160,7 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         idempotencyKey: d.idempotencyKey, stage: 'decided', startedAt: null, callId: null, carrier: null, status: null,
         answered: false, ended: false, failure: null, recordings: [], transcripts: [],
         machineDetection: false, answeredBy: null, machine: false, voicemail: null, menuChoice: null, ownerConnected: null, followedUp: false,
+        callbackAt: null, outcomeAt: null,
       }
       return {
         ...state,
@@ -174,31 +179,31 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         lastContactAt: event.data.placedAt,
       }
     case 'CallFailed':
-      return update(state, event.data.decisionId, { stage: 'failed', failure: event.data.failure, ended: true })
+      return update(state, event.data.decisionId, { stage: 'failed', failure: event.data.failure, ended: true, outcomeAt: event.data.failedAt })
     case 'CallOutcomeUnknown':
-      return update(state, event.data.decisionId, { stage: 'unknown', ended: true })
+      return update(state, event.data.decisionId, { stage: 'unknown', ended: true, outcomeAt: event.data.at })
     case 'CallAnswered':
-      return { ...update(state, event.data.decisionId, { answered: true, status: 'in-progress', answeredBy: event.data.answeredBy }), answeredAt: event.data.at }
+      return { ...update(state, event.data.decisionId, { answered: true, status: 'in-progress', answeredBy: event.data.answeredBy, outcomeAt: event.data.at }), answeredAt: event.data.at }
     case 'CallReachedMachine':
-      return update(state, event.data.decisionId, { machine: true, answeredBy: event.data.answeredBy })
+      return update(state, event.data.decisionId, { machine: true, answeredBy: event.data.answeredBy, outcomeAt: event.data.at })
     case 'VoicemailStarted':
       return { ...update(state, event.data.decisionId, { voicemail: 'started' }), voicemailTimes: [...state.voicemailTimes, event.data.at] }
     case 'VoicemailLeft':
-      return update(state, event.data.decisionId, { voicemail: 'left' })
+      return update(state, event.data.decisionId, { voicemail: 'left', outcomeAt: event.data.at })
     case 'VoicemailFailed':
-      return update(state, event.data.decisionId, { voicemail: 'failed' })
+      return update(state, event.data.decisionId, { voicemail: 'failed', outcomeAt: event.data.at })
     case 'VoicemailSkipped':
-      return update(state, event.data.decisionId, { voicemail: 'skipped' })
+      return update(state, event.data.decisionId, { voicemail: 'skipped', outcomeAt: event.data.at })
     case 'MenuKeyPressed':
-      return update(state, event.data.decisionId, { menuChoice: event.data.choice })
+      return update(state, event.data.decisionId, { menuChoice: event.data.choice, outcomeAt: event.data.at })
     case 'CallbackRequested':
-      return { ...state, callbackAt: event.data.callbackAt }
+      return { ...update(state, event.data.decisionId, { callbackAt: event.data.callbackAt, outcomeAt: event.data.at }), callbackAt: event.data.callbackAt }
     case 'OwnerConnectEnded':
-      return update(state, event.data.decisionId, { ownerConnected: event.data.connected })
+      return update(state, event.data.decisionId, { ownerConnected: event.data.connected, outcomeAt: event.data.at })
     case 'CallNotAnswered':
-      return update(state, event.data.decisionId, { status: event.data.status, ended: true })
+      return update(state, event.data.decisionId, { status: event.data.status, ended: true, outcomeAt: event.data.at })
     case 'CallCompleted':
-      return update(state, event.data.decisionId, { status: 'completed', ended: true })
+      return update(state, event.data.decisionId, { status: 'completed', ended: true, outcomeAt: event.data.at })
     case 'CallRecordingAvailable': {
       const seen = state.calls[event.data.decisionId]?.recordings ?? []
       return update(state, event.data.decisionId, { recordings: [...seen, event.data.recordingUrl] })

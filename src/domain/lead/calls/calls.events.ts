@@ -1,6 +1,7 @@
 /** The calls slice's events on the lead's stream: decisions to ring, what the carrier did, follow-ups. */
 import type { DomainEvent } from '../../shared/decider.ts'
 import { printable, type EventSummaries } from '../../shared/printable.ts'
+import { effectOf, type Effect } from '../../shared/effect.ts'
 
 export type CallPurpose = 'speed_to_lead' | 'follow_up' | 'place_call'
 
@@ -134,3 +135,19 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,
 }
+
+/**
+ * The dialer's effect: a call decision, claimed once before the carrier is asked, ended by what the
+ * carrier did, or refused as it went out (CallFailed with no claim: calling hours had closed, do-not-call).
+ */
+export const CALL_EFFECT = effectOf<CallEvent>()({
+  name: 'dialer',
+  decision: 'CallDecided',
+  decidedAt: 'decidedAt',
+  id: 'decisionId',
+  claims: { CallAttemptStarted: 'startedAt' },
+  outcomes: ['CallPlaced', 'CallFailed', 'CallOutcomeUnknown'],
+})
+
+/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+export const CALL_EFFECTS: readonly Effect[] = [CALL_EFFECT]

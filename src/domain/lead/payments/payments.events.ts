@@ -1,6 +1,7 @@
 /** The payments slice's events on the lead's stream: pay-links asked, made, texted, and how each payment settled. */
 import type { DomainEvent } from '../../shared/decider.ts'
 import { money, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
+import { effectOf, type Effect } from '../../shared/effect.ts'
 
 export type PaymentsProviderName = 'stripe' | 'simulated'
 
@@ -88,3 +89,20 @@ export const PAYMENT_SUMMARIES: EventSummaries<PaymentEvent> = {
   PaymentFailed: (d) => `payment failed (${printable(d.provider)} session ${printable(d.sessionId)})`,
   PaymentLinkExpired: (d) => `pay-link expired unpaid (${printable(d.provider)} session ${printable(d.sessionId)})`,
 }
+
+/**
+ * The pay-link sender's effect: a payment request, whose text is claimed once before the carrier is
+ * asked and ended by what the carrier did; a request ends unclaimed when the provider made no link,
+ * or when the lead became do-not-call before the text (PayLinkTextFailed with no claim).
+ */
+export const PAY_LINK_EFFECT = effectOf<PaymentEvent>()({
+  name: 'pay-link-sender',
+  decision: 'PaymentRequested',
+  decidedAt: 'requestedAt',
+  id: 'requestId',
+  claims: { PayLinkTextAttempted: 'at' },
+  outcomes: ['PayLinkFailed', 'PayLinkTexted', 'PayLinkTextFailed', 'PayLinkTextOutcomeUnknown'],
+})
+
+/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+export const PAYMENT_EFFECTS: readonly Effect[] = [PAY_LINK_EFFECT]

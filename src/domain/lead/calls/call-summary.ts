@@ -1,0 +1,74 @@
+/**
+ * A lead's calls in a few facts, for the people and agents who decide what to do next (get_lead, the
+ * console's lead page): how often the lead was called, how the last call went, and when follow-up
+ * calls again. Read from the calls slice's state only, so every view says the same.
+ */
+import { DateTime } from 'luxon'
+import { zoneOrUtc } from '../intake/dates.ts'
+import type { CallRecord, DialingState } from './calls.decider.ts'
+import type { MenuChoice } from './calls.events.ts'
+
+/** How a call ended up, in one word: its answer, a machine, or why nobody answered. */
+export type CallResult = 'answered' | 'machine' | 'no_answer' | 'busy' | 'failed' | 'unknown'
+
+export interface LastCallOutcome {
+  readonly result: CallResult
+  /** Machine detection's verdict (`human`, `machine_end_beep`, …, `unknown`); null when there was none. */
+  readonly answeredBy: string | null
+  readonly voicemailLeft: boolean
+  readonly menuChoice: MenuChoice | null
+  /** When the lead asked on this call to be called back. */
+  readonly callbackAt: string | null
+  /** After the lead pressed 1: whether the owner and the lead talked; null when not asked, or while the owner's phone rings. */
+  readonly connectedToOwner: boolean | null
+  /** The lead pressed 9 on this call. */
+  readonly optedOut: boolean
+  readonly at: string
+}
+
+export interface CallSummary {
+  /** Calls decided today in the account's time zone: each counts toward the daily limit. */
+  readonly attemptsToday: number
+  readonly attemptsTotal: number
+  /** The latest call with an outcome; a call still ringing has none yet. */
+  readonly lastOutcome: LastCallOutcome | null
+  readonly nextFollowUpAt: string | null
+}
+
+const NOT_ANSWERED: Readonly<Record<string, CallResult>> = { busy: 'busy', 'no-answer': 'no_answer', canceled: 'no_answer', failed: 'failed' }
+
+function resultOf(call: CallRecord): CallResult {
+  if (call.answered) return 'answered'
+  if (call.machine) return 'machine'
+  if (call.stage === 'failed') return 'failed'
+  if (call.stage === 'unknown') return 'unknown'
+  return NOT_ANSWERED[call.status ?? ''] ?? 'unknown'
+}
+
+function outcomeOf(call: CallRecord, at: string): LastCallOutcome {
+  return {
+    result: resultOf(call),
+    answeredBy: call.answeredBy,
+    voicemailLeft: call.voicemail === 'left',
+    menuChoice: call.menuChoice,
+    callbackAt: call.callbackAt,
+    connectedToOwner: call.menuChoice === 'connect' ? call.ownerConnected : null,
+    optedOut: call.menuChoice === 'opt_out',
+    at,
+  }
+}
+
+/** The summary of a lead's calls as of `now`; "today" is the calendar day in `timeZone` (the account's). */
+export function callSummary(dialing: DialingState, timeZone: string, now: Date): CallSummary {
+  const zone = zoneOrUtc(timeZone)
+  const today = DateTime.fromJSDate(now, { zone })
+  const calls = dialing.order.flatMap((id) => (dialing.calls[id] ? [dialing.calls[id]] : []))
+  const attemptsToday = calls.filter((call) => DateTime.fromISO(call.decidedAt, { zone }).hasSame(today, 'day')).length
+  const last = calls.findLast((call) => call.outcomeAt !== null)
+  return {
+    attemptsToday,
+    attemptsTotal: calls.length,
+    lastOutcome: last ? outcomeOf(last, last.outcomeAt as string) : null,
+    nextFollowUpAt: dialing.pendingFollowUp?.dueAt ?? null,
+  }
+}
