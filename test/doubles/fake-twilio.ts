@@ -6,6 +6,9 @@
  * Twilio behaviours it models:
  * - `POST /2010-04-01/Accounts/{AccountSid}/Calls.json` and `/Messages.json`, form-encoded bodies,
  *   `201 Created` with Twilio-shaped JSON (`sid` = `CA`/`SM` + 32 hex, `status: "queued"`, dates in RFC 2822).
+ *   A call's async AMD parameters (`MachineDetection`, `AsyncAmd`, `AsyncAmdStatusCallback…`) are noted.
+ * - The call update, `POST /2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json` with `Twiml` (or `Url`,
+ *   `Status`): `200` with the call; `404` (20404) for a call it did not create. Faults apply as to a create.
  * - HTTP Basic auth against the configured Account SID / Auth Token: `401` with error 20003; a path
  *   naming another account: `404` with error 20404 (as Twilio answers for resources you cannot see).
  * - Parameter checks: missing To (21201), missing From (21213), invalid To (21211, not E.164),
@@ -15,7 +18,9 @@
  * 400/21211, 500 …), a raw answer (a load balancer's HTML 502, a non-JSON 200), a delay before
  * answering (client timeouts), or destroying the socket after the request was read and the call
  * created (the call was placed, no answer came back).
- * It also signs status callbacks the way Twilio does (`X-Twilio-Signature`, via the SDK) and posts them.
+ * It also signs callbacks the way Twilio does (`X-Twilio-Signature`, via the SDK) and posts them: status
+ * callbacks, fetching a call's answer URL, async AMD's verdict, a `<Gather>`'s keys and a `<Dial>`'s end
+ * (the last two read the action URL from the TwiML Leadline answered).
  *
  * Not modelled: idempotency, call progress (it never calls the status callback on its own), pagination.
  */
@@ -39,11 +44,27 @@ export interface RecordedRequest {
   /** Arrival time, ms since the epoch. */
   receivedAt: number
   /** What the fake did with it. */
-  outcome: 'created' | 'fault' | 'unauthorized' | 'invalid' | 'not_found'
+  outcome: 'created' | 'updated' | 'fault' | 'unauthorized' | 'invalid' | 'not_found'
   /** The status it answered with (undefined when the socket was destroyed). */
   status?: number
-  /** The resource it created, when it did. */
+  /** The resource it created (or the call it updated), when it did. */
   sid?: string
+  /** A created call's async AMD parameters, when it asked for machine detection. */
+  amd?: AmdParams
+}
+
+/** A call's machine detection parameters, as the SDK sent them. */
+export interface AmdParams {
+  machineDetection: string
+  asyncAmd?: string
+  asyncAmdStatusCallback?: string
+  asyncAmdStatusCallbackMethod?: string
+}
+
+/** Where a signed callback goes: to `via` (the listening app's origin) instead of the public URL's origin, which is what is signed. */
+export interface CallbackDelivery {
+  via?: string
+  forged?: boolean
 }
 
 export type FakeTwilioFault =
@@ -80,12 +101,22 @@ export interface FakeTwilio {
   callRequests(): RecordedRequest[]
   /** Requests that reached `Messages.json`. */
   messageRequests(): RecordedRequest[]
+  /** Requests that reached `Calls/{Sid}.json` (call updates), of one call when `sid` is given. */
+  callUpdates(sid?: string): RecordedRequest[]
   /** Applies `fault` to each of the next `times` API requests (queued after any already programmed). */
   failNext(fault: FakeTwilioFault, times?: number): void
   /** Resolves once `n` requests have reached `Calls.json`; rejects after `timeoutMs`. */
   waitForCalls(n: number, timeoutMs?: number): Promise<RecordedRequest[]>
   /** POSTs `params` to `url` with the signature Twilio would send (or a forged one), like a status callback. */
   postStatusCallback(url: string, params: FormFields, options?: { forged?: boolean; signedUrl?: string }): Promise<SignedPostResult>
+  /** Fetches the answer TwiML of a call it created, as Twilio does once the call is answered (POST to its `Url`). */
+  answerCall(sid: string, options?: CallbackDelivery): Promise<SignedPostResult>
+  /** Posts async AMD's verdict (`AnsweredBy`) on a call it created to that call's `AsyncAmdStatusCallback`. */
+  postAmdCallback(sid: string, answeredBy: string, options?: CallbackDelivery): Promise<SignedPostResult>
+  /** The lead pressed `digits` (empty: none) in the `<Gather>` of `twiml`: posts them to its action URL. */
+  pressKeys(sid: string, twiml: string, digits: string, options?: CallbackDelivery): Promise<SignedPostResult>
+  /** The `<Dial>` of `twiml` ended (`DialCallStatus`, `DialCallDuration`): posts that to its action URL. */
+  endDial(sid: string, twiml: string, dial: { status: string; durationSeconds?: number }, options?: CallbackDelivery): Promise<SignedPostResult>
   close(): Promise<void>
 }
 
@@ -123,6 +154,23 @@ export function statusCallbackParams(fields: {
   }
 }
 
+/** Async AMD's verdict as Twilio posts it to `AsyncAmdStatusCallback`. */
+export function amdCallbackParams(fields: { callSid: string; answeredBy: string; accountSid?: string }): Record<string, string> {
+  return {
+    AccountSid: fields.accountSid ?? FAKE_ACCOUNT_SID,
+    AnsweredBy: fields.answeredBy,
+    CallSid: fields.callSid,
+    MachineDetectionDuration: fields.answeredBy === 'human' ? '1200' : '4800',
+  }
+}
+
+/** The attribute `name` of the first `<element …>` in `twiml`, unescaped; undefined when absent. */
+export function twimlAttribute(twiml: string, element: string, name: string): string | undefined {
+  const tag = new RegExp(`<${element}\\b[^>]*>`).exec(twiml)?.[0]
+  const value = tag === undefined ? undefined : new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
+  return value?.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&apos;/g, "'").replace(/&amp;/g, '&')
+}
+
 /** Starts the fake on 127.0.0.1 with an ephemeral port. */
 export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<FakeTwilio> {
   const accountSid = options.accountSid ?? FAKE_ACCOUNT_SID
@@ -132,6 +180,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
   const faults: FakeTwilioFault[] = []
   const timers = new Set<NodeJS.Timeout>()
   const waiters = new Set<() => void>()
+  /** The form each created call was created with, by sid: where its callbacks go. */
+  const calls = new Map<string, FormFields>()
 
   function notify(): void {
     for (const waiter of [...waiters]) waiter()
@@ -171,7 +221,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
 
     const path = new URL(entry.path, 'http://fake').pathname
     const route = basePath !== '' && !path.startsWith(`${basePath}/`) ? null : path.slice(basePath.length)
-    const match = route === null ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Messages)\.json$/.exec(route)
+    const match = route === null ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/(Calls|Messages)(?:\/([^/]+))?\.json$/.exec(route)
 
     if (!authorized(req.headers.authorization, accountSid, authToken)) {
       entry.outcome = 'unauthorized'
@@ -183,9 +233,9 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
         status: 401,
       })
     }
-    if (match === null || entry.method !== 'POST' || match[1] !== accountSid) {
-      return answer(entry, res, 404, twilioErrorBody(404, 20404, `The requested resource ${path} was not found`))
-    }
+    const updated = match?.[3]
+    const notFound = match === null || entry.method !== 'POST' || match[1] !== accountSid || (updated !== undefined && (match[2] !== 'Calls' || !calls.has(updated)))
+    if (notFound) return answer(entry, res, 404, twilioErrorBody(404, 20404, `The requested resource ${path} was not found`))
 
     const fault = faults.shift()
     if (fault?.kind === 'status') {
@@ -203,6 +253,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     }
     if (fault?.kind === 'delay') await later(fault.ms)
 
+    if (updated !== undefined) return updateCall(req, res, entry, updated, fault)
     const kind = match[2] === 'Calls' ? 'call' : 'message'
     const problem = kind === 'call' ? checkCall(entry.form) : checkMessage(entry.form)
     if (problem !== null) {
@@ -213,6 +264,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     const sid = (kind === 'call' ? 'CA' : 'SM') + randomBytes(16).toString('hex')
     entry.sid = sid
     entry.outcome = 'created'
+    if (kind === 'call') {
+      calls.set(sid, entry.form)
+      const amd = amdParams(entry.form)
+      if (amd !== undefined) entry.amd = amd
+    }
     if (fault?.kind === 'destroy') {
       entry.outcome = 'fault'
       notify()
@@ -220,6 +276,71 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
       return
     }
     return answer(entry, res, 201, kind === 'call' ? callJson(accountSid, sid, entry.form) : messageJson(accountSid, sid, entry.form))
+  }
+
+  /** Twilio's call update: the live call now follows the posted TwiML (or URL, or status). */
+  function updateCall(req: http.IncomingMessage, res: http.ServerResponse, entry: RecordedRequest, sid: string, fault: FakeTwilioFault | undefined): void {
+    const form = entry.form
+    if (single(form, 'Twiml') === undefined && single(form, 'Url') === undefined && single(form, 'Status') === undefined) {
+      entry.outcome = 'invalid'
+      return answer(entry, res, 400, twilioErrorBody(400, 21205, 'Url, Twiml or Status is required to update a call.'))
+    }
+    entry.sid = sid
+    entry.outcome = 'updated'
+    if (fault?.kind === 'destroy') {
+      // The call was updated, but no answer comes back.
+      entry.outcome = 'fault'
+      notify()
+      req.socket.destroy()
+      return
+    }
+    const created = calls.get(sid) as FormFields
+    return answer(entry, res, 200, { ...callJson(accountSid, sid, created), status: single(form, 'Status') ?? 'in-progress' })
+  }
+
+  /** POSTs `params` signed over `url` to `url`, or to the same path and query at `delivery.via`. */
+  function deliver(url: string, params: FormFields, delivery: CallbackDelivery = {}): Promise<SignedPostResult> {
+    const target = new URL(url)
+    const to = delivery.via === undefined ? url : `${delivery.via.replace(/\/+$/, '')}${target.pathname}${target.search}`
+    return postSigned(to, params, { signedUrl: url, ...(delivery.forged ? { forged: true } : {}) })
+  }
+
+  async function postSigned(url: string, params: FormFields, postOptions: { forged?: boolean; signedUrl?: string } = {}): Promise<SignedPostResult> {
+    const token = postOptions.forged ? `${authToken}-forged` : authToken
+    const signature = twilio.getExpectedTwilioSignature(token, postOptions.signedUrl ?? url, params)
+    const form = new URLSearchParams()
+    for (const [key, value] of Object.entries(params)) {
+      for (const v of Array.isArray(value) ? value : [value]) form.append(key, v)
+    }
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'TwilioProxy/1.1',
+        'x-twilio-signature': signature,
+      },
+      body: form.toString(),
+    })
+    return { status: response.status, body: await response.text(), signature }
+  }
+
+  /** The form a call was created with; throws for a sid the fake did not create. */
+  function createdCall(sid: string): FormFields {
+    const form = calls.get(sid)
+    if (form === undefined) throw new Error(`fake twilio: no call ${sid} was created`)
+    return form
+  }
+
+  /** The fields Twilio posts with every request about a call in progress. */
+  function liveCallParams(sid: string): Record<string, string> {
+    const form = createdCall(sid)
+    return statusCallbackParams({ callSid: sid, status: 'in-progress', accountSid, from: single(form, 'From') ?? '', to: single(form, 'To') ?? '' })
+  }
+
+  function actionOf(twiml: string, element: string): string {
+    const action = twimlAttribute(twiml, element, 'action')
+    if (action === undefined) throw new Error(`fake twilio: no <${element} action=…> in ${twiml}`)
+    return action
   }
 
   function answer(
@@ -247,6 +368,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     requests: () => [...recorded],
     callRequests: () => recorded.filter((r) => r.path.endsWith('/Calls.json')),
     messageRequests: () => recorded.filter((r) => r.path.endsWith('/Messages.json')),
+    callUpdates: (sid) => recorded.filter((r) => /\/Calls\/[^/]+\.json$/.test(r.path) && (sid === undefined || r.path.endsWith(`/Calls/${sid}.json`))),
     failNext(fault, times = 1) {
       for (let i = 0; i < times; i++) faults.push(fault)
     },
@@ -270,23 +392,29 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
         waiters.add(check)
       })
     },
-    async postStatusCallback(url, params, postOptions = {}) {
-      const token = postOptions.forged ? `${authToken}-forged` : authToken
-      const signature = twilio.getExpectedTwilioSignature(token, postOptions.signedUrl ?? url, params)
-      const form = new URLSearchParams()
-      for (const [key, value] of Object.entries(params)) {
-        for (const v of Array.isArray(value) ? value : [value]) form.append(key, v)
+    postStatusCallback: postSigned,
+    answerCall(sid, delivery) {
+      const url = single(createdCall(sid), 'Url')
+      if (url === undefined) throw new Error(`fake twilio: call ${sid} has no answer Url`)
+      return deliver(url, liveCallParams(sid), delivery)
+    },
+    postAmdCallback(sid, answeredBy, delivery) {
+      const url = single(createdCall(sid), 'AsyncAmdStatusCallback')
+      if (url === undefined) throw new Error(`fake twilio: call ${sid} did not ask for async machine detection`)
+      return deliver(url, amdCallbackParams({ callSid: sid, answeredBy, accountSid }), delivery)
+    },
+    pressKeys(sid, twiml, digits, delivery) {
+      const params: Record<string, string> = { ...liveCallParams(sid), ...(digits === '' ? {} : { Digits: digits, FinishedOnKey: '' }) }
+      return deliver(actionOf(twiml, 'Gather'), params, delivery)
+    },
+    endDial(sid, twiml, dial, delivery) {
+      const params: Record<string, string> = {
+        ...liveCallParams(sid),
+        DialCallSid: `CA${randomBytes(16).toString('hex')}`,
+        DialCallStatus: dial.status,
+        ...(dial.durationSeconds !== undefined ? { DialCallDuration: String(dial.durationSeconds) } : {}),
       }
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'user-agent': 'TwilioProxy/1.1',
-          'x-twilio-signature': signature,
-        },
-        body: form.toString(),
-      })
-      return { status: response.status, body: await response.text(), signature }
+      return deliver(actionOf(twiml, 'Dial'), params, delivery)
     },
     async close() {
       for (const timer of timers) clearTimeout(timer)
@@ -329,6 +457,19 @@ function checkCall(form: FormFields): { code: number; message: string } | null {
     return { code: 21205, message: 'Url parameter is required.' }
   }
   return null
+}
+
+function amdParams(form: FormFields): AmdParams | undefined {
+  const machineDetection = single(form, 'MachineDetection')
+  if (machineDetection === undefined) return undefined
+  const amd: AmdParams = { machineDetection }
+  const asyncAmd = single(form, 'AsyncAmd')
+  const callback = single(form, 'AsyncAmdStatusCallback')
+  const method = single(form, 'AsyncAmdStatusCallbackMethod')
+  if (asyncAmd !== undefined) amd.asyncAmd = asyncAmd
+  if (callback !== undefined) amd.asyncAmdStatusCallback = callback
+  if (method !== undefined) amd.asyncAmdStatusCallbackMethod = method
+  return amd
 }
 
 function checkMessage(form: FormFields): { code: number; message: string } | null {

@@ -12,7 +12,7 @@ import { CALL_REFUSALS } from '../../domain/dialing/may-call.ts'
 import { parseLeadStream, type CallDecided } from '../../domain/lead/lead.events.ts'
 import { CALL_EFFECT } from '../../domain/lead/calls/calls.events.ts'
 import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
-import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
+import type { Carrier, PlaceCallRequest } from '../../integrations/carrier/carrier.port.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import type { Reaction } from '../process-runner.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
@@ -242,13 +242,17 @@ export class Dialer extends EffectProcess<DialerOptions> {
     const call = claim.state.dialing.calls[decisionId] as CallRecord
     // Agent-first: the owner is rung first (their answer hook asks them to press 1); the lead only after.
     const owner = account ? ownerLegNumber(account.settings, 0) : null
-    const request = {
+    // Machine detection (the account's `amd`) runs beside the greeting, never before it: a machine
+    // is told from a person so a voicemail is not counted as the lead answering.
+    const machineDetection = account?.settings.amd ?? false
+    const { machineDetectionUrl, ...urls } = this.carrier.callbackUrls(publicUrl, decisionId)
+    const request: PlaceCallRequest = {
       from: call.from,
       to: owner ?? call.to,
-      ...this.carrier.callbackUrls(publicUrl, decisionId),
+      ...urls,
       reference: decisionId,
-      detectAnsweringMachine: false,
-      ...(owner !== null ? { detectAnsweringMachine: account?.settings.amd !== false } : {}),
+      detectAnsweringMachine: machineDetection,
+      ...(machineDetection && machineDetectionUrl !== undefined ? { machineDetectionUrl } : {}),
     }
     // The call goes out now: the account's next call waits its spacing from here.
     started(1000 / (account?.settings.callsPerSecond ?? 1))
@@ -256,7 +260,7 @@ export class Dialer extends EffectProcess<DialerOptions> {
       async () => {
         const placed = await this.carrier.placeCall(request)
         const leg = owner !== null ? { ownerLeg: 0, to: owner } : {}
-        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier, ...leg }, actor)
+        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier, machineDetection, ...leg }, actor)
         return { kind: 'placed', callId: placed.callId, carrier: placed.carrier }
       },
       async ({ failure, message, carrierCode }) => {

@@ -109,15 +109,43 @@ t.test('a call is one SDK request with Twilio’s exact form fields, authenticat
   t.equal(placed.callId, request.sid, 'the id is the sid Twilio created')
 })
 
-t.test('ring timeout and answering-machine detection are passed only when asked', async (t) => {
+t.test('ring timeout and async machine detection are passed only when asked', async (t) => {
   const { fake, carrier } = await setup(t)
-  await carrier.placeCall({ ...CALL, timeoutSeconds: 25, detectAnsweringMachine: true })
-  await carrier.placeCall({ ...CALL, detectAnsweringMachine: false })
+  const machineDetectionUrl = 'https://leadline.example/api/carrier/twilio/amd'
+  await carrier.placeCall({ ...CALL, timeoutSeconds: 25, detectAnsweringMachine: true, machineDetectionUrl })
+  await carrier.placeCall({ ...CALL, detectAnsweringMachine: false, machineDetectionUrl })
   const [asked, plain] = fake.callRequests()
   t.equal(asked?.form.Timeout, '25')
-  t.equal(asked?.form.MachineDetection, 'Enable')
+  t.match(asked?.form, { MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallback: machineDetectionUrl, AsyncAmdStatusCallbackMethod: 'POST' })
+  t.same(asked?.amd, { machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: machineDetectionUrl, asyncAmdStatusCallbackMethod: 'POST' }, 'the fake notes them')
   t.notOk(plain && 'Timeout' in plain.form, 'no Timeout when not given')
-  t.notOk(plain && 'MachineDetection' in plain.form, 'no MachineDetection when not asked')
+  for (const field of ['MachineDetection', 'AsyncAmd', 'AsyncAmdStatusCallback']) t.notOk(plain && field in plain.form, `no ${field} when not asked`)
+  t.equal(plain?.amd, undefined)
+  // Async detection without a place for its verdict would detect for nothing: refused before sending.
+  await t.rejects(carrier.placeCall({ ...CALL, detectAnsweringMachine: true }), { name: 'CarrierError', failure: 'rejected' })
+  t.equal(fake.callRequests().length, 2, 'nothing sent')
+})
+
+t.test('a live call is updated with TwiML: the voicemail said or played, or a hang-up', async (t) => {
+  const { fake, carrier } = await setup(t)
+  const { callId } = await carrier.placeCall(CALL)
+  await carrier.updateCall(callId, { kind: 'say', text: 'Hi Jane, this is Acme. Call us back. Goodbye.' })
+  await carrier.updateCall(callId, { kind: 'play', url: 'https://cdn.example/vm.mp3' })
+  await carrier.updateCall(callId, { kind: 'hang_up' })
+  const updates = fake.callUpdates(callId)
+  t.same(updates.map((u) => u.form.Twiml), [
+    '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hi Jane, this is Acme. Call us back. Goodbye.</Say><Hangup/></Response>',
+    '<?xml version="1.0" encoding="UTF-8"?><Response><Play>https://cdn.example/vm.mp3</Play><Hangup/></Response>',
+    '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>',
+  ])
+  t.same(updates.map((u) => [u.method, u.path, u.outcome]), Array.from({ length: 3 }, () => ['POST', `/2010-04-01/Accounts/${fake.accountSid}/Calls/${callId}.json`, 'updated']))
+
+  await t.rejects(carrier.updateCall(`CA${'f'.repeat(32)}`, { kind: 'hang_up' }), { name: 'CarrierError', failure: 'rejected', details: { status: 404 } }, 'a call Twilio does not know')
+  fake.failNext({ kind: 'status', status: 500 })
+  await t.rejects(carrier.updateCall(callId, { kind: 'hang_up' }), { name: 'CarrierError', failure: 'unknown_outcome' }, 'a 5xx may have acted')
+  fake.failNext({ kind: 'destroy' })
+  await t.rejects(carrier.updateCall(callId, { kind: 'hang_up' }), { name: 'CarrierError', failure: 'unknown_outcome' }, 'no answer after it was read')
+  t.equal(fake.callUpdates(callId).filter((u) => u.outcome === 'updated').length, 3, 'the faults changed nothing the fake reports as updated')
 })
 
 t.test('a text is messages.create with To, From, Body and StatusCallback', async (t) => {

@@ -97,8 +97,8 @@ export type CallCommand =
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
   | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
-  /** `ownerLeg`: agent-first, the call rings owner number `to` (that leg of the decision), not the lead. */
-  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string; ownerLeg?: number; to?: string }
+  /** `ownerLeg`: agent-first, the call rings owner number `to` (that leg of the decision), not the lead. `machineDetection`: the carrier was asked to tell a person from a machine (the account's `amd`). */
+  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string; ownerLeg?: number; to?: string; machineDetection?: boolean }
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
   /** `node` claims a voicemail when the status carries a machine verdict. */
@@ -395,7 +395,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const call = requireCall(state, command.decisionId)
       if (call.stage !== 'started') return []
       const leg = command.ownerLeg === undefined ? {} : { ownerLeg: command.ownerLeg, ...(command.to !== undefined ? { to: command.to } : {}) }
-      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at, ...leg } }]
+      const detection = command.machineDetection === true ? { machineDetection: true } : {}
+      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at, ...leg, ...detection } }]
     }
     case 'RecordCallFailed': {
       const call = requireCall(state, command.decisionId)

@@ -3,19 +3,22 @@
  * text and attributes). The lead's name comes from the public webhook, so it is cleaned and capped
  * before anyone hears it.
  *
+ * The greeting is a menu: who calls and why in its first sentence, then a `<Gather>` of one key
+ * (1 connect, 2 call me later, 9 stop calling) posted to the menu URL; `menuAnswerTwiml` answers it.
+ *
  * Bridging follows Twilio's whisper pattern: `<Dial><Number url=WHISPER>owner</Number></Dial>`.
  * Twilio fetches WHISPER when the owner answers and plays it to the owner only; the lead keeps
  * hearing ringback until the whisper ends and the two are connected. `whisperTwiml` is that TwiML.
  */
 import twilio from 'twilio'
-import type { LiveCallInstructions } from '../carrier.port.ts'
+import type { LiveCallInstructions, MenuAnswer } from '../carrier.port.ts'
 
 export type AnswerMode =
   /** Connect the owner's number, whispering the lead's name to the owner first. */
   | { kind: 'bridge'; ownerNumber: string }
   /** Hand the call to the account's own voice assistant. */
   | { kind: 'twiml'; url: string }
-  /** A short greeting to the lead, then the bridge when an owner number is set, else a polite goodbye. */
+  /** Who calls and why, then a menu of keys (1 reaches the owner number, when one is set). */
   | { kind: 'greeting'; ownerNumber: string | null }
 
 export interface AnswerTwimlOptions {
@@ -25,7 +28,12 @@ export interface AnswerTwimlOptions {
   businessName: string
   /** Where Twilio fetches `whisperTwiml(leadName)` for the owner; required whenever the call is bridged. */
   whisperUrl?: string
+  /** Where the greeting's `<Gather>` posts the key the lead pressed; required for the greeting. */
+  menuUrl?: string
 }
+
+/** How long the menu waits for a key after the greeting ends, in seconds. */
+export const MENU_TIMEOUT_SECONDS = 6
 
 export const MAX_SPOKEN_NAME = 60
 export const MAX_SPOKEN_BUSINESS = 80
@@ -49,15 +57,18 @@ export function answerTwiml(options: AnswerTwimlOptions): string {
     case 'bridge':
       dialOwner(response, mode.ownerNumber, options.whisperUrl)
       break
-    case 'greeting':
-      if (mode.ownerNumber === null) {
-        response.say(`${hello}, thanks for reaching out to ${business}. We have your request and will be in touch shortly. Goodbye.`)
-        response.hangup()
-      } else {
-        response.say(`${hello}, this is ${business} following up on your request. Please hold while we connect you.`)
-        dialOwner(response, mode.ownerNumber, options.whisperUrl)
-      }
+    case 'greeting': {
+      if (options.menuUrl === undefined) throw new TypeError("menuUrl is required for the greeting: the lead's key is posted there")
+      // Keys work while the greeting speaks: the <Say>s are inside the <Gather>.
+      const menu = response.gather({ numDigits: 1, timeout: MENU_TIMEOUT_SECONDS, action: webUrl(options.menuUrl, 'menuUrl'), method: 'POST' })
+      menu.say(`${hello}, this is ${business} calling about the request you sent us.`)
+      const connect = mode.ownerNumber === null ? '' : 'Press 1 to speak with someone now. '
+      menu.say(`${connect}Press 2 to have us call you back later. Press 9 to stop these calls.`)
+      // No key: Twilio goes on past the <Gather>.
+      response.say('Thank you for your time. Goodbye.')
+      response.hangup()
       break
+    }
   }
   return response.toString()
 }
@@ -70,10 +81,63 @@ export function whisperTwiml(leadName: string | null | undefined): string {
   return response.toString()
 }
 
-function dialOwner(response: InstanceType<typeof twilio.twiml.VoiceResponse>, ownerNumber: string, whisperUrl: string | undefined): void {
-  if (!E164.test(ownerNumber)) throw new TypeError(`owner number must be E.164 (+15551234567), got "${ownerNumber}"`)
+/** Where the menu's answers send Twilio next: the owner's whisper, and how the owner's leg ended. */
+export interface MenuUrls {
+  whisperUrl: string
+  ownerDialUrl: string
+}
+
+/**
+ * The answer to a key the lead pressed: `connect` dials the owner from the account's number (the
+ * owner hears the whisper first; the leg's end is posted to `ownerDialUrl`), the others thank the
+ * lead, say what happens next, and hang up.
+ */
+export function menuAnswerTwiml(answer: MenuAnswer, urls: MenuUrls): string {
+  const response = new twilio.twiml.VoiceResponse()
+  switch (answer.choice) {
+    case 'connect':
+      response.say('Connecting you now.')
+      dialOwner(response, answer.ownerNumber, urls.whisperUrl, { callerId: e164(answer.callerId, 'caller id'), action: webUrl(urls.ownerDialUrl, 'ownerDialUrl'), method: 'POST' })
+      return response.toString()
+    case 'callback': {
+      const when = spokenText(answer.spokenTime, MAX_SPOKEN_NAME)
+      response.say(when === null ? 'Thank you. We will be in touch. Goodbye.' : `Thank you. We will call you back ${when}. Goodbye.`)
+      break
+    }
+    case 'opt_out':
+      response.say('You will not be called again. Goodbye.')
+      break
+    case 'none':
+      response.say('Thank you for your time. Goodbye.')
+      break
+  }
+  response.hangup()
+  return response.toString()
+}
+
+/** The lead's leg after the owner's leg ended (Twilio's `DialCallStatus`): thanks after a talk, an apology otherwise. */
+export function ownerDialTwiml(dialCallStatus: string): string {
+  const response = new twilio.twiml.VoiceResponse()
+  response.say(
+    dialCallStatus === 'completed' || dialCallStatus === 'answered'
+      ? 'Thank you for talking with us. Goodbye.'
+      : 'Sorry, no one could take your call just now. We have your request. Goodbye.',
+  )
+  response.hangup()
+  return response.toString()
+}
+
+type DialAttributes = Parameters<InstanceType<typeof twilio.twiml.VoiceResponse>['dial']>[0]
+
+function dialOwner(response: InstanceType<typeof twilio.twiml.VoiceResponse>, ownerNumber: string, whisperUrl: string | undefined, dial: DialAttributes = {}): void {
+  const owner = e164(ownerNumber, 'owner number')
   if (whisperUrl === undefined) throw new TypeError('whisperUrl is required to bridge: the owner hears the lead name from it')
-  response.dial().number({ url: webUrl(whisperUrl, 'whisperUrl'), method: 'POST' }, ownerNumber)
+  response.dial(dial).number({ url: webUrl(whisperUrl, 'whisperUrl'), method: 'POST' }, owner)
+}
+
+function e164(number: string, what: string): string {
+  if (!E164.test(number)) throw new TypeError(`${what} must be E.164 (+15551234567), got "${number}"`)
+  return number
 }
 
 function webUrl(url: string, what: string): string {

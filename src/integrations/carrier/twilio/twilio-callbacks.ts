@@ -1,9 +1,13 @@
 /**
  * Twilio's callbacks into Leadline, at `/api/carrier/twilio/<hook>`: `status` (call progress, which
- * becomes events on the lead), `answer` (the TwiML for an answered call, in the account's on-answer
- * mode) and `whisper` (the TwiML played to the owner before the bridge); agent-first's `agent-key` and
- * `lead-dial` are answered in agent-first-callbacks.ts. Every request must carry a valid
- * `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token.
+ * becomes events on the lead), `amd` (async machine detection's verdict: on a machine Leadline leaves
+ * the voicemail), `answer` (the TwiML for an answered call, in the account's on-answer mode),
+ * `menu` (the key the lead pressed in the greeting's menu), `whisper` (the TwiML played to the owner
+ * before the bridge) and `owner-dial` (how the owner's leg of a connect ended); agent-first's
+ * `agent-key` and `lead-dial` are answered in agent-first-callbacks.ts. Every request must carry a
+ * valid `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token,
+ * before anything is read or recorded. Each is safe to receive twice: the commands behind them
+ * record a verdict, a key and a leg's end once per call.
  */
 import twilio from 'twilio'
 import {
@@ -15,20 +19,21 @@ import {
   type CarrierCallbackAnswer,
   type CarrierCallbackContext,
 } from '../carrier.port.ts'
-import { answerTwiml, whisperTwiml } from './answer-twiml.ts'
+import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
 
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'answer', 'whisper', ...AGENT_FIRST_HOOKS])
+const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', ...AGENT_FIRST_HOOKS])
 
-/** The URLs a call hands Twilio: its TwiML when answered (per decision) and its progress. */
+/** The URLs a call hands Twilio: its TwiML when answered (per decision), its progress, and machine detection's verdict. */
 export function twilioCallbackUrls(publicUrl: string, decisionId: string): CallbackUrls {
   return {
     answerUrl: carrierCallbackUrl(publicUrl, 'twilio', 'answer', { decision: decisionId }),
     statusCallbackUrl: carrierCallbackUrl(publicUrl, 'twilio', 'status'),
+    machineDetectionUrl: carrierCallbackUrl(publicUrl, 'twilio', 'amd'),
   }
 }
 
@@ -48,16 +53,55 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
     await context.recordCallStatus(update)
     return { kind: 'answer', status: 204 }
   }
+  if (callback.hook === 'amd') {
+    const verdict = parseTwilioAmdCallback(params)
+    if (!verdict) return { kind: 'refused', refusal: 'invalid_request', detail: 'not a machine detection callback (CallSid and AnsweredBy are required)' }
+    // On a machine this waits for the voicemail's call update: Twilio's callback stays open meanwhile.
+    const known = await context.recordAnsweredBy(verdict.callId, verdict.answeredBy)
+    if (!known) context.warn({ callId: verdict.callId }, 'machine detection callback for a call Leadline did not place')
+    return { kind: 'answer', status: 204 }
+  }
 
   if (AGENT_FIRST_HOOKS.includes(callback.hook)) return handleAgentFirstCallback(callback, context)
+  const unknown: CarrierCallbackAnswer = { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
   const decision = callback.query.decision
-  const call = typeof decision === 'string' ? await context.answeredCall(decision) : null
-  if (!call) return { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
-  if (callback.hook === 'whisper') return { kind: 'answer', status: 200, contentType: TWIML, body: whisperTwiml(call.leadName) }
+  if (typeof decision !== 'string') return unknown
+  const whisperUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'whisper', { decision })
+
+  if (callback.hook === 'menu') {
+    // No Digits (the Gather timed out, or a key outside the menu): the menu's polite goodbye.
+    const answer = await context.pressMenuKey(decision, field(params, 'Digits') ?? '')
+    if (!answer) return unknown
+    const ownerDialUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'owner-dial', { decision })
+    return twiml(menuAnswerTwiml(answer, { whisperUrl, ownerDialUrl }))
+  }
+  if (callback.hook === 'owner-dial') {
+    const status = field(params, 'DialCallStatus')
+    if (status === undefined || !/^[a-z-]{1,32}$/.test(status)) {
+      return { kind: 'refused', refusal: 'invalid_request', detail: 'not a dial callback (DialCallStatus is required)' }
+    }
+    const known = await context.recordOwnerConnect(decision, status, wholeNumber(field(params, 'DialCallDuration')) ?? null)
+    return known ? twiml(ownerDialTwiml(status)) : unknown
+  }
+
+  const call = await context.answeredCall(decision)
+  if (!call) return unknown
+  if (callback.hook === 'whisper') return twiml(whisperTwiml(call.leadName))
   if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
-  const whisperUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'whisper', { decision: call.decisionId })
-  const body = answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl })
+  const menuUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'menu', { decision: call.decisionId })
+  return twiml(answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
+}
+
+function twiml(body: string): CarrierCallbackAnswer {
   return { kind: 'answer', status: 200, contentType: TWIML, body }
+}
+
+/** Async AMD's verdict on a call (`CallSid`, `AnsweredBy`); null when it is not one. */
+export function parseTwilioAmdCallback(params: TwilioParams): { callId: string; answeredBy: string } | null {
+  const callId = field(params, 'CallSid')
+  const answeredBy = field(params, 'AnsweredBy')
+  if (callId === undefined || callId.length > 128 || answeredBy === undefined || !/^[a-z_]{1,40}$/.test(answeredBy)) return null
+  return { callId, answeredBy }
 }
 
 export type TwilioParams = Record<string, string | string[] | undefined>

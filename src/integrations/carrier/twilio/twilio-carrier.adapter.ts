@@ -10,6 +10,7 @@ import http from 'node:http'
 import twilio from 'twilio'
 import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js'
 import type * as TwilioResponseModule from 'twilio/lib/http/response.js'
+import type { CallListInstanceCreateOptions } from 'twilio/lib/rest/api/v2010/account/call.js'
 import {
   CarrierError,
   type Carrier,
@@ -147,6 +148,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
     name: 'twilio',
 
     async placeCall(r: PlaceCallRequest): Promise<PlacedCall> {
+      const detection = r.detectAnsweringMachine ? asyncMachineDetection(r.machineDetectionUrl) : {}
       const call = await perform('call', () =>
         client.calls.create({
           from: r.from,
@@ -157,7 +159,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
           statusCallbackMethod: 'POST',
           statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
           ...(r.timeoutSeconds !== undefined ? { timeout: r.timeoutSeconds } : {}),
-          ...(r.detectAnsweringMachine ? { machineDetection: 'Enable' } : {}),
+          ...detection,
         }),
       )
       return { callId: sidOf(call, 'call'), status: String(call.status), carrier: 'twilio' }
@@ -193,6 +195,18 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       httpClient.destroy()
     },
   }
+}
+
+/**
+ * Twilio's async AMD, waiting for the end of a machine's greeting so a voicemail starts after the
+ * beep. Async: Twilio fetches the answer TwiML at once (the lead hears the greeting without delay)
+ * and posts the verdict to `machineDetectionUrl` while the call goes on.
+ */
+function asyncMachineDetection(machineDetectionUrl: string | undefined): Partial<CallListInstanceCreateOptions> {
+  if (machineDetectionUrl === undefined) {
+    throw new CarrierError('rejected', 'the call was not sent: machine detection needs a machineDetectionUrl for its verdict')
+  }
+  return { machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: machineDetectionUrl, asyncAmdStatusCallbackMethod: 'POST' }
 }
 
 /** A 2xx without a sid (a proxy's page, a half-compatible carrier): something answered, so the outcome is unknown. */
