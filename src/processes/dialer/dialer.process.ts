@@ -8,6 +8,7 @@ import type { RecordedEvent } from '../../domain/event.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { CallRecord } from '../../domain/lead/calls/calls.decider.ts'
 import { CALL_REFUSALS } from '../../domain/dialing/may-call.ts'
+import { DEFAULT_SETTINGS } from '../../domain/account/account-settings.ts'
 import { parseLeadStream, type CallDecided } from '../../domain/lead/lead.events.ts'
 import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
@@ -246,14 +247,15 @@ export class Dialer extends EffectProcess<DialerOptions> {
       to: call.to,
       ...this.carrier.callbackUrls(publicUrl, decisionId),
       reference: decisionId,
-      detectAnsweringMachine: false,
+      // The account's choice (on by default): without it a voicemail pickup counts as the lead answering.
+      detectAnsweringMachine: account?.settings.amd ?? DEFAULT_SETTINGS.amd,
     }
     // The call goes out now: the account's next call waits its spacing from here.
     started(1000 / (account?.settings.callsPerSecond ?? 1))
     return withCarrierRetries<DialOutcome>(
       async () => {
         const placed = await this.carrier.placeCall(request)
-        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier }, actor)
+        await commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier, machineDetection: request.detectAnsweringMachine }, actor)
         return { kind: 'placed', callId: placed.callId, carrier: placed.carrier }
       },
       async ({ failure, message, carrierCode }) => {

@@ -90,7 +90,8 @@ export type CallCommand =
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
   | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
-  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string }
+  /** `machineDetection`: the carrier was asked to tell a person from a machine on this call. */
+  | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string; machineDetection?: boolean }
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
   /** `node` claims a voicemail when the status carries a machine verdict. */
@@ -353,7 +354,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
     case 'RecordCallPlaced': {
       const call = requireCall(state, command.decisionId)
       if (call.stage !== 'started') return []
-      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at } }]
+      const detection = command.machineDetection === undefined ? {} : { machineDetection: command.machineDetection }
+      return [{ type: 'CallPlaced', data: { decisionId: call.decisionId, callId: command.callId, carrier: command.carrier, placedAt: at, ...detection } }]
     }
     case 'RecordCallFailed': {
       const call = requireCall(state, command.decisionId)
