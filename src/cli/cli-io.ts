@@ -68,7 +68,8 @@ export async function withLeadline<T>(io: Io, run: (leadline: Leadline, config: 
   const cfg = config(io)
   // Loaded here, not at the top: the tool-client commands and --help never open the store.
   const { openLeadline } = await import('../leadline.ts')
-  const leadline = await openLeadline({ store: cfg.store, viewsPath: cfg.viewsPath })
+  // The command's environment, not the process's: the carrier and payments settings are checked like the rest.
+  const leadline = await openLeadline({ store: cfg.store, viewsPath: cfg.viewsPath, env: io.env })
   try {
     await leadline.runner.catchUp()
     return await run(leadline, cfg)

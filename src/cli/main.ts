@@ -14,6 +14,7 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline account set ACCOUNT_ID [--timezone TZ] [--speed-to-lead on|off] [--calling-hours SPEC]
                        [--caller-id E164|none] [--country CC] [--industry NAME|none]
                        [--lead-time-guard on|off] [--cps N] [--follow-up SPEC|off] [--on-answer MODE]
+                       [--amd on|off] [--voicemail TEXT] [--voicemail-url URL|none] [--voicemail-per-day N]
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
                        [--place-call-countries CC,CC|none]

@@ -74,6 +74,9 @@ t.test('configuration.md documents every environment variable', async (t) => {
   const names = [...source('src/config/config.ts').matchAll(/^ {2}([A-Z][A-Z_]+): z/gm)].map((m) => m[1] as string)
   t.ok(names.length >= 6, `variables found (${names.join(', ')})`)
   for (const name of names) t.match(page('configuration'), `| \`${name}\` |`, name)
+  const simulated = [...source('src/integrations/carrier/open-carrier.ts').matchAll(/^ {4}(LEADLINE_SIMULATED_[A-Z_]+):/gm)].map((m) => m[1] as string)
+  t.ok(simulated.length >= 5, `the simulated carrier's variables found (${simulated.join(', ')})`)
+  for (const name of simulated) t.match(page('configuration'), `| \`${name}\` |`, name)
 })
 
 t.test('limits.md states the limits the code enforces', async (t) => {

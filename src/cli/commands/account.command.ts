@@ -18,6 +18,10 @@ function settingsLines(account: AccountState): string {
       ['calls per second', String(s.callsPerSecond)],
       ['follow-up', s.followUp],
       ['on answer', s.onAnswer],
+      ['machine detection', s.amd ? 'on' : 'off (a voicemail pickup counts as an answer)'],
+      ['voicemail', s.voicemail],
+      ['voicemail recording', s.voicemailUrl ?? '(none: the voicemail text is spoken)'],
+      ['voicemails per day', s.voicemailPerDay === 0 ? '0 (none left)' : String(s.voicemailPerDay)],
       ['stale after', formatMinutes(s.staleAfterMinutes)],
       ['stripe account', s.stripeAccount ?? '(not connected)'],
       ['currency', s.currency],
@@ -39,6 +43,12 @@ function parseDuration(value: string, flag: string): number {
   const match = /^(\d{1,5})\s*(m|h|d)$/.exec(value.trim().toLowerCase())
   if (!match) throw new UsageError(`${flag} takes a duration such as 90m, 24h or 2d`)
   return Number(match[1]) * { m: 1, h: 60, d: 24 * 60 }[match[2] as 'm' | 'h' | 'd']
+}
+
+/** A whole number given on the command line; the account's own rules check its range. */
+function wholeNumber(value: string, flag: string, meaning: string): number {
+  if (!/^\s*\d+\s*$/.test(value)) throw new UsageError(`${flag} takes a whole number: ${meaning}`)
+  return Number(value)
 }
 
 function publicAccount(account: AccountState) {
@@ -113,6 +123,10 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           cps: { type: 'string' },
           'follow-up': { type: 'string' },
           'on-answer': { type: 'string' },
+          amd: { type: 'string' },
+          voicemail: { type: 'string' },
+          'voicemail-url': { type: 'string' },
+          'voicemail-per-day': { type: 'string' },
           'stale-after': { type: 'string' },
           'stripe-account': { type: 'string' },
           currency: { type: 'string' },
@@ -141,6 +155,12 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       }
       if (values['follow-up'] !== undefined) changes.followUp = values['follow-up']
       if (values['on-answer'] !== undefined) changes.onAnswer = values['on-answer']
+      const amd = onOff(values.amd, '--amd')
+      if (amd !== undefined) changes.amd = amd
+      if (values.voicemail !== undefined) changes.voicemail = values.voicemail
+      const recording = values['voicemail-url']
+      if (recording !== undefined) changes.voicemailUrl = recording.trim().toLowerCase() === 'none' ? null : recording.trim()
+      if (values['voicemail-per-day'] !== undefined) changes.voicemailPerDay = wholeNumber(values['voicemail-per-day'], '--voicemail-per-day', 'voicemails to one lead in any 24 hours, 0 to 5')
       if (values['stale-after'] !== undefined) changes.staleAfterMinutes = parseDuration(values['stale-after'], '--stale-after')
       if (values['stripe-account'] !== undefined) changes.stripeAccount = values['stripe-account'] === 'none' ? null : values['stripe-account']
       if (values.currency !== undefined) changes.currency = values.currency

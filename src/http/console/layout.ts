@@ -8,7 +8,8 @@ import { DateTime } from 'luxon'
 import { html, type Html } from './html.ts'
 
 export const CONSOLE_PREFIX = '/app'
-export const ASSET_VERSION = '1'
+// Raise it with every change to the assets: browsers keep them for a long time.
+export const ASSET_VERSION = '2'
 
 export type NavKey = 'leads' | 'lead-webhook' | 'ai-access' | 'settings'
 

@@ -7,6 +7,7 @@ import type { AccountSettings, SettingsChange } from '../../domain/account/accou
 import { DAY_NAMES, formatCallingHours, parseCallingHours, type CallingWindow } from '../../domain/account/calling-hours.ts'
 import { parseFollowUpPolicy } from '../../domain/dialing/follow-up-policy.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
+import { DEFAULT_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { formField } from './session.ts'
 
@@ -41,6 +42,13 @@ export interface SettingsFormValues {
   readonly staleValue: string
   readonly staleUnit: StaleUnit
   readonly stripeAccount: string
+  /** Machine detection on every call. */
+  readonly amd: boolean
+  /** The spoken voicemail; blank: the default message. */
+  readonly voicemail: string
+  /** A recording played instead; blank: speak the message. */
+  readonly voicemailUrl: string
+  readonly voicemailPerDay: string
 }
 
 const UNIT_MINUTES: Readonly<Record<StaleUnit, number>> = { minutes: 1, hours: 60, days: 24 * 60 }
@@ -82,6 +90,10 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     staleValue: String(stale / UNIT_MINUTES[staleUnit]),
     staleUnit,
     stripeAccount: settings.stripeAccount ?? '',
+    amd: settings.amd,
+    voicemail: settings.voicemail,
+    voicemailUrl: settings.voicemailUrl ?? '',
+    voicemailPerDay: String(settings.voicemailPerDay),
   }
 }
 
@@ -115,6 +127,10 @@ export function valuesFromForm(body: Body): SettingsFormValues {
     staleValue: text(body, 'staleValue'),
     staleUnit: oneOf(text(body, 'staleUnit'), ['minutes', 'hours', 'days'], 'hours'),
     stripeAccount: text(body, 'stripeAccount'),
+    amd: body.amd !== undefined,
+    voicemail: text(body, 'voicemail'),
+    voicemailUrl: text(body, 'voicemailUrl'),
+    voicemailPerDay: text(body, 'voicemailPerDay'),
   }
 }
 
@@ -167,6 +183,10 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
   if (values.followUpOn && (!Number.isInteger(max) || max < 1 || max > 99)) throw invalid('followUpMax', 'follow-up: the most calls in 24 hours must be a whole number from 1 to 99')
   const stale = Number(values.staleValue)
   if (values.staleValue === '' || !Number.isFinite(stale) || stale <= 0) throw invalid('staleValue', 'the stale threshold must be a positive number')
+  const voicemails = Number(values.voicemailPerDay)
+  if (values.voicemailPerDay === '' || !Number.isInteger(voicemails)) {
+    throw invalid('voicemailPerDay', `voicemails per day must be a whole number from 0 to ${MAX_VOICEMAILS_PER_DAY}`)
+  }
   return {
     speedToLead: values.speedToLead,
     timeZone: values.timeZone,
@@ -178,5 +198,9 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     followUp: values.followUpOn ? `${values.followUpSteps}; max ${max} per 24h` : 'off',
     staleAfterMinutes: Math.round(stale * UNIT_MINUTES[values.staleUnit]),
     stripeAccount: values.stripeAccount === '' ? null : values.stripeAccount,
+    amd: values.amd,
+    voicemail: values.voicemail === '' ? DEFAULT_VOICEMAIL : values.voicemail,
+    voicemailUrl: values.voicemailUrl === '' ? null : values.voicemailUrl,
+    voicemailPerDay: voicemails,
   }
 }

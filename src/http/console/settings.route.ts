@@ -1,11 +1,13 @@
 /**
  * Settings: speed to lead, calling hours (a day-by-day editor), time zone, caller id, what happens
- * on answer, the follow-up policy, the stale threshold and the connected Stripe account. A save is
+ * on answer, machine detection and the voicemail, the follow-up policy, the stale threshold and the
+ * connected Stripe account. A save is
  * one settings change: the account decider validates all of it, and a refused form changes nothing.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DAY_NAMES } from '../../domain/account/calling-hours.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
+import { MAX_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
@@ -71,6 +73,16 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <label for="onAnswerUrl">TwiML URL</label>
 <input type="text" id="onAnswerUrl" name="onAnswerUrl" inputmode="url" value="${values.onAnswerUrl}"${describedBy('onAnswer', bad)}>
 </fieldset>
+</fieldset>
+
+<fieldset><legend>Answering machines</legend>
+<label class="check"><input type="checkbox" name="amd" value="on"${checked(values.amd)}> Tell a person from an answering machine <span class="hint">Off: a machine that picks up counts as the lead answering, no voicemail is left and follow-up stops.</span></label>
+<label for="voicemail">Voicemail message <span class="hint">Spoken when a machine answers. {first_name}, {business} and {callback_number} are filled in. Empty: the default message.</span></label>
+<textarea id="voicemail" name="voicemail" rows="3" maxlength="${String(MAX_VOICEMAIL)}"${describedBy('voicemail', bad)}>${values.voicemail}</textarea>
+<label for="voicemailUrl">Voicemail recording <span class="hint">An http(s) URL of an MP3 or WAV played instead of the message. Empty: the message is spoken.</span></label>
+<input type="text" id="voicemailUrl" name="voicemailUrl" inputmode="url" autocomplete="off" value="${values.voicemailUrl}"${describedBy('voicemailUrl', bad)}>
+<label for="voicemailPerDay">At most this many voicemails to one lead in any 24 hours <span class="hint">0: never leave one; later machines are hung up on.</span></label>
+<input type="number" id="voicemailPerDay" name="voicemailPerDay" min="0" max="${String(MAX_VOICEMAILS_PER_DAY)}" step="1" value="${values.voicemailPerDay}"${describedBy('voicemailPerDay', bad)}>
 </fieldset>
 
 <fieldset><legend>Follow-up</legend>

@@ -5,8 +5,20 @@
  */
 import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
-import type { CallReports, CallStatusUpdate, Carrier } from './carrier.port.ts'
-import { SIMULATED_OUTCOMES, createSimulatedCarrier, type SimulatedOutcome } from './simulated/index.ts'
+import type { CallReports, Carrier } from './carrier.port.ts'
+import {
+  DEFAULT_SIMULATED_KEYS,
+  DEFAULT_SIMULATED_SEED,
+  SIMULATED_KEYS,
+  SIMULATED_OUTCOMES,
+  SIMULATED_WHO,
+  createSimulatedCarrier,
+  formatWeights,
+  parseWeights,
+  type SimulatedOutcome,
+  type SimulatedReport,
+  type Weighted,
+} from './simulated/index.ts'
 import { TWILIO_API_URL, TWILIO_SIGNATURE_HEADER, createTwilioCarrier } from './twilio/index.ts'
 
 /** pino-compatible: `logger.info({ ...fields }, 'message')`. */
@@ -20,6 +32,23 @@ export const CARRIER_SECRET_HEADERS: readonly string[] = [TWILIO_SIGNATURE_HEADE
 
 export const SIMULATED_BANNER = 'carrier: simulated — no calls or texts reach real phones'
 export const DEFAULT_SIMULATED_DELAY_MS = 1500
+
+/** A `name:weight,…` list of `allowed` names, read into its weights; the parser's words become the message. */
+function weights<T extends string>(allowed: readonly T[]) {
+  return z
+    .string()
+    .trim()
+    .transform((text, ctx): Weighted<T>[] => {
+      const parsed = parseWeights(text, allowed)
+      if (typeof parsed === 'string') {
+        ctx.addIssue({ code: 'custom', message: parsed })
+        return z.NEVER
+      }
+      return parsed
+    })
+}
+
+const ANSWERS_ONLY = 'is only used with LEADLINE_SIMULATED_ANSWERS: set it too, or unset this'
 
 const schema = z
   .object({
@@ -44,7 +73,15 @@ const schema = z
       .enum(SIMULATED_OUTCOMES as [SimulatedOutcome, ...SimulatedOutcome[]], {
         message: `must be one of ${SIMULATED_OUTCOMES.join(', ')}`,
       })
-      .default('answered'),
+      .optional(),
+    LEADLINE_SIMULATED_ANSWERS: weights(SIMULATED_WHO).optional(),
+    LEADLINE_SIMULATED_KEYS: weights(SIMULATED_KEYS).optional(),
+    LEADLINE_SIMULATED_SEED: z.coerce
+      .number({ message: 'must be a whole number, such as 42' })
+      .int({ message: 'must be a whole number, such as 42' })
+      .min(0, { message: 'must be 0 or more' })
+      .max(0xffff_ffff, { message: 'must be at most 4294967295' })
+      .optional(),
     LEADLINE_SIMULATED_DELAY_MS: z.coerce
       .number({ message: 'must be a number of milliseconds' })
       .int({ message: 'must be a whole number of milliseconds' })
@@ -67,6 +104,17 @@ const schema = z
         code: 'custom',
         path: ['TWILIO_API_URL'],
         message: 'is only used with Twilio: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN too, or unset it',
+      })
+    }
+    if (env.LEADLINE_SIMULATED_ANSWERS === undefined) {
+      for (const name of ['LEADLINE_SIMULATED_KEYS', 'LEADLINE_SIMULATED_SEED'] as const) {
+        if (env[name] !== undefined) ctx.addIssue({ code: 'custom', path: [name], message: ANSWERS_ONLY })
+      }
+    } else if (env.LEADLINE_SIMULATED_OUTCOME !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LEADLINE_SIMULATED_OUTCOME'],
+        message: 'set LEADLINE_SIMULATED_ANSWERS or LEADLINE_SIMULATED_OUTCOME, not both',
       })
     }
   })
@@ -97,21 +145,33 @@ export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger
     return carrier
   }
 
+  const outcome = c.LEADLINE_SIMULATED_OUTCOME ?? 'answered'
+  const answers =
+    c.LEADLINE_SIMULATED_ANSWERS === undefined
+      ? undefined
+      : {
+          answers: c.LEADLINE_SIMULATED_ANSWERS,
+          keys: c.LEADLINE_SIMULATED_KEYS ?? DEFAULT_SIMULATED_KEYS,
+          seed: c.LEADLINE_SIMULATED_SEED ?? DEFAULT_SIMULATED_SEED,
+        }
   const carrier = createSimulatedCarrier({
-    outcome: c.LEADLINE_SIMULATED_OUTCOME,
+    outcome,
+    ...(answers ? { answers } : {}),
     delayMs: c.LEADLINE_SIMULATED_DELAY_MS,
-    onStatus: async (update) => {
-      await reports.recordCallStatus(update)
-    },
+    reports,
     ...(logger?.error
       ? {
-          onError: (err: unknown, update: CallStatusUpdate) =>
-            logger.error?.({ err, carrier: 'simulated', callId: update.callId, status: update.status }, 'simulated call status was not handled'),
+          onError: (err: unknown, report: SimulatedReport) =>
+            report.kind === 'status'
+              ? logger.error?.({ err, carrier: 'simulated', callId: report.update.callId, status: report.update.status }, 'simulated call status was not handled')
+              : logger.error?.({ err, carrier: 'simulated', callId: report.callId, report: report.kind }, `simulated call ${report.kind.replace('_', ' ')} was not handled`),
         }
       : {}),
   })
   logger?.info(
-    { carrier: 'simulated', outcome: c.LEADLINE_SIMULATED_OUTCOME, delayMs: c.LEADLINE_SIMULATED_DELAY_MS },
+    answers
+      ? { carrier: 'simulated', answers: formatWeights(answers.answers), keys: formatWeights(answers.keys), seed: answers.seed, delayMs: c.LEADLINE_SIMULATED_DELAY_MS }
+      : { carrier: 'simulated', outcome, delayMs: c.LEADLINE_SIMULATED_DELAY_MS },
     SIMULATED_BANNER,
   )
   return carrier

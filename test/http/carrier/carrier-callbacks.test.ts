@@ -26,7 +26,7 @@ async function acmeApp(t: Test) {
   const built = await dialingApp(t, {
     carrier: (reports) => {
       // The simulation never reports here: acme's statuses come in over HTTP.
-      simulated = createSimulatedCarrier({ outcome: 'answered', delayMs: 60_000, onStatus: (update) => reports.recordCallStatus(update).then(() => undefined) })
+      simulated = createSimulatedCarrier({ outcome: 'answered', delayMs: 60_000, reports })
       const { placeCall } = simulated
       return {
         ...simulated,

@@ -11,6 +11,7 @@ function form(overrides: Record<string, string | undefined> = {}): Record<string
     speedToLead: 'on', timeZone: 'America/Chicago', callerId: '+15125550100', onAnswerMode: 'greeting-bridge', onAnswerNumber: '+15125550199', onAnswerUrl: '',
     allowedCountries: 'US, ca', placeCallCountries: '',
     followUpOn: 'on', followUpSteps: '15m, 2h', followUpMax: '4', staleValue: '2', staleUnit: 'days', stripeAccount: 'acct_1Nv0FGQ9RKHgCVdK',
+    amd: 'on', voicemail: 'Hi {first_name}, {business} here.', voicemailUrl: '', voicemailPerDay: '1',
     ...Object.fromEntries(DAYS.flatMap((d, i) => (i < 5 ? [[`day-${d}`, 'on'], [`from-${d}`, '08:30'], [`to-${d}`, '19:00']] : [[`from-${d}`, '10:00'], [`to-${d}`, '14:00']]))),
     'day-sat': 'on',
     ...overrides,
@@ -45,6 +46,26 @@ t.test('save: speed to lead, calling hours, zone, caller id, on answer, follow-u
   t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { followUp: 'off', callingHours: 'none', stripeAccount: null, callerId: null })
 })
 
+t.test('answering machines: machine detection, the voicemail message or recording, and voicemails per day', async (t) => {
+  const f = await signedInConsole(t)
+  const page = await f.browser.get('/app/settings')
+  t.match(page.body, /<input type="checkbox" name="amd" value="on" checked>/, 'machine detection is on by default')
+  t.match(page.body, /<textarea id="voicemail" name="voicemail" rows="3" maxlength="600">Hi \{first_name\}, this is \{business\} returning your request\./, 'the default message')
+  t.match(page.body, /<input type="number" id="voicemailPerDay" name="voicemailPerDay" min="0" max="5" step="1" value="1">/)
+
+  const saved = await f.browser.post('/app/settings', form({ amd: undefined, voicemail: 'Hi {first_name} & co: call {callback_number}', voicemailUrl: 'https://example.com/vm.mp3', voicemailPerDay: '2' }))
+  t.equal(saved.statusCode, 303)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { amd: false, voicemail: 'Hi {first_name} & co: call {callback_number}', voicemailUrl: 'https://example.com/vm.mp3', voicemailPerDay: 2 })
+  const shown = (await f.browser.get('/app/settings')).body
+  t.match(shown, /<input type="checkbox" name="amd" value="on">/, 'off shows unchecked')
+  t.match(shown, />Hi \{first_name\} &#38; co: call \{callback_number\}<\/textarea>/, 'the message as saved, escaped')
+  t.match(shown, /id="voicemailUrl" name="voicemailUrl" inputmode="url" autocomplete="off" value="https:\/\/example\.com\/vm\.mp3"/)
+  t.match(shown, /name="voicemailPerDay" min="0" max="5" step="1" value="2"/)
+
+  t.equal((await f.browser.post('/app/settings', form({ voicemail: '', voicemailUrl: '', voicemailPerDay: '0' }))).statusCode, 303)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { amd: true, voicemail: DEFAULT_SETTINGS.voicemail, voicemailUrl: null, voicemailPerDay: 0 }, 'empty: the default message, no recording')
+})
+
 t.test('a refused form: 400, the reason next to the values as typed, and nothing changed', async (t) => {
   const f = await signedInConsole(t)
   await f.browser.get('/app/settings')
@@ -59,6 +80,10 @@ t.test('a refused form: 400, the reason next to the values as typed, and nothing
     [{ staleValue: '1', staleUnit: 'minutes' }, /invalid staleAfterMinutes: must be at least 5 minutes/],
     [{ stripeAccount: 'sk_live_123' }, /must be a Stripe connected account id/],
     [{ allowedCountries: 'US, Narnia' }, /invalid allowedCountries: unknown country code NARNIA/],
+    [{ voicemail: 'Hi {name}' }, /invalid voicemail: unknown placeholder \{name\}/],
+    [{ voicemailUrl: 'vm.mp3' }, /invalid voicemailUrl: must be an http\(s\) URL of a recording/],
+    [{ voicemailPerDay: '6' }, /invalid voicemailPerDay: must be at most 5/],
+    [{ voicemailPerDay: 'one' }, /voicemails per day must be a whole number from 0 to 5/],
   ]
   const before = await f.app.leadline.store.headPosition()
   for (const [overrides, message] of cases) {

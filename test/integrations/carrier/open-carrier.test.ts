@@ -6,6 +6,7 @@ import type { Test } from 'tap'
 import { ConfigError } from '../../../src/config/config.ts'
 import type { CallReports, CallStatusUpdate, Carrier } from '../../../src/integrations/carrier/carrier.port.ts'
 import { SIMULATED_BANNER, openCarrier, type CarrierLogger } from '../../../src/integrations/carrier/open-carrier.ts'
+import { DEFAULT_SIMULATED_SEED, type SimulatedCarrier } from '../../../src/integrations/carrier/simulated/index.ts'
 import { startFakeTwilio } from '../../doubles/fake-twilio.ts'
 import { CALL } from './carrier.contract.ts'
 
@@ -139,4 +140,63 @@ t.test('bad configuration stops with clear messages', async (t) => {
   ])
   t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '-5' }, reportsTo(() => {}))), ['LEADLINE_SIMULATED_DELAY_MS: must be 0 or more'])
   t.match(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '1.5' }, reportsTo(() => {}))), [/whole number/])
+})
+
+t.test('LEADLINE_SIMULATED_ANSWERS: who answers, which keys, the seed, all in the start-up line', async (t) => {
+  const log = recordingLogger()
+  const env = { LEADLINE_SIMULATED_ANSWERS: 'human:60,machine:30,none:10', LEADLINE_SIMULATED_KEYS: '1:20, 2:20,9:10,none:50', LEADLINE_SIMULATED_SEED: '42' }
+  const carrier = await closing(t, openCarrier({ ...env, LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {}), log))
+  t.same(log.lines, [
+    [{ carrier: 'simulated', answers: 'human:60,machine:30,none:10', keys: '1:20,2:20,9:10,none:50', seed: 42, delayMs: 60000 }, SIMULATED_BANNER],
+  ])
+  const again = await closing(t, openCarrier({ ...env, LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {})))
+  const other = await closing(t, openCarrier({ ...env, LEADLINE_SIMULATED_SEED: '43', LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {})))
+  const answers = async (c: Carrier) => {
+    for (let i = 0; i < 40; i++) await c.placeCall(CALL)
+    return (c as SimulatedCarrier).calls().map((call) => `${call.outcome}/${call.key}`)
+  }
+  const first = await answers(carrier)
+  t.same(await answers(again), first, 'the same seed plays the same calls')
+  t.not((await answers(other)).join(), first.join(), 'another seed plays others')
+})
+
+t.test('LEADLINE_SIMULATED_ANSWERS alone: the fixed default seed and no keys pressed', async (t) => {
+  const log = recordingLogger()
+  await closing(t, openCarrier({ LEADLINE_SIMULATED_ANSWERS: 'machine' }, reportsTo(() => {}), log))
+  t.same(log.lines, [[{ carrier: 'simulated', answers: 'machine:1', keys: 'none:1', seed: DEFAULT_SIMULATED_SEED, delayMs: 1500 }, SIMULATED_BANNER]])
+})
+
+t.test('bad simulated answers stop with clear messages', async (t) => {
+  const open = (env: NodeJS.ProcessEnv) => problems(() => openCarrier(env, reportsTo(() => {})))
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human:60,voicemail:40' }), ['LEADLINE_SIMULATED_ANSWERS: "voicemail" is not one of human, machine, none, busy'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human:lots' }), ['LEADLINE_SIMULATED_ANSWERS: the weight of "human" must be a whole number, 0 or more (got "lots")'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human:0' }), ['LEADLINE_SIMULATED_ANSWERS: needs at least one weight above 0'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_KEYS: '1:5,7:1,x:1' }), ['LEADLINE_SIMULATED_KEYS: "x" is not one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, *, #, none'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_SEED: 'abc' }), ['LEADLINE_SIMULATED_SEED: must be a whole number, such as 42'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_SEED: '1.5' }), ['LEADLINE_SIMULATED_SEED: must be a whole number, such as 42'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_SEED: '-1' }), ['LEADLINE_SIMULATED_SEED: must be 0 or more'])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_SEED: '4294967296' }), ['LEADLINE_SIMULATED_SEED: must be at most 4294967295'])
+  t.same(open({ LEADLINE_SIMULATED_KEYS: '9', LEADLINE_SIMULATED_SEED: '1' }), [
+    'LEADLINE_SIMULATED_KEYS: is only used with LEADLINE_SIMULATED_ANSWERS: set it too, or unset this',
+    'LEADLINE_SIMULATED_SEED: is only used with LEADLINE_SIMULATED_ANSWERS: set it too, or unset this',
+  ])
+  t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_OUTCOME: 'busy' }), [
+    'LEADLINE_SIMULATED_OUTCOME: set LEADLINE_SIMULATED_ANSWERS or LEADLINE_SIMULATED_OUTCOME, not both',
+  ])
+})
+
+t.test('a failing report other than a status is logged by its kind', async (t) => {
+  const errors: Array<[Record<string, unknown>, string]> = []
+  const logger: CarrierLogger = { info: () => {}, error: (fields, message) => void errors.push([fields, message]) }
+  const reports: CallReports = {
+    ...reportsTo(() => {}),
+    recordAnsweredBy: async () => {
+      throw new Error('nope')
+    },
+  }
+  const carrier = await closing(t, openCarrier({ LEADLINE_SIMULATED_ANSWERS: 'machine', LEADLINE_SIMULATED_DELAY_MS: '0' }, reports, logger))
+  const { callId } = await carrier.placeCall({ ...CALL, detectAnsweringMachine: true })
+  const deadline = Date.now() + 2000
+  while (errors.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+  t.match(errors, [[{ carrier: 'simulated', callId, report: 'answered_by', err: { message: 'nope' } }, 'simulated call answered by was not handled']])
 })

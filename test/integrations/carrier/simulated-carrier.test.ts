@@ -1,9 +1,10 @@
 /**
- * The simulated carrier: the carrier contract, then its outcomes, their order, and closing.
+ * The simulated carrier: the carrier contract, then its outcomes, their order, and closing; then the
+ * answers it draws (who picks up, which key) and what it reports for each, in order.
  */
 import t from 'tap'
 import type { Test } from 'tap'
-import { CarrierError, type CallStatusUpdate } from '../../../src/integrations/carrier/carrier.port.ts'
+import { CarrierError, type CallReports, type CallStatusUpdate, type MenuAnswer } from '../../../src/integrations/carrier/carrier.port.ts'
 import {
   SIMULATED_CALL_SECONDS,
   createSimulatedCarrier,
@@ -14,16 +15,28 @@ import { CALL, TEXT, carrierContract } from './carrier.contract.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function open(t: Test, options: Partial<SimulatedCarrierOptions> = {}): { carrier: SimulatedCarrier; updates: CallStatusUpdate[] } {
-  const updates: CallStatusUpdate[] = []
-  const carrier = createSimulatedCarrier({
-    outcome: 'answered',
-    delayMs: 10,
-    onStatus: (u) => {
-      updates.push(u)
+/** Call reports that hand each status to `onStatus`; the other reports answer as for a call that is not Leadline's. */
+function statusReports(onStatus: (update: CallStatusUpdate) => unknown): CallReports {
+  return {
+    recordCallStatus: async (update) => {
+      await onStatus(update)
+      return true
     },
-    ...options,
-  })
+    recordAnsweredBy: async () => false,
+    answeredCall: async () => null,
+    pressMenuKey: async () => null,
+    recordOwnerConnect: async () => false,
+    pressAgentKey: async () => null,
+    recordLeadDial: async () => false,
+  }
+}
+
+type OpenOptions = Partial<Omit<SimulatedCarrierOptions, 'reports'>> & { onStatus?: (update: CallStatusUpdate) => unknown }
+
+function open(t: Test, options: OpenOptions = {}): { carrier: SimulatedCarrier; updates: CallStatusUpdate[] } {
+  const updates: CallStatusUpdate[] = []
+  const { onStatus = (u: CallStatusUpdate) => void updates.push(u), ...rest } = options
+  const carrier = createSimulatedCarrier({ outcome: 'answered', delayMs: 10, reports: statusReports(onStatus), ...rest })
   t.teardown(() => carrier.close())
   return { carrier, updates }
 }
@@ -154,8 +167,8 @@ t.test('a failing handler is reported through onError and the remaining updates 
       if (u.status === 'ringing') throw new Error('projection is down')
       if (u.status === 'in-progress') return Promise.reject(new Error('still down'))
     },
-    onError: (error, update) => {
-      errors.push([error, update.status])
+    onError: (error, report) => {
+      errors.push([error, report.kind === 'status' ? report.update.status : report.kind])
     },
   })
   await carrier.placeCall(CALL)
@@ -220,8 +233,8 @@ t.test('records every call and text it was asked for, rejected ones included', a
   await t.rejects(carrier.placeCall({ ...CALL, to: '12' }), CarrierError)
   const sent = await carrier.sendText(TEXT)
   t.match(carrier.calls(), [
-    { request: { ...CALL, timeoutSeconds: 20, detectAnsweringMachine: true }, callId: placed.callId, outcome: 'answered' },
-    { request: { to: '12' }, callId: null, outcome: null },
+    { request: { ...CALL, timeoutSeconds: 20, detectAnsweringMachine: true }, callId: placed.callId, outcome: 'answered', key: null },
+    { request: { to: '12' }, callId: null, outcome: null, key: null },
   ])
   t.match(carrier.texts(), [{ request: TEXT, messageId: sent.messageId }])
   const snapshot = carrier.calls()

@@ -1,21 +1,26 @@
 /**
  * The simulated carrier, used when no Twilio credentials are set (the embedded default). It accepts
  * calls and texts like Twilio would (same id shapes, same `queued` status, same 21211 rejection of a
- * number that is not E.164), records them, and after `delayMs` reports the configured outcome through
- * `onStatus`. Nothing reaches a real phone: every id and result says `simulated`.
+ * number that is not E.164), records them, and after `delayMs` plays the call through `reports`, the
+ * way Twilio's callbacks reach Leadline: its statuses, and with `answers` machine detection's verdict,
+ * the menu key a person presses and the owner's leg. Nothing reaches a real phone: every id and
+ * result says `simulated`.
  */
 import { randomBytes } from 'node:crypto'
 import {
   CarrierError,
   carrierCallbackUrl,
+  type CallReports,
   type CallStatusUpdate,
   type Carrier,
   type LiveCallInstructions,
+  type MenuAnswer,
   type PlaceCallRequest,
   type PlacedCall,
   type SendTextRequest,
   type SentText,
 } from '../carrier.port.ts'
+import { answerDrawer, type SimulatedAnswers, type SimulatedWho } from './simulated-answers.ts'
 
 export type SimulatedAnswer = 'answered' | 'no-answer' | 'busy'
 /** `cycle` goes answered, no-answer, busy, answered, … one call after another. */
@@ -25,25 +30,43 @@ export const SIMULATED_OUTCOMES: readonly SimulatedOutcome[] = ['answered', 'no-
 const CYCLE: readonly SimulatedAnswer[] = ['answered', 'no-answer', 'busy']
 /** How long a simulated answered call lasts. */
 export const SIMULATED_CALL_SECONDS = 42
+/** How long a simulated answering machine's call lasts: its greeting and the voicemail. */
+export const SIMULATED_MACHINE_SECONDS = 25
+/** How long the owner talks to the lead after a simulated `1`. */
+export const SIMULATED_OWNER_SECONDS = 30
+/** What simulated machine detection says of a machine: it heard the greeting to the beep, so a voicemail can be left. */
+export const SIMULATED_MACHINE_VERDICT = 'machine_end_beep'
 
 export interface SimulatedCarrierOptions {
+  /** Every call's outcome, when `answers` is not given (LEADLINE_SIMULATED_OUTCOME). */
   outcome: SimulatedOutcome
+  /** Who answers each call and which key a person presses, drawn from seeded weights (LEADLINE_SIMULATED_ANSWERS). */
+  answers?: SimulatedAnswers
   /** Wait before the call "rings" and its outcome is reported. */
   delayMs: number
-  /** Receives each call's status updates, in order; the next waits for the previous to settle. */
-  onStatus: (update: CallStatusUpdate) => Promise<void> | void
-  /** Told when `onStatus` throws or rejects; the carrier carries on. Default: one line on stderr. */
-  onError?: (error: unknown, update: CallStatusUpdate) => void
+  /** Receives each call's reports, in order; the next waits for the previous to settle. */
+  reports: CallReports
+  /** Told when a report throws or rejects; the carrier carries on. Default: one line on stderr. */
+  onError?: (error: unknown, report: SimulatedReport) => void
   /** Timestamps of records and updates. */
   clock?: () => Date
 }
+
+/** One thing the simulation reports about a call, through the `CallReports` method of the same name. */
+export type SimulatedReport =
+  | { readonly kind: 'status'; readonly update: CallStatusUpdate }
+  | { readonly kind: 'answered_by'; readonly callId: string; readonly answeredBy: string }
+  | { readonly kind: 'menu_key'; readonly callId: string; readonly decisionId: string; readonly digit: string }
+  | { readonly kind: 'owner_connect'; readonly callId: string; readonly decisionId: string; readonly status: string; readonly durationSeconds: number }
 
 export interface SimulatedCallRecord {
   request: PlaceCallRequest
   /** Null when the call was rejected. */
   callId: string | null
-  /** What the simulation will report (null when rejected). */
-  outcome: SimulatedAnswer | null
+  /** What the simulation will report (null when rejected): an outcome, or with `answers` who picks up. */
+  outcome: SimulatedAnswer | SimulatedWho | null
+  /** The key a person will press, with `answers`; null for none. */
+  key: string | null
   requestedAt: string
 }
 
@@ -79,49 +102,108 @@ function simulatedId(prefix: 'CA' | 'SM'): string {
   return `${prefix}sim${randomBytes(15).toString('hex').slice(0, 29)}`
 }
 
+type StatusStep = { readonly kind: 'status' } & Pick<CallStatusUpdate, 'status' | 'answeredBy' | 'durationSeconds'>
+/** A report before its timestamp and sequence number; an owner's leg is only reported after a key that connected. */
+type Step = StatusStep | Exclude<SimulatedReport, { kind: 'status' }>
+
+/** Twilio's order: ringing, then in-progress (answered) and completed, or the final no-answer / busy. */
+function outcomeSteps(outcome: SimulatedAnswer): Step[] {
+  return outcome === 'answered'
+    ? [
+        { kind: 'status', status: 'ringing' },
+        { kind: 'status', status: 'in-progress', answeredBy: 'human' },
+        { kind: 'status', status: 'completed', answeredBy: 'human', durationSeconds: SIMULATED_CALL_SECONDS },
+      ]
+    : [
+        { kind: 'status', status: 'ringing' },
+        { kind: 'status', status: outcome },
+      ]
+}
+
+/**
+ * A call as Twilio with async machine detection plays it: the answer's status first, the verdict
+ * after it, then the person's key (and the owner's leg when it connected), then the end. Without
+ * machine detection there is no verdict: whoever picks up is an answer, as Leadline sees it.
+ */
+function answerSteps(callId: string, decisionId: string, who: SimulatedWho, key: string | null, detect: boolean): Step[] {
+  if (who === 'none' || who === 'busy') return outcomeSteps(who === 'none' ? 'no-answer' : 'busy')
+  const steps: Step[] = [
+    { kind: 'status', status: 'ringing' },
+    { kind: 'status', status: 'in-progress' },
+  ]
+  if (who === 'machine') {
+    if (detect) steps.push({ kind: 'answered_by', callId, answeredBy: SIMULATED_MACHINE_VERDICT })
+    steps.push({ kind: 'status', status: 'completed', durationSeconds: SIMULATED_MACHINE_SECONDS })
+    return steps
+  }
+  if (detect) steps.push({ kind: 'answered_by', callId, answeredBy: 'human' })
+  if (key !== null) {
+    steps.push({ kind: 'menu_key', callId, decisionId, digit: key })
+    steps.push({ kind: 'owner_connect', callId, decisionId, status: 'completed', durationSeconds: SIMULATED_OWNER_SECONDS })
+  }
+  steps.push({ kind: 'status', status: 'completed', durationSeconds: SIMULATED_CALL_SECONDS })
+  return steps
+}
+
 export function createSimulatedCarrier(options: SimulatedCarrierOptions): SimulatedCarrier {
   const clock = options.clock ?? (() => new Date())
+  const { reports } = options
   const onError =
     options.onError ??
-    ((error: unknown, update: CallStatusUpdate) => {
-      process.stderr.write(`simulated carrier: status handler failed for ${update.callId} (${update.status}): ${String(error)}\n`)
+    ((error: unknown, report: SimulatedReport) => {
+      const what = report.kind === 'status' ? `status ${report.update.status} of ${report.update.callId}` : `${report.kind} of ${report.callId}`
+      process.stderr.write(`simulated carrier: the ${what} was not handled: ${String(error)}\n`)
     })
   const callRecords: SimulatedCallRecord[] = []
   const updates: SimulatedCallUpdate[] = []
   const textRecords: SimulatedTextRecord[] = []
   const timers = new Set<NodeJS.Timeout>()
+  const drawAnswer = options.answers ? answerDrawer(options.answers) : null
   let placed = 0
   let closed = false
 
-  function nextOutcome(): SimulatedAnswer {
+  function nextOutcome(): { outcome: SimulatedAnswer | SimulatedWho; key: string | null } {
+    if (drawAnswer) {
+      const { who, key } = drawAnswer()
+      return { outcome: who, key }
+    }
     const outcome = options.outcome === 'cycle' ? (CYCLE[placed % CYCLE.length] as SimulatedAnswer) : options.outcome
     placed++
-    return outcome
+    return { outcome, key: null }
   }
 
-  /** Twilio's order: ringing, then in-progress (answered) and completed, or the final no-answer / busy. */
-  function updatesFor(callId: string, outcome: SimulatedAnswer): Array<Omit<CallStatusUpdate, 'timestamp'>> {
-    type Step = Pick<CallStatusUpdate, 'status' | 'answeredBy' | 'durationSeconds'>
-    const steps: Step[] =
-      outcome === 'answered'
-        ? [
-            { status: 'ringing' },
-            { status: 'in-progress', answeredBy: 'human' },
-            { status: 'completed', answeredBy: 'human', durationSeconds: SIMULATED_CALL_SECONDS },
-          ]
-        : [{ status: 'ringing' }, { status: outcome }]
-    return steps.map((step, sequenceNumber) => ({ callId, carrier: 'simulated', ...step, sequenceNumber }))
+  async function report(step: SimulatedReport): Promise<MenuAnswer | null | undefined> {
+    switch (step.kind) {
+      case 'status':
+        await reports.recordCallStatus(step.update)
+        return undefined
+      case 'answered_by':
+        await reports.recordAnsweredBy(step.callId, step.answeredBy)
+        return undefined
+      case 'menu_key':
+        return reports.pressMenuKey(step.decisionId, step.digit)
+      case 'owner_connect':
+        await reports.recordOwnerConnect(step.decisionId, step.status, step.durationSeconds)
+        return undefined
+    }
   }
 
-  async function deliver(callId: string, outcome: SimulatedAnswer): Promise<void> {
-    for (const step of updatesFor(callId, outcome)) {
+  async function deliver(callId: string, steps: readonly Step[]): Promise<void> {
+    let sequenceNumber = 0
+    let menu: MenuAnswer | null = null
+    for (const step of steps) {
       if (closed) return
-      const update: CallStatusUpdate = { ...step, timestamp: clock().toISOString() }
+      if (step.kind === 'owner_connect' && menu?.choice !== 'connect') continue
+      const full: SimulatedReport =
+        step.kind === 'status'
+          ? { kind: 'status', update: { callId, carrier: 'simulated', ...withoutKind(step), sequenceNumber: sequenceNumber++, timestamp: clock().toISOString() } }
+          : step
       try {
-        await options.onStatus(update)
+        const answer = await report(full)
+        if (full.kind === 'menu_key') menu = answer ?? null
       } catch (error) {
         try {
-          onError(error, update)
+          onError(error, full)
         } catch {
           // A failing reporter must not take the process down either.
         }
@@ -140,15 +222,18 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       refuseWhenClosed('call')
       const requestedAt = clock().toISOString()
       if (!E164.test(r.to)) {
-        callRecords.push({ request: { ...r }, callId: null, outcome: null, requestedAt })
+        callRecords.push({ request: { ...r }, callId: null, outcome: null, key: null, requestedAt })
         throw new CarrierError('rejected', `simulated: invalid 'To' phone number ${r.to}`, { carrierCode: 21211 })
       }
       const callId = simulatedId('CA')
-      const outcome = nextOutcome()
-      callRecords.push({ request: { ...r }, callId, outcome, requestedAt })
+      const { outcome, key } = nextOutcome()
+      callRecords.push({ request: { ...r }, callId, outcome, key, requestedAt })
+      const steps = options.answers
+        ? answerSteps(callId, r.reference, outcome as SimulatedWho, key, r.detectAnsweringMachine === true)
+        : outcomeSteps(outcome as SimulatedAnswer)
       const timer = setTimeout(() => {
         timers.delete(timer)
-        void deliver(callId, outcome)
+        void deliver(callId, steps)
       }, options.delayMs)
       timers.add(timer)
       return { callId, status: 'queued', carrier: 'simulated' }
@@ -166,7 +251,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       return { messageId, status: 'queued', carrier: 'simulated' }
     },
 
-    // Never fetched: the simulation reports through `onStatus`. Named like Twilio's, they answer 404.
+    // Never fetched: the simulation reports through `reports`. Named like Twilio's, they answer 404.
     callbackUrls: (publicUrl, decisionId) => ({
       answerUrl: carrierCallbackUrl(publicUrl, 'simulated', 'answer', { decision: decisionId }),
       statusCallbackUrl: carrierCallbackUrl(publicUrl, 'simulated', 'status'),
@@ -187,4 +272,8 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       timers.clear()
     },
   }
+}
+
+function withoutKind({ kind: _, ...rest }: StatusStep): Omit<StatusStep, 'kind'> {
+  return rest
 }

@@ -286,6 +286,9 @@ t.test('claims and carrier results: at most one attempt per decision', async (t)
     spec(started).when({ type: 'RecordCallPlaced', decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio' }).then(t, [
       { type: 'CallPlaced', data: { decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio', placedAt: NOW.toISOString() } },
     ])
+    spec(started).when({ type: 'RecordCallPlaced', decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio', machineDetection: true }).then(t, [
+      { type: 'CallPlaced', data: { decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio', placedAt: NOW.toISOString(), machineDetection: true } },
+    ])
     spec(started).when({ type: 'RecordCallFailed', decisionId: 'dec_1', failure: 'rejected', message: 'invalid number', carrierCode: 21211 }).then(t, [
       { type: 'CallFailed', data: { decisionId: 'dec_1', failure: 'rejected', message: 'invalid number', carrierCode: 21211, failedAt: NOW.toISOString() } },
     ])
