@@ -69,3 +69,25 @@ t.test('machine detection off (the account\'s choice): a machine that picks up c
   t.same(types.slice(types.indexOf('CallPlaced')), ['CallPlaced', 'CallAnswered', 'CallCompleted'], 'no voicemail, no follow-up')
   t.same((built.leadline.carrier as SimulatedCarrier).updates(), [])
 })
+
+t.test('agent-first in the simulation: the owner answers and presses 1, then the lead is dialed and answers', async (t) => {
+  const built = await dialingApp(t, { env: { LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_KEYS: '1', LEADLINE_SIMULATED_DELAY_MS: '5' } })
+  const { account, token } = await built.createAccount('Acme Roofing', { ...DIALING, onAnswer: 'agent-first:+13125550199' })
+  await postLead(built.app, token, { phone: PHONE, name: 'Jane Doe' })
+  const carrier = built.leadline.carrier as SimulatedCarrier
+  await waitForEvent(built.leadline, account.accountId, PHONE, 'CallAnswered')
+  t.match(carrier.calls(), [{ request: { to: '+13125550199' } }], 'the owner is rung, not the lead')
+  const types = await leadEventTypes(built.leadline, account.accountId, PHONE)
+  t.ok(types.indexOf('LeadDialStarted') < types.indexOf('CallAnswered'), 'the lead is dialed after the owner pressed 1')
+  t.match(await waitForEvent(built.leadline, account.accountId, PHONE, 'CallAnswered'), { data: { answeredBy: 'human' } })
+})
+
+t.test('agent-first in the simulation: an owner who presses nothing leaves the lead undialed and followed up', async (t) => {
+  const built = await dialingApp(t, { env: { LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_DELAY_MS: '5' } })
+  const { account, token } = await built.createAccount('Acme Roofing', { ...DIALING, onAnswer: 'agent-first:+13125550199' })
+  await postLead(built.app, token, { phone: PHONE, name: 'Jane Doe' })
+  t.match(await waitForEvent(built.leadline, account.accountId, PHONE, 'AgentUnavailable'), { data: { reason: 'no_key' } })
+  await waitForEvent(built.leadline, account.accountId, PHONE, 'FollowUpScheduled')
+  const types = await leadEventTypes(built.leadline, account.accountId, PHONE)
+  t.notOk(types.includes('LeadDialStarted'), 'the lead was never dialed')
+})

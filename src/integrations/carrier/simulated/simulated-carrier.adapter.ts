@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import {
   CarrierError,
   carrierCallbackUrl,
+  type AgentKeyAnswer,
   type CallReports,
   type CallStatusUpdate,
   type Carrier,
@@ -58,6 +59,9 @@ export type SimulatedReport =
   | { readonly kind: 'answered_by'; readonly callId: string; readonly answeredBy: string }
   | { readonly kind: 'menu_key'; readonly callId: string; readonly decisionId: string; readonly digit: string }
   | { readonly kind: 'owner_connect'; readonly callId: string; readonly decisionId: string; readonly status: string; readonly durationSeconds: number }
+  /** Agent-first: the key the owner pressed ('' for none), and how the dial of the lead ended. */
+  | { readonly kind: 'agent_key'; readonly callId: string; readonly decisionId: string; readonly digit: string }
+  | { readonly kind: 'lead_dial'; readonly callId: string; readonly decisionId: string; readonly status: string }
 
 export interface SimulatedCallRecord {
   request: PlaceCallRequest
@@ -145,6 +149,9 @@ function answerSteps(callId: string, decisionId: string, who: SimulatedWho, key:
   return steps
 }
 
+/** How the dial of the lead ends, by who picks up (no machine detection on that leg). */
+const LEAD_DIAL: Readonly<Record<SimulatedWho, string>> = { human: 'completed', machine: 'completed', none: 'no-answer', busy: 'busy' }
+
 export function createSimulatedCarrier(options: SimulatedCarrierOptions): SimulatedCarrier {
   const clock = options.clock ?? (() => new Date())
   const { reports } = options
@@ -172,7 +179,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
     return { outcome, key: null }
   }
 
-  async function report(step: SimulatedReport): Promise<MenuAnswer | null | undefined> {
+  async function report(step: SimulatedReport): Promise<MenuAnswer | AgentKeyAnswer | null | undefined> {
     switch (step.kind) {
       case 'status':
         await reports.recordCallStatus(step.update)
@@ -185,22 +192,48 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       case 'owner_connect':
         await reports.recordOwnerConnect(step.decisionId, step.status, step.durationSeconds)
         return undefined
+      case 'agent_key':
+        return reports.pressAgentKey(step.decisionId, step.callId, step.digit)
+      case 'lead_dial':
+        await reports.recordLeadDial(step.decisionId, step.status)
+        return undefined
     }
   }
 
-  async function deliver(callId: string, steps: readonly Step[]): Promise<void> {
+  /**
+   * Agent-first (the account's on-answer): the person who answers is the owner, their key goes to
+   * `pressAgentKey` ('' for none), and when Leadline dials the lead, a second draw says how that went.
+   */
+  async function forAgentFirst(callId: string, decisionId: string, steps: readonly Step[]): Promise<readonly Step[]> {
+    if (!drawAnswer || !steps.some((step) => step.kind === 'status' && step.status === 'in-progress')) return steps
+    const call = await reports.answeredCall(decisionId).catch(() => null)
+    if (call?.onAnswer.kind !== 'agent-first') return steps
+    const human = steps.some((step) => step.kind === 'menu_key') || !steps.some((step) => step.kind === 'answered_by' && step.answeredBy !== 'human')
+    const pressed = steps.find((step) => step.kind === 'menu_key')
+    return steps.flatMap((step): Step[] => {
+      if (step.kind === 'menu_key') return [{ kind: 'agent_key', callId, decisionId, digit: step.digit }, { kind: 'lead_dial', callId, decisionId, status: LEAD_DIAL[drawAnswer().who] }]
+      if (step.kind === 'owner_connect') return []
+      // A person who pressed nothing: Twilio posts the Gather's empty result when its time runs out.
+      if (human && pressed === undefined && step.kind === 'status' && step.status === 'completed') return [{ kind: 'agent_key', callId, decisionId, digit: '' }, step]
+      return [step]
+    })
+  }
+
+  async function deliver(callId: string, decisionId: string, planned: readonly Step[]): Promise<void> {
+    const steps = await forAgentFirst(callId, decisionId, planned)
     let sequenceNumber = 0
-    let menu: MenuAnswer | null = null
+    let menu: MenuAnswer | AgentKeyAnswer | null = null
     for (const step of steps) {
       if (closed) return
       if (step.kind === 'owner_connect' && menu?.choice !== 'connect') continue
+      if (step.kind === 'lead_dial' && menu?.choice !== 'dial') continue
       const full: SimulatedReport =
         step.kind === 'status'
           ? { kind: 'status', update: { callId, carrier: 'simulated', ...withoutKind(step), sequenceNumber: sequenceNumber++, timestamp: clock().toISOString() } }
           : step
       try {
         const answer = await report(full)
-        if (full.kind === 'menu_key') menu = answer ?? null
+        if (full.kind === 'menu_key' || full.kind === 'agent_key') menu = answer ?? null
       } catch (error) {
         try {
           onError(error, full)
@@ -233,7 +266,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
         : outcomeSteps(outcome as SimulatedAnswer)
       const timer = setTimeout(() => {
         timers.delete(timer)
-        void deliver(callId, steps)
+        void deliver(callId, r.reference, steps)
       }, options.delayMs)
       timers.add(timer)
       return { callId, status: 'queued', carrier: 'simulated' }
