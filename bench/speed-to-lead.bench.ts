@@ -26,6 +26,8 @@ const { values } = parseArgs({
     accounts: { type: 'string', default: '100' },
     rate: { type: 'string', default: '200' },
     cps: { type: 'string', default: '10' },
+    /** Calls answered by a machine after the runs: Twilio's AMD callback → Leadline's call update (the voicemail). */
+    'amd-calls': { type: 'string', default: '300' },
     /** Keep the store afterwards (its path is printed), to read the leads' histories. */
     keep: { type: 'boolean', default: false },
     /** Write a CPU profile of the server to this directory (node --cpu-prof). */
@@ -150,6 +152,26 @@ for (let run = 1; run <= RUNS; run++) {
   runs.push({ p50: percentile(l, 50), p99: percentile(l, 99), min: l[0] ?? NaN, max: l[l.length - 1] ?? NaN, leads: l.length, failures, missing, seconds: (Date.now() - started) / 1000, serverCpuMsPerLead })
   process.stderr.write(`run ${run}/${RUNS}: p50 ${percentile(l, 50)} ms, p99 ${percentile(l, 99)} ms (${l.length} calls, ${missing} missing, ${failures} failed posts, server CPU ${serverCpuMsPerLead.toFixed(2)} ms/lead)\n`)
 }
+
+// Machine detection: Twilio's signed AMD callback (machine_end_beep) for calls of the last run, 50 a
+// second; the time from sending it to Leadline's call update (the voicemail) arriving at the fake.
+const AMD_CALLS = Number(values['amd-calls'])
+const amdTargets = fake.callRequests().slice(-AMD_CALLS).map((request) => request.sid).filter((sid): sid is string => typeof sid === 'string')
+const amdSentAt = new Map<string, number>()
+const amdPosts: Array<Promise<unknown>> = []
+const amdStart = performance.now()
+for (const [i, sid] of amdTargets.entries()) {
+  const wait = amdStart + i * 20 - performance.now()
+  if (wait > 1) await sleep(wait)
+  amdSentAt.set(sid, Date.now())
+  amdPosts.push(fake.postAmdCallback(sid, 'machine_end_beep', { via: server.url }))
+}
+await Promise.all(amdPosts)
+const amd = [...amdSentAt].flatMap(([sid, sent]) => {
+  const update = fake.callUpdates(sid)[0]
+  return update ? [update.receivedAt - sent] : []
+}).sort((a, b) => a - b)
+const amdSummary = { calls: amdTargets.length, updates: amd.length, p50: percentile(amd, 50), p99: percentile(amd, 99), max: amd[amd.length - 1] ?? NaN }
 const loadAfter = os.loadavg()
 
 const duplicates = fake.callRequests().length - new Set(fake.callRequests().map((r) => r.form.To)).size
@@ -165,6 +187,7 @@ const summary = {
   median: { p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) },
   duplicateCallRequests: duplicates,
   targetP99Ms: 50,
+  machineDetectionToVoicemail: { ...amdSummary, targetP99Ms: 50 },
 }
 
 const fmt = (n: number[]) => n.map((x) => x.toFixed(2)).join(' ')
@@ -175,6 +198,7 @@ for (const [i, r] of runs.entries()) {
 }
 console.log(`median of ${RUNS}: p50 ${summary.median.p50} ms, p99 ${summary.median.p99} ms (target p99 ≤ 50 ms: ${summary.median.p99 <= 50 ? 'met' : 'NOT met'})`)
 console.log(`duplicate call requests: ${duplicates}`)
+console.log(`AMD callback (machine_end_beep) → call update at the fake Twilio: p50 ${amdSummary.p50} ms, p99 ${amdSummary.p99} ms, max ${amdSummary.max} ms (${amdSummary.updates} voicemails for ${amdSummary.calls} callbacks; target p99 ≤ 50 ms: ${amdSummary.p99 <= 50 ? 'met' : 'NOT met'})`)
 console.log(`load average (1/5/15 min) before ${fmt(loadBefore)}, after ${fmt(loadAfter)}`)
 fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, 'bench', 'results', `speed-to-lead-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2))

@@ -8,10 +8,11 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { operatorContext } from '../../helpers/build-app.ts'
+import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import { twimlAttribute, type FakeTwilio, type RecordedRequest } from '../../doubles/fake-twilio.ts'
 import {
   CALLER_ID, DIALING, PUBLIC_URL, dialingApp, fakeTwilio, followUpSetup, leadEventTypes, leadEvents, manualClock, nthCall, placedCalls, postLead,
-  sleep, statusCallback, waitFor, waitForEvent, type ManualClock,
+  reopen, sleep, statusCallback, waitFor, waitForEvent, type ManualClock,
 } from '../../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
@@ -287,4 +288,39 @@ t.test('forged signatures on the new hooks are refused with 403 and record nothi
   t.equal((await s.fake.pressKeys(call.sid, unknown, '1', s.via)).status, 404, 'menu of an unknown decision')
   t.equal((await s.fake.endDial(call.sid, unknown, { status: 'completed' }, s.via)).status, 404, 'owner-dial of an unknown decision')
   t.equal(await s.leadline.store.headPosition(), before)
+})
+
+t.test('a crash between the verdict and the call update: no second voicemail, and the lead is followed up after the restart', async (t) => {
+  const clock = manualClock('2026-03-10T15:00:00Z')
+  const fake = await fakeTwilio(t)
+  const first = await dialingApp(t, { fake, clock, store: 'sqlite' })
+  const { account, token } = await first.createAccount('Acme Roofing', { ...DIALING, callsPerSecond: 100 })
+  await postLead(first.app, token, { phone: PHONE, name: 'Jane Doe' })
+  const placed = await waitForEvent(first.leadline, account.accountId, PHONE, 'CallPlaced')
+  const sid = (placed.data as { callId: string }).callId
+  // The verdict was taken and the voicemail claimed, then the process died before it asked Twilio.
+  const stream = `lead-${account.accountId}-${PHONE}`
+  const owner = await first.leadline.accounts.get(account.accountId)
+  await first.leadline.commands.handle(stream, leadDecider, {
+    type: 'RecordAnsweredBy', settings: owner!.settings, callId: sid, answeredBy: 'machine_end_beep', node: 'crashed-node',
+  }, { actor: { kind: 'carrier', id: 'twilio' } })
+  await first.app.close()
+  await first.leadline.close()
+
+  const second = await reopen(t, first, { fake, clock })
+  const baseUrl = await second.app.listen({ port: 0, host: '127.0.0.1' })
+  // Twilio delivers the verdict again: the claim stands, so nothing more is played.
+  t.equal((await fake.postAmdCallback(sid, 'machine_end_beep', { via: baseUrl })).status, 204)
+  t.equal(await statusCallback(fake, baseUrl, sid, 'completed', { sequenceNumber: 3, extra: { CallDuration: '30' } }), 204)
+  await waitForEvent(second.leadline, account.accountId, PHONE, 'CallNotAnswered')
+  t.same(updates(fake, sid), [], 'no voicemail was played, and none twice')
+  const types = await leadEventTypes(second.leadline, account.accountId, PHONE)
+  t.equal(types.filter((type) => type === 'VoicemailStarted').length, 1, 'one claim')
+  t.notOk(types.includes('VoicemailLeft'), 'its outcome is unknown')
+  const scheduled = await waitForEvent(second.leadline, account.accountId, PHONE, 'FollowUpScheduled')
+
+  // The lead is not lost: the follow-up scheduled with the verdict calls again when due.
+  clock.set(new Date(Date.parse((scheduled.data as { dueAt: string }).dueAt) + 1000))
+  await waitFor('the follow-up call', () => placedCalls(fake).length >= 2)
+  t.equal(placedCalls(fake)[1]?.form.To, `+1${PHONE}`, 'the follow-up rings the lead')
 })

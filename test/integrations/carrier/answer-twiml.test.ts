@@ -25,6 +25,8 @@ t.test('bridge: dials the owner, whose Number fetches the whisper', async (t) =>
 
 t.test('the whisper names the lead, to the owner only', async (t) => {
   t.equal(whisperTwiml('Jane Doe'), `${XML}<Response><Say>New lead: Jane Doe. Connecting you now.</Say></Response>`)
+  t.equal(whisperTwiml('Jane Doe', 'Spring <FB> ads'), `${XML}<Response><Say>New lead: Jane Doe, from Spring FB ads. Connecting you now.</Say></Response>`, 'the source, cleaned')
+  t.equal(whisperTwiml(null, 'Web'), `${XML}<Response><Say>New lead, from Web. Connecting you now.</Say></Response>`)
   t.equal(whisperTwiml(null), `${XML}<Response><Say>New lead. Connecting you now.</Say></Response>`)
   t.equal(whisperTwiml(' \u0000 '), `${XML}<Response><Say>New lead. Connecting you now.</Say></Response>`, 'nothing speakable')
 })

@@ -73,11 +73,13 @@ export function answerTwiml(options: AnswerTwimlOptions): string {
   return response.toString()
 }
 
-/** The TwiML played to the owner alone, before the bridge: who is on the line. */
-export function whisperTwiml(leadName: string | null | undefined): string {
+/** The TwiML played to the owner alone, before the bridge: who is on the line, and where the lead came from. */
+export function whisperTwiml(leadName: string | null | undefined, leadSource?: string | null): string {
   const response = new twilio.twiml.VoiceResponse()
   const lead = spokenText(leadName, MAX_SPOKEN_NAME)
-  response.say(lead === null ? 'New lead. Connecting you now.' : `New lead: ${lead}. Connecting you now.`)
+  const source = spokenText(leadSource, MAX_SPOKEN_NAME)
+  const from = source === null ? '' : `, from ${source}`
+  response.say(lead === null ? `New lead${from}. Connecting you now.` : `New lead: ${lead}${from}. Connecting you now.`)
   return response.toString()
 }
 

@@ -86,7 +86,7 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
 
   const call = await context.answeredCall(decision)
   if (!call) return unknown
-  if (callback.hook === 'whisper') return twiml(whisperTwiml(call.leadName))
+  if (callback.hook === 'whisper') return twiml(whisperTwiml(call.leadName, call.leadSource))
   if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
   const menuUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'menu', { decision: call.decisionId })
   return twiml(answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
