@@ -18,6 +18,7 @@ import { pressMenuKey } from './commands/press-menu-key.command.ts'
 import { recordOwnerConnect } from './commands/record-owner-connect.command.ts'
 import { answeredCall } from './commands/answered-call.ts'
 import { pressAgentKey, recordLeadDial } from './commands/agent-first.command.ts'
+import { recordInboundText } from './commands/receive-text.command.ts'
 import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
@@ -143,6 +144,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     recordOwnerConnect: (decisionId, status, durationSeconds) => recordOwnerConnect(live, decisionId, status, durationSeconds),
     pressAgentKey: (decisionId, callId, digit) => pressAgentKey(live, decisionId, callId, digit),
     recordLeadDial: (decisionId, status) => recordLeadDial(live, decisionId, status),
+    recordInboundText: async (text) => (await recordInboundText({ ...live, accountsQueries }, text)).recorded,
   }
   const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier

@@ -15,7 +15,7 @@ function accountIdOf(event: RecordedEvent): string {
 
 export const accountsProjection: Projection = {
   name: 'accounts',
-  version: 1,
+  version: 2,
   handles: ['AccountCreated', 'AccountSettingsChanged', 'WebhookTokenIssued', 'ApiKeyCreated'],
   tables: ['accounts', 'credentials'],
 
@@ -27,8 +27,10 @@ export const accountsProjection: Projection = {
         time_zone TEXT NOT NULL,
         speed_to_lead INTEGER NOT NULL,
         created_at TEXT NOT NULL,
-        created_position INTEGER NOT NULL
+        created_position INTEGER NOT NULL,
+        caller_id TEXT
       );
+      CREATE INDEX IF NOT EXISTS accounts_by_caller_id ON accounts (caller_id);
       CREATE TABLE IF NOT EXISTS credentials (
         secret_hash TEXT PRIMARY KEY,
         kind TEXT NOT NULL,
@@ -44,13 +46,15 @@ export const accountsProjection: Projection = {
     switch (event.type) {
       case 'AccountCreated':
         statement(db, 
-          'INSERT OR REPLACE INTO accounts (account_id, name, time_zone, speed_to_lead, created_at, created_position) VALUES (?, ?, ?, ?, ?, ?)',
-        ).run(accountId, event.data.name, event.data.settings.timeZone, event.data.settings.speedToLead ? 1 : 0, event.data.createdAt, recorded.position)
+          'INSERT OR REPLACE INTO accounts (account_id, name, time_zone, speed_to_lead, created_at, created_position, caller_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        ).run(accountId, event.data.name, event.data.settings.timeZone, event.data.settings.speedToLead ? 1 : 0, event.data.createdAt, recorded.position, event.data.settings.callerId ?? null)
         return
       case 'AccountSettingsChanged': {
-        const { timeZone, speedToLead } = event.data.changes
+        const { timeZone, speedToLead, callerId } = event.data.changes
         if (timeZone !== undefined) statement(db, 'UPDATE accounts SET time_zone = ? WHERE account_id = ?').run(timeZone, accountId)
         if (speedToLead !== undefined) statement(db, 'UPDATE accounts SET speed_to_lead = ? WHERE account_id = ?').run(speedToLead ? 1 : 0, accountId)
+        // The caller id also finds the account of an inbound text (Twilio's `To`).
+        if (callerId !== undefined) statement(db, 'UPDATE accounts SET caller_id = ? WHERE account_id = ?').run(callerId, accountId)
         return
       }
       case 'WebhookTokenIssued':

@@ -13,6 +13,7 @@
  *   mentions a recording or a transcript is dropped, as its member would be.
  */
 import type { CallRecordingAvailable, CallTranscriptAvailable } from './lead/calls/calls.events.ts'
+import type { TextReceived } from './lead/intake/intake.events.ts'
 
 /**
  * The events that hold a recording or a transcript, and the member that holds it: each is named so
@@ -21,7 +22,9 @@ import type { CallRecordingAvailable, CallTranscriptAvailable } from './lead/cal
 export const MEDIA_MEMBERS = {
   CallRecordingAvailable: 'recordingUrl',
   CallTranscriptAvailable: 'transcript',
-} as const satisfies { readonly [E in CallRecordingAvailable | CallTranscriptAvailable as E['type']]: keyof E['data'] }
+  // What a person texted is kept like a transcript (issue #27): in the log, never in a tool's answer.
+  TextReceived: 'transcript',
+} as const satisfies { readonly [E in CallRecordingAvailable | CallTranscriptAvailable | TextReceived as E['type']]: keyof E['data'] }
 
 const SENSITIVE_NAME = /recording|transcript/i
 const MEDIA_URL = /https?:\/\/[^\s"'<>]*?\/(?:recordings?|transcriptions?|transcripts?)(?=[/.?#\s"'<>]|$)/i

@@ -116,6 +116,11 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'LeadDialStarted', data: { decisionId: d1, callId: 'CA222', leg: 1, to: `+1${PHONE}`, at: '2026-03-11T16:15:19.000Z' } }, carrier],
   // A submission with the same last ten digits and another country code: the lead keeps its number.
   [{ type: 'LeadPhoneConflict', data: { leadId: 'ld_audit0000000000a', storedPhone: `+1${PHONE}`, receivedPhone: `+52${PHONE}`, receivedRaw: `+52 ${PHONE}`, source: 'webhook', kept: true, message: `the submission's number +52${PHONE} differs from the lead's +1${PHONE}; the lead keeps +1${PHONE}`, at: '2026-03-11T16:15:00.000Z' } }, webhook],
+  // Issue #27: the lead texts STOP to the account's number; the one confirmation is claimed, then sent.
+  [{ type: 'TextReceived', data: { leadId: 'ld_audit0000000000a', messageId: 'SM111', from: `+1${PHONE}`, to: '+15125550100', transcript: 'Stop.', keyword: 'opt_out', carrier: 'twilio', receivedAt: '2026-03-11T16:16:00.000Z' } }, carrier],
+  [{ type: 'TextReplyClaimed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', kind: 'opt_out_confirmation', from: '+15125550100', to: `+1${PHONE}`, body: 'Acme: you are unsubscribed', node: 'node-1', at: '2026-03-11T16:16:00.000Z' } }, carrier],
+  [{ type: 'TextReplySent', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', messageId: 'SM222', carrier: 'twilio', at: '2026-03-11T16:16:01.000Z' } }, carrier],
+  [{ type: 'TextReplyFailed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM333', failure: 'unknown_outcome', message: 'the carrier did not answer', at: '2026-03-11T16:16:02.000Z' } }, carrier],
   // A type of a later build, unknown to this one: a generic summary that leaves its URL out.
   [{ type: 'LeadScored', data: { leadId: 'ld_audit0000000000a', score: 87, hot: true, reportUrl: 'https://scores.example.com/secret' } }, { kind: 'process', id: 'scoring' }],
 ]

@@ -204,6 +204,18 @@ export type MenuAnswer =
   | { readonly choice: 'opt_out' }
   | { readonly choice: 'none' }
 
+/** A text a person sent to one of the accounts' numbers (Twilio's messaging webhook). */
+export interface InboundText {
+  /** The carrier's message id (Twilio: `MessageSid`): a text is recorded once. */
+  readonly messageId: string
+  /** The sender's number (E.164). */
+  readonly from: string
+  /** The number texted: an account's caller id (E.164). */
+  readonly to: string
+  readonly body: string
+  readonly receivedAt: Date
+}
+
 /**
  * What a carrier reports about the calls it placed, and asks while a call is live. The composition
  * root implements it with commands; a carrier reports through it from its HTTP callbacks (lent in
@@ -224,6 +236,12 @@ export interface CallReports {
   pressAgentKey(decisionId: string, callId: string, digit: string): Promise<AgentKeyAnswer | null>
   /** Agent-first: how the dial of the lead from the owner's leg ended (the carrier's dial status). False when the decision is not Leadline's. */
   recordLeadDial(decisionId: string, status: string): Promise<boolean>
+  /**
+   * A text a person sent to an account's number: recorded on their lead once per message id, an
+   * opt-out keyword marks them do-not-call, and a keyword's reply is sent (claimed, at most once)
+   * through `sendText`. False when no account has the `To` number (or `From` is not a phone number).
+   */
+  recordInboundText(text: InboundText): Promise<boolean>
 }
 
 /** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */

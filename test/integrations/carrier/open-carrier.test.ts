@@ -40,6 +40,7 @@ function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
     pressMenuKey: async () => null,
     pressAgentKey: async () => null,
     recordLeadDial: async () => false,
+    recordInboundText: async () => false,
     recordOwnerConnect: async () => false,
   }
 }

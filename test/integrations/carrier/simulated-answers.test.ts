@@ -71,6 +71,7 @@ function recordingReports(menu: (digit: string) => MenuAnswer | null = menuAnswe
       },
       pressAgentKey: async () => null,
       recordLeadDial: async () => false,
+      recordInboundText: async () => false,
     },
   }
 }

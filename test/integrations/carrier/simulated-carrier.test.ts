@@ -28,6 +28,7 @@ function statusReports(onStatus: (update: CallStatusUpdate) => unknown): CallRep
     recordOwnerConnect: async () => false,
     pressAgentKey: async () => null,
     recordLeadDial: async () => false,
+    recordInboundText: async () => false,
   }
 }
 

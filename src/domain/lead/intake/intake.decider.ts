@@ -9,7 +9,8 @@ import { isValidNumber } from '../../dialing/destination.ts'
 import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
 import { mergeExtraFields } from './extra-fields.ts'
 import { joinName, namesAgree } from './full-name.ts'
-import { INBOUND_LEADS, type IntakeEvent, type LeadFieldChanges, type LeadPhoneConflict, type LeadReceived } from './intake.events.ts'
+import { textKeyword } from './text-keywords.ts'
+import { INBOUND_LEADS, type IntakeEvent, type TextReplyKind, type LeadFieldChanges, type LeadPhoneConflict, type LeadReceived } from './intake.events.ts'
 
 export type ReceiveLead = {
   type: 'ReceiveLead'
@@ -33,10 +34,39 @@ export type ReceiveLead = {
   speedToLead?: { settings: AccountSettings; decisionId: string }
 }
 
-export type IntakeCommand = ReceiveLead | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall'; source?: string }
+/**
+ * A text the person sent to the account's number, once per carrier message id: a person first met
+ * by a text becomes a lead (not listed in Inbound Leads, no speed to lead) with `fields`; an opt-out
+ * keyword marks them do-not-call (`sms_keyword`) in the same append.
+ */
+export type ReceiveText = {
+  type: 'ReceiveText'
+  accountId: string
+  newLeadId: string
+  fields: LeadFields
+  messageId: string
+  from: string
+  to: string
+  body: string
+  carrier: string
+}
+
+/** Claims the reply to inbound text `replyTo` before it is sent: once per text, and one opt-out confirmation per opt-out. */
+export type ClaimTextReply = { type: 'ClaimTextReply'; replyTo: string; kind: TextReplyKind; from: string; to: string; body: string; node: string }
+
+/** How the claimed reply ended: sent (the carrier's message id) or not (`failure`, `unknown_outcome` included). */
+export type RecordTextReply = {
+  type: 'RecordTextReply'
+  replyTo: string
+  outcome: { readonly sent: true; readonly messageId: string; readonly carrier: string } | { readonly sent: false; readonly failure: string; readonly message: string }
+}
+
+export type IntakeCommand = ReceiveLead | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall'; source?: string } | ReceiveText | ClaimTextReply | RecordTextReply
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
-const INTAKE_COMMAND_TYPES: { readonly [T in IntakeCommand['type']]: true } = { ReceiveLead: true, ClearDoNotCall: true, MarkDoNotCall: true }
+const INTAKE_COMMAND_TYPES: { readonly [T in IntakeCommand['type']]: true } = {
+  ReceiveLead: true, ClearDoNotCall: true, MarkDoNotCall: true, ReceiveText: true, ClaimTextReply: true, RecordTextReply: true,
+}
 
 export function isIntakeCommand(command: { readonly type: string }): command is IntakeCommand {
   return Object.hasOwn(INTAKE_COMMAND_TYPES, command.type)
@@ -56,6 +86,12 @@ export interface IntakeState {
   readonly submissions: number
   /** What intake said about the latest submission (phone_not_valid, phone_conflict, …). */
   readonly warnings: readonly IntakeWarning[]
+  /** The carrier message ids of the texts received from this person (a repeated webhook changes nothing). */
+  readonly textsReceived: readonly string[]
+  /** The replies claimed, by the inbound text they answer, and how each ended. */
+  readonly textReplies: Readonly<Record<string, 'claimed' | 'sent' | 'failed'>>
+  /** An opt-out confirmation was claimed since the lead last became do-not-call (one per opt-out, ever). */
+  readonly optOutConfirmed: boolean
 }
 
 export const INITIAL_INTAKE: IntakeState = {
@@ -69,6 +105,9 @@ export const INITIAL_INTAKE: IntakeState = {
   updatedAt: '',
   submissions: 0,
   warnings: [],
+  textsReceived: [],
+  textReplies: {},
+  optOutConfirmed: false,
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -177,6 +216,7 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
       return {
         ...state,
         doNotCall: false,
+        optOutConfirmed: false,
         fields: state.fields ? { ...state.fields, doNotCall: false } : null,
       }
     case 'LeadMarkedDoNotCall':
@@ -188,6 +228,18 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
     case 'LeadPhoneConflict':
       // A record of what was asked; a number that replaced the stored one is in the LeadUpdated beside it.
       return state
+    case 'TextReceived':
+      return { ...state, textsReceived: [...state.textsReceived, event.data.messageId] }
+    case 'TextReplyClaimed':
+      return {
+        ...state,
+        textReplies: { ...state.textReplies, [event.data.replyTo]: 'claimed' },
+        optOutConfirmed: state.optOutConfirmed || event.data.kind === 'opt_out_confirmation',
+      }
+    case 'TextReplySent':
+      return { ...state, textReplies: { ...state.textReplies, [event.data.replyTo]: 'sent' } }
+    case 'TextReplyFailed':
+      return { ...state, textReplies: { ...state.textReplies, [event.data.replyTo]: 'failed' } }
     default: {
       const _: never = event
       return state
@@ -248,6 +300,34 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       if (state.doNotCall) return []
       return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at, ...(command.source !== undefined ? { source: command.source } : {}) } }]
+    case 'ReceiveText': {
+      if (state.textsReceived.includes(command.messageId)) return []
+      const events: IntakeEvent[] = []
+      const leadId = state.exists ? state.leadId : command.newLeadId
+      // A person first met by a text: kept for the account, not listed in Inbound Leads, never called by speed to lead.
+      if (!state.exists) events.push({ type: 'LeadReceived', data: { leadId, accountId: command.accountId, fields: command.fields, receivedAt: at } })
+      const keyword = textKeyword(command.body)
+      events.push({
+        type: 'TextReceived',
+        data: { leadId, messageId: command.messageId, from: command.from, to: command.to, transcript: command.body, keyword, carrier: command.carrier, receivedAt: at },
+      })
+      if (keyword === 'opt_out' && !state.doNotCall) events.push({ type: 'LeadMarkedDoNotCall', data: { leadId, markedAt: at, source: 'sms_keyword' } })
+      return events
+    }
+    case 'ClaimTextReply': {
+      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+      if (state.textReplies[command.replyTo] !== undefined) return []
+      if (command.kind === 'opt_out_confirmation' && (!state.doNotCall || state.optOutConfirmed)) return []
+      const { replyTo, kind, from, to, body, node } = command
+      return [{ type: 'TextReplyClaimed', data: { leadId: state.leadId, replyTo, kind, from, to, body, node, at } }]
+    }
+    case 'RecordTextReply': {
+      if (state.textReplies[command.replyTo] !== 'claimed') return []
+      const { replyTo, outcome } = command
+      return outcome.sent
+        ? [{ type: 'TextReplySent', data: { leadId: state.leadId, replyTo, messageId: outcome.messageId, carrier: outcome.carrier, at } }]
+        : [{ type: 'TextReplyFailed', data: { leadId: state.leadId, replyTo, failure: outcome.failure, message: outcome.message, at } }]
+    }
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the intake slice has no command ${(command as { type: string }).type}`)

@@ -2,6 +2,7 @@
 import type { DomainEvent } from '../../shared/decider.ts'
 import { speedToLeadSkipLine, type SpeedToLeadSkip } from '../calls/calls.events.ts'
 import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
+import type { TextKeyword } from './text-keywords.ts'
 import { changeList, plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
@@ -53,7 +54,8 @@ export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string } 
 export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId: string; clearedAt: string }>
 /**
  * Marked do-not-call by the account (a tool or the operator), or by the lead (`source`:
- * `in_call_keypress` for 9 in the call's menu), as opposed to by the sender's own flag.
+ * `in_call_keypress` for 9 in the call's menu, `sms_keyword` for STOP or a synonym texted to the
+ * account's number), as opposed to by the sender's own flag.
  */
 export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string; source?: string }>
 
@@ -68,7 +70,30 @@ export type LeadPhoneConflict = DomainEvent<
   { leadId: string; storedPhone: string; receivedPhone: string; receivedRaw: string; source: 'webhook' | 'place_call'; kept: boolean; message: string; at: string }
 >
 
-export type IntakeEvent = LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict
+/**
+ * A text the person sent to the account's number (Twilio's messaging webhook), once per carrier
+ * message id. What it says is kept like a transcript (`transcript`: the recordings policy removes it
+ * from every tool answer, the console and the history); `keyword` is what it is when it is one
+ * (text-keywords.ts): an opt-out makes the lead do-not-call in the same append.
+ */
+export type TextReceived = DomainEvent<
+  'TextReceived',
+  { leadId: string; messageId: string; from: string; to: string; transcript: string; keyword: TextKeyword | null; carrier: string; receivedAt: string }
+>
+/** What Leadline answers a keyword with: the one opt-out confirmation, or the answer to HELP. */
+export type TextReplyKind = 'opt_out_confirmation' | 'help'
+/** The claim of a reply to inbound text `replyTo`, before the carrier is asked: at most one, ever. */
+export type TextReplyClaimed = DomainEvent<
+  'TextReplyClaimed',
+  { leadId: string; replyTo: string; kind: TextReplyKind; from: string; to: string; body: string; node: string; at: string }
+>
+export type TextReplySent = DomainEvent<'TextReplySent', { leadId: string; replyTo: string; messageId: string; carrier: string; at: string }>
+/** The reply was not sent (`failure`: the carrier's), or may have been (`unknown_outcome`): never resent. */
+export type TextReplyFailed = DomainEvent<'TextReplyFailed', { leadId: string; replyTo: string; failure: string; message: string; at: string }>
+
+export type IntakeEvent =
+  | LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict
+  | TextReceived | TextReplyClaimed | TextReplySent | TextReplyFailed
 
 export function isIntakeEvent(event: { readonly type: string }): event is IntakeEvent {
   return Object.hasOwn(INTAKE_SUMMARIES, event.type)
@@ -104,6 +129,9 @@ function warningList(warnings: readonly { code: string; field: string }[] | unde
   return `; warnings: ${warnings.map((w) => `${printable(w.code)} (${printable(w.field)})`).join(', ')}`
 }
 
+const KEYWORD_WORDS: Record<string, string> = { opt_out: 'opt-out', help: 'help', opt_in: 'opt-in, not acted on' }
+const REPLY_WORDS: Record<string, string> = { opt_out_confirmation: 'opt-out confirmation text', help: 'help answer text' }
+
 const addedToList = (listName: string) => `added to list ${quoted(listName)}`
 
 // Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
@@ -124,6 +152,13 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
   },
   LeadAddedToList: (d) => addedToList(d.listName),
   LeadDoNotCallCleared: () => 'do-not-call cleared',
-  LeadMarkedDoNotCall: (d) => (d.source === 'in_call_keypress' ? 'marked do-not-call: the lead pressed 9 in the call' : 'marked do-not-call'),
+  LeadMarkedDoNotCall: (d) =>
+    d.source === 'in_call_keypress' ? 'marked do-not-call: the lead pressed 9 in the call'
+      : d.source === 'sms_keyword' ? 'marked do-not-call: the lead texted an opt-out keyword'
+        : 'marked do-not-call',
   LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
+  TextReceived: (d) => `text received from ${printable(d.from)} to ${printable(d.to)}${d.keyword === null ? '' : ` (keyword: ${KEYWORD_WORDS[d.keyword] ?? printable(String(d.keyword))})`}`,
+  TextReplyClaimed: (d) => `${REPLY_WORDS[d.kind] ?? printable(String(d.kind))} claimed: ${printable(d.from)} → ${printable(d.to)}`,
+  TextReplySent: (d) => `reply text sent through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
+  TextReplyFailed: (d) => `reply text not sent: ${printable(d.failure)}: ${printable(d.message)} (never resent)`,
 }

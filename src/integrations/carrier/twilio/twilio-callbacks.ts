@@ -4,7 +4,8 @@
  * the voicemail), `answer` (the TwiML for an answered call, in the account's on-answer mode),
  * `menu` (the key the lead pressed in the greeting's menu), `whisper` (the TwiML played to the owner
  * before the bridge) and `owner-dial` (how the owner's leg of a connect ended); agent-first's
- * `agent-key` and `lead-dial` are answered in agent-first-callbacks.ts. Every request must carry a
+ * `agent-key` and `lead-dial` are answered in agent-first-callbacks.ts; `sms` is the messaging
+ * webhook of the account's number (an inbound text, answered with an empty TwiML response). Every request must carry a
  * valid `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token,
  * before anything is read or recorded. Each is safe to receive twice: the commands behind them
  * record a verdict, a key and a leg's end once per call.
@@ -18,6 +19,7 @@ import {
   type CarrierCallback,
   type CarrierCallbackAnswer,
   type CarrierCallbackContext,
+  type InboundText,
 } from '../carrier.port.ts'
 import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
@@ -26,7 +28,9 @@ import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from '.
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', ...AGENT_FIRST_HOOKS])
+const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ...AGENT_FIRST_HOOKS])
+/** The messaging webhook's answer: nothing said in TwiML (a keyword's reply goes through `sendText`, claimed once). */
+const EMPTY_RESPONSE = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 /** The URLs a call hands Twilio: its TwiML when answered (per decision), its progress, and machine detection's verdict. */
 export function twilioCallbackUrls(publicUrl: string, decisionId: string): CallbackUrls {
@@ -60,6 +64,13 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
     const known = await context.recordAnsweredBy(verdict.callId, verdict.answeredBy)
     if (!known) context.warn({ callId: verdict.callId }, 'machine detection callback for a call Leadline did not place')
     return { kind: 'answer', status: 204 }
+  }
+  if (callback.hook === 'sms') {
+    const text = parseTwilioInboundText(params, callback.receivedAt)
+    if (!text) return { kind: 'refused', refusal: 'invalid_request', detail: 'not an inbound message (MessageSid, From and To are required)' }
+    const known = await context.recordInboundText(text)
+    if (!known) context.warn({ messageId: text.messageId }, 'inbound text to a number no account has as its caller id (or from no phone number): not recorded')
+    return twiml(EMPTY_RESPONSE)
   }
 
   if (AGENT_FIRST_HOOKS.includes(callback.hook)) return handleAgentFirstCallback(callback, context)
@@ -102,6 +113,16 @@ export function parseTwilioAmdCallback(params: TwilioParams): { callId: string; 
   const answeredBy = field(params, 'AnsweredBy')
   if (callId === undefined || callId.length > 128 || answeredBy === undefined || !/^[a-z_]{1,40}$/.test(answeredBy)) return null
   return { callId, answeredBy }
+}
+
+/** An inbound message (`MessageSid`, `From`, `To`, `Body`); null when it is not one. */
+export function parseTwilioInboundText(params: TwilioParams, receivedAt: Date): InboundText | null {
+  const messageId = field(params, 'MessageSid') ?? field(params, 'SmsSid')
+  const from = field(params, 'From')
+  const to = field(params, 'To')
+  if (messageId === undefined || messageId.length > 128 || from === undefined || from.length > 40 || to === undefined || to.length > 40) return null
+  const body = params.Body
+  return { messageId, from, to, body: (Array.isArray(body) ? body[0] : body) ?? '', receivedAt }
 }
 
 export type TwilioParams = Record<string, string | string[] | undefined>
