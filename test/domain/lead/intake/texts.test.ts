@@ -54,3 +54,12 @@ t.test('one opt-out confirmation per opt-out, and one reply per text', async (t)
   t.same(replied.last.map((e) => e.type), ['TextReplySent'])
   t.same(play([{ type: 'RecordTextReply', replyTo: 'SM1', outcome: { sent: false, failure: 'rejected', message: 'm' } }], replied.all).last, [], 'one outcome per reply')
 })
+
+t.test('a STOP stops the pending follow-up in the same append', async (t) => {
+  const { all } = play([text('hello', 'SM1')])
+  const scheduled: LeadEvent = { type: 'FollowUpScheduled', data: { leadId: 'ld_1', attempt: 2, dueAt: '2026-03-10T16:00:00.000Z', afterDecisionId: 'dec_1' } }
+  const stopped = play([text('STOP', 'SM2')], [...all, scheduled])
+  t.same(stopped.last.map((e) => e.type), ['TextReceived', 'LeadMarkedDoNotCall', 'FollowUpStopped'])
+  t.match(stopped.last[2], { data: { reason: 'do_not_call' } })
+  t.notOk(stopped.state.dialing.pendingFollowUp, 'no follow-up left')
+})
