@@ -109,6 +109,7 @@ t.test('a reply from an unknown number is kept on a new lead not listed in Inbou
   await app.settle()
   const listed = await app.call(app.acme.keys.read, 'list_leads', {})
   t.notMatch(JSON.stringify(listed), /7735550199/, 'not listed')
+  t.match(await app.call(app.acme.keys.read, 'get_lead', { phone: '7735550199' }), { result: { structuredContent: { lead: { phone: '+17735550199', do_not_call: false } } } }, 'get_lead finds it by the number')
   const history = await app.call(app.acme.keys.read, 'get_lead_history', { phone: '7735550199' })
   t.notMatch(JSON.stringify(history), /roof quote/, 'the text itself is never returned by a tool')
   t.match(history, { result: { structuredContent: { events: [{ type: 'TextReceived', data: { from: '+17735550199', keyword: null } }] } } }, 'that a text came, and when, is shown')
