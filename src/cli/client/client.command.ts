@@ -176,7 +176,7 @@ export async function callCommand(args: string[], io: Io): Promise<void> {
         ? `call ${cell(out.call_id)} placed to ${cell(out.to)} from ${cell(out.from)} (lead ${cell(out.lead_id)}, ${cell(out.carrier)})`
         : out.status === 'would_call'
           ? `dry run: a call to ${cell(out.to)} would go out now from ${cell(out.from)}; nothing was done`
-          : `dry run: no call to ${cell(out.to)} now: ${cell(check.message)}${check.next_allowed_at ? ` (next allowed at ${cell(check.next_allowed_at)})` : ''}; nothing was done`
+          : `dry run: no call to ${cell(out.to)} now: ${cell(check.message)}${check.rule ? ` [rule ${cell(check.rule)}]` : ''}${check.next_allowed_at ? ` (next allowed at ${cell(check.next_allowed_at)})` : ''}; nothing was done`
     io.out(line + replayNote(result))
   })
 }

@@ -24,6 +24,7 @@ export interface Remote {
 
 function describeData(data: Record<string, unknown>): string {
   const parts = [String(data.code)]
+  if (typeof data.rule === 'string') parts.push(`rule ${data.rule}`)
   if (typeof data.next_allowed_at === 'string') parts.push(`next allowed at ${data.next_allowed_at}`)
   if (typeof data.retry_after_seconds === 'number') parts.push(`retry in ${data.retry_after_seconds} s`)
   if (typeof data.scope === 'string') parts.push(`needs scope ${data.scope}`)

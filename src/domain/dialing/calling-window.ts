@@ -6,7 +6,10 @@
  *   1. calling hours: the account's wall clock, in its IANA zone, is inside one of its weekly windows
  *      (half-open, [start, end));
  *   2. the lead-time guard (on by default): the lead's wall clock is in [08:00, 21:00), in the lead's
- *      own zone (from its state, else its phone number) or the account's zone when that is unknown.
+ *      own zone (from its state, else its phone number) or the account's zone when that is unknown
+ *      (the federal row of contact-rules.ts), and inside the hours of every state row that reaches
+ *      the lead (its state or its area code's state), read in each zone the row names for it. The
+ *      refusal names the row that refused (`rule`).
  *
  * Daylight-saving choices, all following from "windows are wall-clock times":
  *   - A window (or 08:00) that starts inside a spring-forward gap begins at the first instant after
@@ -24,10 +27,11 @@ import { DateTime, IANAZone } from 'luxon'
 import { formatCallingHours, parseCallingHours } from '../account/calling-hours.ts'
 import type { CallingWindow } from '../account/calling-hours.ts'
 import { DomainError } from '../shared/decider.ts'
+import { FEDERAL_RULE, stateRulesFor, type AppliedStateRule } from './contact-rules.ts'
 import { leadTimeZone } from './lead-time-zone.ts'
 
 /** The lead's own hours, in the lead's zone: never ring outside them while the guard is on. */
-export const LEAD_GUARD_HOURS = { start: '08:00', end: '21:00' } as const
+export const LEAD_GUARD_HOURS = FEDERAL_RULE.hours
 
 /** How far ahead `nextAllowedAt` looks; a weekly schedule repeats within it, with a day to spare for DST. */
 export const LOOKAHEAD_DAYS = 8
@@ -72,6 +76,8 @@ export type CallPermission =
       leadZoneFrom: LeadZoneSource
       /** One sentence for people, with the next allowed time on the account's wall clock. */
       message: string
+      /** The row of contact-rules.ts that refused (`FL 501.616`), for `outside_lead_hours`. */
+      rule?: string
     }
 
 /**
@@ -84,12 +90,14 @@ export function callPermission(policy: CallingPolicy, target: CallTarget, now: D
   const verdict = judge(rules, now.getTime())
   if (verdict === 'allowed') return { allowed: true, ...zones }
   const next = earliestAllowed(rules, now.getTime())
+  const guard = verdict === 'outside_lead_hours' ? failingGuard(rules, now.getTime()) : undefined
   return {
     allowed: false,
     reason: verdict,
     nextAllowedAt: next === null ? null : new Date(next).toISOString(),
     ...zones,
-    message: refusalMessage(rules, verdict, next),
+    message: refusalMessage(rules, verdict, next, guard),
+    ...(guard === undefined ? {} : { rule: guard.rule }),
   }
 }
 
@@ -102,18 +110,28 @@ export function nextAllowedAt(policy: CallingPolicy, target: CallTarget, after: 
 interface Rules {
   readonly accountZone: string
   readonly windows: readonly CallingWindow[]
-  /** The zone the guard reads; null when the guard is off. */
+  /** The zone the federal guard reads; null when the guard is off. */
   readonly guardZone: string | null
+  /** Every hours rule the lead's clock must meet, state rows first; empty when the guard is off. */
+  readonly guards: readonly Guard[]
   readonly leadZone: string | null
   readonly leadZoneFrom: LeadZoneSource
+}
+
+/** One row's hours, read in one zone. */
+interface Guard {
+  readonly rule: string
+  readonly zone: string
+  readonly start: number
+  readonly end: number
+  /** The state row this came from; absent for the federal row. */
+  readonly state?: AppliedStateRule
 }
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 60 * MINUTE_MS
 const DAY_MS = 24 * HOUR_MS
 const OFFSET_SAMPLE_MS = 12 * HOUR_MS
-const GUARD_START = clockMinutes(LEAD_GUARD_HOURS.start)
-const GUARD_END = clockMinutes(LEAD_GUARD_HOURS.end)
 
 function clockMinutes(text: string): number {
   const [hours, minutes] = text.split(':').map(Number)
@@ -127,13 +145,19 @@ function resolveRules(policy: CallingPolicy, target: CallTarget): Rules {
   const windows = parseCallingHours(policy.callingHours)
   const lead = leadTimeZone(target)
   const leadZone = lead?.zone ?? null
-  return {
-    accountZone: policy.timeZone,
-    windows,
-    guardZone: policy.leadTimeGuard ? (leadZone ?? policy.timeZone) : null,
-    leadZone,
-    leadZoneFrom: lead?.from ?? 'account',
+  const guardZone = policy.leadTimeGuard ? (leadZone ?? policy.timeZone) : null
+  const guards: Guard[] = []
+  if (guardZone !== null) {
+    for (const state of stateRulesFor(target)) {
+      for (const zone of state.zones) guards.push(guardOf(state.rule.rule, zone, state.rule.hours, state))
+    }
+    guards.push(guardOf(FEDERAL_RULE.rule, guardZone, FEDERAL_RULE.hours))
   }
+  return { accountZone: policy.timeZone, windows, guardZone, guards, leadZone, leadZoneFrom: lead?.from ?? 'account' }
+}
+
+function guardOf(rule: string, zone: string, hours: { start: string; end: string }, state?: AppliedStateRule): Guard {
+  return { rule, zone, start: clockMinutes(hours.start), end: clockMinutes(hours.end), ...(state === undefined ? {} : { state }) }
 }
 
 interface WallClock {
@@ -158,14 +182,19 @@ function insideWindows(windows: readonly CallingWindow[], wall: WallClock): bool
   )
 }
 
-function insideGuard(wall: WallClock): boolean {
-  return wall.minutes >= GUARD_START && wall.minutes < GUARD_END
+function insideGuard(guard: Guard, ms: number): boolean {
+  const wall = wallClock(ms, guard.zone)
+  return wall.minutes >= guard.start && wall.minutes < guard.end
+}
+
+function failingGuard(rules: Rules, ms: number): Guard | undefined {
+  return rules.guards.find((guard) => !insideGuard(guard, ms))
 }
 
 function judge(rules: Rules, ms: number): 'allowed' | CallRefusal {
   if (rules.windows.length === 0) return 'no_calling_hours'
   if (!insideWindows(rules.windows, wallClock(ms, rules.accountZone))) return 'outside_calling_hours'
-  if (rules.guardZone !== null && !insideGuard(wallClock(ms, rules.guardZone))) return 'outside_lead_hours'
+  if (failingGuard(rules, ms) !== undefined) return 'outside_lead_hours'
   return 'allowed'
 }
 
@@ -182,12 +211,12 @@ function earliestAllowed(rules: Rules, after: number): number | null {
       if (w.days.includes(date.weekday)) candidates.push(...instantsOfWallTime(date, w.start, rules.accountZone))
     }
   }
-  if (rules.guardZone !== null) {
-    for (const date of localDates(after, rules.guardZone)) {
-      candidates.push(...instantsOfWallTime(date, GUARD_START, rules.guardZone))
+  for (const guard of rules.guards) {
+    for (const date of localDates(after, guard.zone)) {
+      candidates.push(...instantsOfWallTime(date, guard.start, guard.zone))
     }
   }
-  for (const zone of new Set([rules.accountZone, rules.guardZone ?? rules.accountZone])) {
+  for (const zone of new Set([rules.accountZone, ...rules.guards.map((guard) => guard.zone)])) {
     candidates.push(...offsetChanges(zone, after, horizon))
   }
   const inRange = [...new Set(candidates)].filter((c) => c > after && c <= horizon).sort((a, b) => a - b)
@@ -252,12 +281,22 @@ function leadHoursText(rules: Rules): string {
   return `${LEAD_GUARD_HOURS.start}-${LEAD_GUARD_HOURS.end} ${zone}, ${source}`
 }
 
-function refusalMessage(rules: Rules, reason: CallRefusal, next: number | null): string {
+function stateHoursText(guard: Guard, state: AppliedStateRule): string {
+  const rule = state.rule
+  const source =
+    state.from === 'state' ? "the lead's state" : state.from === 'area_code' ? "the lead's area code" : "the lead's state and area code"
+  const zones = state.zones.length > 1 ? `in each of ${state.zones.join(', ')}, as the lead's zone there is unknown` : guard.zone
+  return `${rule.hours.start}-${rule.hours.end} ${zones}: ${rule.rule}, ${rule.citation}, applies by ${source}`
+}
+
+function refusalMessage(rules: Rules, reason: CallRefusal, next: number | null, guard?: Guard): string {
   if (reason === 'no_calling_hours') return 'Calling hours are "none" for this account, so no call is ever allowed.'
   const why =
     reason === 'outside_calling_hours'
       ? `Outside calling hours (${formatCallingHours(rules.windows)}, ${rules.accountZone})`
-      : `Outside the lead's hours (${leadHoursText(rules)})`
+      : guard?.state !== undefined
+        ? `Outside the lead's hours (${stateHoursText(guard, guard.state)})`
+        : `Outside the lead's hours (${leadHoursText(rules)})`
   if (next === null) {
     return `${why}; no time in the next ${LOOKAHEAD_DAYS} days is inside both the calling hours and the lead's hours.`
   }

@@ -62,11 +62,17 @@ export const SINGLE_ZONE_COUNTRIES: Readonly<Record<string, string>> = {
   SV: 'America/El_Salvador', PA: 'America/Panama',
 }
 
-const AREA_CODE_ZONES: ReadonlyMap<string, string> = new Map(
-  NANP_AREA_CODE_GROUPS.flatMap((group) => group.codes.map((code) => [code, group.zone] as const)),
+const AREA_CODE_GROUP: ReadonlyMap<string, { readonly region: string; readonly zone: string }> = new Map(
+  NANP_AREA_CODE_GROUPS.flatMap((group) => group.codes.map((code) => [code, { region: group.region, zone: group.zone }] as const)),
 )
 
 const NANP_NUMBER = /^\+1([2-9]\d{2})[2-9]\d{6}$/
+
+/** Where a NANP number's area code is (`US-FL`, `CA-ON`, `JM`) and its zone; undefined for other numbers. */
+export function areaCodePlace(phone: string): { readonly region: string; readonly zone: string } | undefined {
+  const areaCode = NANP_NUMBER.exec(phone.replace(/[\s().-]/g, ''))?.[1]
+  return areaCode === undefined ? undefined : AREA_CODE_GROUP.get(areaCode)
+}
 
 /** Where the lead is, as an IANA zone: state first, then phone number; null when neither tells. */
 export function leadTimeZone(target: { state?: string; phone?: string }): LeadTimeZone | null {
@@ -83,7 +89,7 @@ function zoneOfPhone(phone: string): string | undefined {
   if (!/^\+\d{8,15}$/.test(e164)) return undefined
   if (e164.startsWith('+1')) {
     const areaCode = NANP_NUMBER.exec(e164)?.[1]
-    return areaCode === undefined ? undefined : AREA_CODE_ZONES.get(areaCode)
+    return areaCode === undefined ? undefined : AREA_CODE_GROUP.get(areaCode)?.zone
   }
   const country = parsePhoneNumberFromString(e164)?.country
   return country === undefined ? undefined : SINGLE_ZONE_COUNTRIES[country]

@@ -5,9 +5,13 @@
  * the destination (a valid fixed-line or mobile number in an allowed country: destination.ts), the
  * daily limit (every call to the person counts, whatever its purpose), then calling hours and the
  * lead-time guard (calling-window.ts). The first rule that refuses is the reason.
+ * With the lead-time guard on, the calling rules of contact-rules.ts apply: their hours through
+ * calling-window.ts, and the daily cap becomes the smaller of the account's and that of every state
+ * row reaching the lead. A refusal by a row of that table names it in `rule`.
  */
 import { callCountries, type AccountSettings } from '../account/account-settings.ts'
 import { callPermission, nextAllowedAt } from './calling-window.ts'
+import { stateRulesFor, strictestDailyCap } from './contact-rules.ts'
 import { checkDestination } from './destination.ts'
 import { parseFollowUpPolicy, withinDailyLimit } from './follow-up-policy.ts'
 
@@ -26,8 +30,16 @@ export interface CallCheck {
   readonly nextAllowedAt: string | null
   readonly accountZone: string
   readonly leadZone: string | null
-  /** At most this many calls to one person in any rolling 24 hours (the follow-up policy's `max N per 24h`). */
+  /**
+   * At most this many calls to one person in any rolling 24 hours: the follow-up policy's `max N per
+   * 24h`, or a state's cap when smaller and the lead-time guard is on.
+   */
   readonly dailyLimit: number
+  /**
+   * The calling rule (a row of contact-rules.ts, e.g. `FL 501.616`) behind this answer: the row that
+   * refused (`outside_lead_hours`, `daily_limit`). Absent when no row of the table refused.
+   */
+  readonly rule?: string
 }
 
 export interface CallTargetFacts {
@@ -49,7 +61,11 @@ export interface CallTargetFacts {
  * memo of it (get_next_actions does), as its answer depends on the lead only through the lead's zone.
  */
 export function mayCall(settings: AccountSettings, target: CallTargetFacts, now: Date, hours: typeof callPermission = callPermission): CallCheck {
-  const dailyLimit = parseFollowUpPolicy(settings.followUp).maxPer24h
+  const accountLimit = parseFollowUpPolicy(settings.followUp).maxPer24h
+  const stateCap = settings.leadTimeGuard ? strictestDailyCap(stateRulesFor(target)) : null
+  // The state's cap wins when it is no looser than the account's: the refusal then names the law.
+  const capRule = stateCap !== null && stateCap.max <= accountLimit ? stateCap.rule : null
+  const dailyLimit = capRule === null ? accountLimit : capRule.maxPer24h ?? accountLimit
   const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): CallCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
   if (target.doNotCall) return refused('do_not_call', 'the lead is do-not-call: it is never dialed')
@@ -71,12 +87,20 @@ export function mayCall(settings: AccountSettings, target: CallTargetFacts, now:
       return {
         allowed: false,
         reason: 'daily_limit',
-        message: `at most ${dailyLimit} calls to one person in any 24 hours; the next may go out at ${(next ?? freeAt).toISOString()}`,
+        message: `at most ${dailyLimit} calls to one person in any 24 hours${capRule === null ? '' : ` (${capRule.rule}, ${capRule.citation})`}; the next may go out at ${(next ?? freeAt).toISOString()}`,
         nextAllowedAt: next === null ? null : next.toISOString(),
         ...placed,
+        ...(capRule === null ? {} : { rule: capRule.rule }),
       }
     }
   }
   if (permission.allowed) return { allowed: true, reason: null, message: 'allowed now', nextAllowedAt: null, ...placed }
-  return { allowed: false, reason: permission.reason, message: permission.message, nextAllowedAt: permission.nextAllowedAt, ...placed }
+  return {
+    allowed: false,
+    reason: permission.reason,
+    message: permission.message,
+    nextAllowedAt: permission.nextAllowedAt,
+    ...placed,
+    ...(permission.rule === undefined ? {} : { rule: permission.rule }),
+  }
 }

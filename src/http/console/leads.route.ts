@@ -162,7 +162,7 @@ ${fieldRows([
 ])}
 </section>
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
-<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>)` : 'did not call (see the timeline for why)'}.
+<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
 ${fieldRows([
   ['Attempts', `${summary.attemptsToday} today, ${summary.attemptsTotal} in all`],

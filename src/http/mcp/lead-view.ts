@@ -156,12 +156,13 @@ export const speedToLeadOutput = z
     reason: z.string().nullable().describe('When skipped: speed_to_lead_off, do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, outside_calling_hours, outside_lead_hours, no_calling_hours'),
     message: z.string().nullable(),
     next_allowed_at: z.string().nullable(),
+    rule: z.string().nullable().describe('When skipped by a calling rule: its name, e.g. "FL 501.616" (docs/dialing.md)'),
   })
   .describe('Whether speed to lead called this lead, and if not why')
 
 export function speedToLeadOutputOf(state: LeadState): z.output<typeof speedToLeadOutput> {
   const skip = state.dialing.speedToLeadSkip
-  return { status: state.dialing.speedToLead, reason: skip?.reason ?? null, message: skip?.message ?? null, next_allowed_at: skip?.nextAllowedAt ?? null }
+  return { status: state.dialing.speedToLead, reason: skip?.reason ?? null, message: skip?.message ?? null, next_allowed_at: skip?.nextAllowedAt ?? null, rule: skip?.rule ?? null }
 }
 
 export const warningsOutput = z

@@ -95,6 +95,14 @@ t.test("a lead's page says why speed to lead did not call, with its reason code 
   t.match((await f.browser.get(`/app/leads/${abroad}`)).body, /Speed to lead: did not call: .*\(<code>country_not_allowed<\/code>\)/)
 })
 
+t.test("a lead's page names the calling rule that kept speed to lead from calling (issue #27)", async (t) => {
+  // 20:30 in Miami (Eastern, UTC-5): Florida allows sales calls 08:00-20:00.
+  const f = await signedInConsole(t, { clock: () => new Date('2026-12-02T01:30:00Z') })
+  await f.app.leadline.accounts.changeSettings(f.accountId, { speedToLead: true, callerId: '+13125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }, { actor: { kind: 'operator', id: 'test' } })
+  const florida = await push(f, { name: 'Flo Rida', phone: '(305) 555-0142' })
+  t.match((await f.browser.get(`/app/leads/${florida}`)).body, /Speed to lead: did not call: .*FL 501\.616.*\(<code>outside_lead_hours<\/code>, rule <code>FL 501\.616<\/code>\)/)
+})
+
 t.test('another account\'s lead id reads exactly like one that does not exist', async (t) => {
   const f = await signedInConsole(t)
   const other = await f.app.createAccount('Other Co')

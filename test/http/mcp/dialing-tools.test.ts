@@ -148,3 +148,32 @@ t.test('get_next_actions: the stale leads of the key\'s account only, at every s
   t.match(await app.call(a.keys.read, 'get_next_actions', { limit: 101 }), { error: { code: -32602 } })
   t.match(await app.call(b.keys.read, 'get_next_actions'), { result: { structuredContent: { stale_leads: [{ lead_id: bLead.leadId }] } } }, 'B sees its own')
 })
+
+t.test('a state calling rule refuses by name: dry run check.rule, error.data.rule, and the smaller daily cap (#27)', async (t) => {
+  // Tuesday 1 December 2026, 20:30 in Miami (Eastern, UTC-5): Florida allows sales calls 08:00-20:00.
+  let now = new Date('2026-12-02T01:30:00Z')
+  const app = await mcpApp(t, { clock: () => now })
+  const account = await app.account('Acme', { ...DIALABLE, leadTimeGuard: true, timeZone: 'America/New_York', followUp: '10m; max 10 per 24h' })
+  const dry = await app.call(account.keys.dial, 'place_call', { phone: '(305) 555-0142', name: 'Flo Rida', idempotency_key: 'fl-dry', dry_run: true })
+  t.match(dry.result?.structuredContent, {
+    status: 'would_not_call',
+    check: { allowed: false, reason: 'outside_lead_hours', rule: 'FL 501.616', next_allowed_at: '2026-12-02T13:00:00.000Z', daily_limit: 3 },
+  })
+  t.match(await app.call(account.keys.dial, 'place_call', { phone: '(305) 555-0142', name: 'Flo Rida', idempotency_key: 'fl-late' }), {
+    error: { code: -32603, data: { code: 'outside_lead_hours', rule: 'FL 501.616', next_allowed_at: '2026-12-02T13:00:00.000Z' } },
+  })
+  // Texas at 20:30 Central is inside the federal hours.
+  t.match((await app.call(account.keys.dial, 'place_call', { phone: '(214) 555-0142', name: 'Tex', idempotency_key: 'tx', dry_run: true })).result?.structuredContent, {
+    status: 'would_call',
+    check: { allowed: true, rule: null, daily_limit: 10 },
+  })
+
+  // Three calls in the morning, then a fourth is refused under Florida's cap, not the account's 10.
+  now = new Date('2026-12-02T14:00:00Z')
+  for (const key of ['fl-1', 'fl-2', 'fl-3']) {
+    t.match(await app.call(account.keys.dial, 'place_call', { phone: '(305) 555-0142', name: 'Flo Rida', idempotency_key: key }), { result: { structuredContent: { status: 'placed' } } })
+  }
+  t.match(await app.call(account.keys.dial, 'place_call', { phone: '(305) 555-0142', name: 'Flo Rida', idempotency_key: 'fl-4' }), {
+    error: { code: -32603, data: { code: 'daily_limit', rule: 'FL 501.616', daily_limit: 3 } },
+  })
+})

@@ -162,7 +162,11 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       return skip === undefined ? state : { ...state, speedToLead: 'skipped', speedToLeadSkip: skip }
     }
     case 'SpeedToLeadSkipped':
-      return { ...state, speedToLead: 'skipped', speedToLeadSkip: { reason: event.data.reason, message: event.data.message, nextAllowedAt: event.data.nextAllowedAt } }
+      return {
+        ...state,
+        speedToLead: 'skipped',
+        speedToLeadSkip: { reason: event.data.reason, message: event.data.message, nextAllowedAt: event.data.nextAllowedAt, ...(event.data.rule === undefined ? {} : { rule: event.data.rule }) },
+      }
     case 'CallDecided': {
       const d = event.data
       const call: CallRecord = {
@@ -342,7 +346,7 @@ function nextFollowUp(state: LeadWithCalls, settings: AccountSettings, afterDeci
 export function speedToLeadOutcome(state: LeadWithCalls, settings: AccountSettings, decisionId: string, now: Date): CallDecided | SpeedToLeadSkip {
   if (!settings.speedToLead) return { reason: 'speed_to_lead_off', message: 'speed to lead is off for this account', nextAllowedAt: null }
   const check = mayCall(settings, leadCallTarget(state, 'speed_to_lead'), now)
-  if (!check.allowed) return { reason: check.reason as string, message: check.message, nextAllowedAt: check.nextAllowedAt }
+  if (!check.allowed) return { reason: check.reason as string, message: check.message, nextAllowedAt: check.nextAllowedAt, ...ruleOf(check) }
   return decided(state, settings, decisionId, 'speed_to_lead', now.toISOString(), null)
 }
 
@@ -376,7 +380,9 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
         if (check.nextAllowedAt === null) {
           return [{ type: 'FollowUpStopped', data: { reason: check.reason as string, message: check.message, at } }]
         }
-        return [{ type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: check.nextAllowedAt, reason: check.reason as string, message: check.message } }]
+        return [
+          { type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: check.nextAllowedAt, reason: check.reason as string, message: check.message, ...ruleOf(check) } },
+        ]
       }
       return [decided(state, command.settings, command.decisionId, 'follow_up', at, null)]
     }
@@ -449,7 +455,12 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
 
 /** A refusal as place_call reports it: the rule's code, when a call is next allowed, and the daily limit. */
 export function callRefused(check: CallCheck): DomainError {
-  return new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt, daily_limit: check.dailyLimit })
+  return new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt, daily_limit: check.dailyLimit, ...(check.rule === undefined ? {} : { rule: check.rule }) })
+}
+
+/** The calling rule that refused, as an optional event field (absent in older events and when none did). */
+function ruleOf(check: CallCheck): { rule?: string } {
+  return check.rule === undefined ? {} : { rule: check.rule }
 }
 
 function recordStatus(state: LeadWithCalls, settings: AccountSettings, status: CallStatusUpdate, node: string, now: Date): CallEvent[] {

@@ -13,6 +13,8 @@ export interface SpeedToLeadSkip {
   readonly reason: string
   readonly message: string
   readonly nextAllowedAt: string | null
+  /** The calling rule that refused (`FL 501.616`, docs/dialing.md); absent in older events and when none did. */
+  readonly rule?: string
 }
 /**
  * Speed to lead did not call, recorded apart from the lead (older logs; a new lead now carries it
@@ -90,7 +92,8 @@ export type FollowUpScheduled = DomainEvent<
   'FollowUpScheduled',
   { leadId: string; attempt: number; dueAt: string; afterDecisionId: string }
 >
-export type FollowUpRescheduled = DomainEvent<'FollowUpRescheduled', { attempt: number; dueAt: string; reason: string; message: string }>
+/** `rule`: the calling rule that moved it (`FL 501.616`); absent in older events and when none did. */
+export type FollowUpRescheduled = DomainEvent<'FollowUpRescheduled', { attempt: number; dueAt: string; reason: string; message: string; rule?: string }>
 export type FollowUpStopped = DomainEvent<'FollowUpStopped', { reason: string; message: string; at: string }>
 
 export type CallEvent =
@@ -127,9 +130,13 @@ export function isCallEvent(event: { readonly type: string }): event is CallEven
 const MENU_CHOICE: Readonly<Record<string, string>> = { connect: 'connect me now', callback: 'call me later', opt_out: 'stop calling me', none: 'no choice' }
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'speed to lead', follow_up: 'follow-up', place_call: 'place_call tool' }
 
+function ruleText(rule: string | undefined): string {
+  return rule === undefined ? '' : `, rule ${printable(rule)}`
+}
+
 /** Why speed to lead did not call, in a line (also part of a new lead's LeadReceived line). */
 export function speedToLeadSkipLine(skip: SpeedToLeadSkip): string {
-  return `speed to lead did not call: ${printable(skip.message)} (${printable(skip.reason)})${skip.nextAllowedAt ? `; next allowed ${printable(skip.nextAllowedAt)}` : ''}`
+  return `speed to lead did not call: ${printable(skip.message)} (${printable(skip.reason)}${ruleText(skip.rule)})${skip.nextAllowedAt ? `; next allowed ${printable(skip.nextAllowedAt)}` : ''}`
 }
 
 // Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
@@ -160,7 +167,7 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
     `owner number ${d.leg + 1} did not take the lead: ${printable(d.message)} (${printable(d.reason)}${d.refusal !== undefined ? `: ${printable(d.refusal)}` : ''}); ${d.nextLeg !== null ? `ringing owner number ${d.nextLeg + 1}` : 'the lead was not dialed'}`,
   LeadDialStarted: (d) => `owner number ${d.leg + 1} pressed 1: dialing the lead (${printable(d.to)})`,
   FollowUpScheduled: (d) => `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}`,
-  FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)})`,
+  FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)}${ruleText(d.rule)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,
 }
 

@@ -9,7 +9,7 @@ export const tool = defineWriteTool({
   title: 'Place a call',
   summary: "A real call from the account's own number",
   description:
-    "Places a real phone call to exactly the number given, from the account's own number (caller id), and adds the person as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call), when the number is not valid (phone_not_valid), is premium-rate, toll-free, satellite or otherwise non-geographic (number_type_not_allowed) or in a country the account does not call (country_not_allowed), when the person already had the account's daily limit of calls in the last 24 hours (daily_limit, with error.data.daily_limit and error.data.next_allowed_at), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at), when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, why and when it next may.",
+    "Places a real phone call to exactly the number given, from the account's own number (caller id), and adds the person as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call), when the number is not valid (phone_not_valid), is premium-rate, toll-free, satellite or otherwise non-geographic (number_type_not_allowed) or in a country the account does not call (country_not_allowed), when the person already had the account's daily limit of calls in the last 24 hours (daily_limit, with error.data.daily_limit and error.data.next_allowed_at), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at); a refusal by a calling rule (the federal hours, or a state's such as Florida's 08:00-20:00 and 3 calls a day) names it in error.data.rule, when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, why and when it next may.",
   scope: 'dial',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   input: {
@@ -33,7 +33,8 @@ export const tool = defineWriteTool({
       next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
       account_zone: z.string(),
       lead_zone: z.string().nullable(),
-      daily_limit: z.number().int().describe('At most this many calls to one person in any 24 hours, speed to lead, follow-ups and place_call together'),
+      daily_limit: z.number().int().describe("At most this many calls to one person in any 24 hours, speed to lead, follow-ups and place_call together: the account's limit, or the lead's state's when smaller"),
+      rule: z.string().nullable().describe('The calling rule that refused, e.g. "FL 501.616" or "TCPA 64.1200(c)(1)" (docs/dialing.md); null when none did'),
     }),
     dry_run: z.boolean(),
   }),
@@ -59,6 +60,7 @@ export const tool = defineWriteTool({
         account_zone: result.check.accountZone,
         lead_zone: result.check.leadZone,
         daily_limit: result.check.dailyLimit,
+        rule: result.check.rule ?? null,
       },
       dry_run: result.dryRun,
     }

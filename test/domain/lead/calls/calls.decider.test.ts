@@ -11,6 +11,7 @@ import { leadDecider, type LeadCommand, type LeadState } from '../../../../src/d
 import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
 import type { LeadFields } from '../../../../src/domain/lead/intake/normalize-lead-input.ts'
 import type { CallStatusUpdate } from '../../../../src/domain/lead/calls/call-status.ts'
+import { CALL_SUMMARIES, speedToLeadSkipLine, type SpeedToLeadSkip } from '../../../../src/domain/lead/calls/calls.events.ts'
 import { DomainError } from '../../../../src/domain/shared/decider.ts'
 import { deciderSpec } from '../../../helpers/decider-spec.ts'
 
@@ -176,6 +177,10 @@ t.test('speed to lead', async (t) => {
       skipped({ ...ON, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }, { phone: '+14155550142', phoneLast10: '4155550142' }, at('2026-03-10T12:00:00Z')),
       { reason: 'outside_lead_hours', nextAllowedAt: '2026-03-10T15:00:00.000Z' },
     )
+    // A Florida lead (by its state field; a Chicago number) at 20:30 Eastern: refused by Florida's rule, named (#27).
+    const florida = skipped({ ...ON, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }, { state: 'FL' }, at('2026-03-11T00:30:00Z'))
+    t.match(florida, { reason: 'outside_lead_hours', rule: 'FL 501.616', nextAllowedAt: '2026-03-11T13:00:00.000Z' })
+    t.match(speedToLeadSkipLine(florida as SpeedToLeadSkip), /\(outside_lead_hours, rule FL 501\.616\)/)
   })
 
   t.test('a person first met by place_call is not an inbound lead: speed to lead leaves it alone', async (t) => {
@@ -505,6 +510,24 @@ t.test('claiming a due follow-up', async (t) => {
     deciderSpec(leadDecider, at('2026-03-11T12:59:59Z'))(rescheduled).when(claim(hours)).then(t, [])
     deciderSpec(leadDecider, at('2026-03-11T13:00:00Z'))(rescheduled).when(claim(hours)).then(t, (events) => {
       t.match(events, [{ type: 'CallDecided', data: { purpose: 'follow_up', decidedAt: '2026-03-11T13:00:00.000Z' } }])
+    })
+  })
+
+  t.test('outside a state rule: rescheduled, the rule named in the event and its line (#27)', async (t) => {
+    // A Florida lead (state field; a Chicago number, so either Florida zone) whose follow-up falls due
+    // at 20:30 Eastern: next allowed 08:00 Central.
+    const late = at('2026-03-11T00:30:00Z')
+    const earlier = plus(late, -10 * MIN)
+    const placed = play([
+      [earlier, withSettings({ ...ON, callingHours: 'mon-sun 00:00-24:00' }, 'dec_stl', { state: 'FL' })],
+      [earlier, { type: 'StartCallAttempt', decisionId: 'dec_stl', node: 'n1' }],
+      [earlier, { type: 'RecordCallPlaced', decisionId: 'dec_stl', callId: 'CA1', carrier: 'twilio' }],
+    ])
+    const floridaLead = noAnswer(placed, 'CA1', earlier)
+    const guarded = { ...ON, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }
+    deciderSpec(leadDecider, late)(floridaLead).when(claim(guarded)).then(t, (events) => {
+      t.match(events, [{ type: 'FollowUpRescheduled', data: { attempt: 2, reason: 'outside_lead_hours', rule: 'FL 501.616', dueAt: '2026-03-11T13:00:00.000Z' } }])
+      t.match(CALL_SUMMARIES.FollowUpRescheduled((events[0] as Extract<LeadEvent, { type: 'FollowUpRescheduled' }>).data), /\(outside_lead_hours, rule FL 501\.616\)$/)
     })
   })
 

@@ -1,0 +1,104 @@
+/**
+ * The calling rules as data (issue #27 item 6): each state row's hours and daily cap through the one
+ * policy, mayCall; the stricter rule wins; a multi-zone state with the lead's zone unknown is read in
+ * every zone it spans. Winter dates: Eastern is UTC-5, Central UTC-6.
+ */
+import t from 'tap'
+import { DEFAULT_SETTINGS, type AccountSettings } from '../../../src/domain/account/account-settings.ts'
+import { CONTACT_RULES, stateRulesFor } from '../../../src/domain/dialing/contact-rules.ts'
+import { mayCall, type CallTargetFacts } from '../../../src/domain/dialing/may-call.ts'
+import { IANAZone } from 'luxon'
+
+const ALWAYS: AccountSettings = { ...DEFAULT_SETTINGS, callerId: '+13125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }
+const MIAMI = '+13055550142'
+const ATLANTA = '+14045550142'
+const DALLAS = '+12145550142'
+const TULSA = '+19185550142'
+const PENSACOLA = '+18505550142'
+const lead = (phone: string, state?: string, attemptTimes?: readonly string[]): CallTargetFacts => ({
+  phone,
+  doNotCall: false,
+  ...(state === undefined ? {} : { state }),
+  ...(attemptTimes === undefined ? {} : { attemptTimes }),
+})
+const at = (iso: string) => new Date(iso)
+
+t.test('every row has a citation, hours and valid zones', async (t) => {
+  for (const row of CONTACT_RULES) {
+    t.ok(row.citation.length > 0 && row.rule.length > 0, `${row.jurisdiction}: cited`)
+    t.match(row.hours, { start: /^\d\d:\d\d$/, end: /^\d\d:\d\d$/ }, `${row.jurisdiction}: hours`)
+    for (const zone of row.zones) t.ok(IANAZone.isValidZone(zone), `${row.jurisdiction}: ${zone}`)
+  }
+  t.same(new Set(CONTACT_RULES.map((r) => r.jurisdiction)).size, CONTACT_RULES.length, 'one row per jurisdiction')
+})
+
+t.test('a Florida lead at 20:30 Eastern is refused under FL 501.616 until 08:00 the next day', async (t) => {
+  const check = mayCall(ALWAYS, lead(MIAMI, 'FL'), at('2026-12-02T01:30:00Z'))
+  t.match(check, { allowed: false, reason: 'outside_lead_hours', rule: 'FL 501.616', nextAllowedAt: '2026-12-02T13:00:00.000Z' })
+  t.match(check.message, /Fla\. Stat\. § 501\.616\(6\)/)
+  t.match(mayCall(ALWAYS, lead(MIAMI, 'FL'), at('2026-12-02T00:59:00Z')), { allowed: true }, '19:59 Eastern is allowed')
+})
+
+t.test('a 305 number with state GA is held to Florida rule by its area code', async (t) => {
+  t.match(mayCall(ALWAYS, lead(MIAMI, 'GA'), at('2026-12-02T01:30:00Z')), {
+    allowed: false,
+    reason: 'outside_lead_hours',
+    rule: 'FL 501.616',
+    nextAllowedAt: '2026-12-02T13:00:00.000Z',
+  })
+  t.match(stateRulesFor({ phone: MIAMI, state: 'GA' }), [{ rule: { jurisdiction: 'FL' }, zones: ['America/New_York'], from: 'area_code' }])
+})
+
+t.test('Texas at 20:30 Central is allowed (federal hours only)', async (t) => {
+  t.match(mayCall(ALWAYS, lead(DALLAS, 'TX'), at('2026-12-02T02:30:00Z')), { allowed: true, rule: undefined })
+  t.match(mayCall(ALWAYS, lead(DALLAS, 'TX'), at('2026-12-02T03:30:00Z')), {
+    allowed: false,
+    reason: 'outside_lead_hours',
+    rule: 'TCPA 64.1200(c)(1)',
+    nextAllowedAt: '2026-12-02T14:00:00.000Z',
+  }, '21:30 Central is refused under the federal rule')
+})
+
+t.test('the stricter rule wins: a Texas lead with an Oklahoma number, an Oklahoma lead with a Texas number', async (t) => {
+  const half8Central = at('2026-12-02T02:30:00Z')
+  t.match(mayCall(ALWAYS, lead(TULSA, 'TX'), half8Central), { allowed: false, reason: 'outside_lead_hours', rule: 'OK 775C.4' })
+  t.match(mayCall(ALWAYS, lead(DALLAS, 'OK'), half8Central), { allowed: false, reason: 'outside_lead_hours', rule: 'OK 775C.4' })
+  t.match(mayCall(ALWAYS, lead(DALLAS, 'OK'), at('2026-12-02T01:59:00Z')), { allowed: true }, '19:59 Central is allowed')
+  t.match(mayCall({ ...ALWAYS, leadTimeGuard: false }, lead(TULSA, 'OK'), half8Central), { allowed: true }, 'the guard off, no row applies')
+})
+
+t.test('a multi-zone state with the lead zone unknown is read in every zone it spans', async (t) => {
+  // State FL with a Georgia number: Eastern or Central unknown, so 08:00 Central and 20:00 Eastern.
+  t.match(mayCall(ALWAYS, lead(ATLANTA, 'FL'), at('2026-12-01T13:30:00Z')), {
+    allowed: false,
+    reason: 'outside_lead_hours',
+    rule: 'FL 501.616',
+    nextAllowedAt: '2026-12-01T14:00:00.000Z',
+  }, '08:30 Eastern is 07:30 Central: refused until 08:00 Central')
+  t.match(mayCall(ALWAYS, lead(ATLANTA, 'FL'), at('2026-12-02T01:30:00Z')), { allowed: false, rule: 'FL 501.616', nextAllowedAt: '2026-12-02T14:00:00.000Z' })
+  t.match(mayCall(ALWAYS, lead(ATLANTA, 'FL'), at('2026-12-01T14:00:00Z')), { allowed: true })
+  t.match(stateRulesFor({ phone: ATLANTA, state: 'FL' }), [{ zones: ['America/New_York', 'America/Chicago'], from: 'state' }])
+  // The area code places the lead in Florida: its own zone is known.
+  t.match(mayCall(ALWAYS, lead(MIAMI, 'FL'), at('2026-12-01T13:30:00Z')), { allowed: true }, 'a Miami number at 08:30 Eastern')
+  t.match(mayCall(ALWAYS, lead(PENSACOLA), at('2026-12-02T01:30:00Z')), { allowed: true }, 'a Pensacola number at 19:30 Central')
+  t.match(mayCall(ALWAYS, lead(PENSACOLA), at('2026-12-02T02:30:00Z')), { allowed: false, rule: 'FL 501.616', nextAllowedAt: '2026-12-02T14:00:00.000Z' })
+})
+
+t.test('a fourth call in 24 hours to a Florida lead is refused whatever the account cap', async (t) => {
+  const loose: AccountSettings = { ...ALWAYS, followUp: '10m, 1h; max 10 per 24h' }
+  const three = ['2026-12-01T14:00:00Z', '2026-12-01T15:00:00Z', '2026-12-01T16:00:00Z']
+  const now = at('2026-12-01T17:00:00Z')
+  const check = mayCall(loose, lead(MIAMI, 'FL', three), now)
+  t.match(check, { allowed: false, reason: 'daily_limit', rule: 'FL 501.616', dailyLimit: 3, nextAllowedAt: '2026-12-02T14:00:01.000Z' })
+  t.match(check.message, /Fla\. Stat\./)
+  t.match(mayCall(loose, lead(MIAMI, 'FL', three.slice(1)), now), { allowed: true, dailyLimit: 3 }, 'a third is allowed')
+  t.match(mayCall(loose, lead(MIAMI, 'GA', three), now), { allowed: false, reason: 'daily_limit', rule: 'FL 501.616' }, 'by area code too')
+  t.match(mayCall(loose, lead(DALLAS, 'TX', three), now), { allowed: true, dailyLimit: 10 }, 'Texas keeps the account cap')
+  t.match(mayCall({ ...ALWAYS, followUp: '10m; max 2 per 24h' }, lead(MIAMI, 'FL', three.slice(1)), now), {
+    allowed: false,
+    reason: 'daily_limit',
+    dailyLimit: 2,
+    rule: undefined,
+  }, 'a stricter account cap is the account’s own')
+  t.match(mayCall({ ...loose, leadTimeGuard: false }, lead(MIAMI, 'FL', three), now), { allowed: true, dailyLimit: 10 }, 'the guard off')
+})
