@@ -3,23 +3,17 @@
  * `{description}`, `{amount}` and `{link}` filled in, and amounts written in the currency's own
  * format ("$125.00"). Amounts are always in the currency's smallest unit (cents for usd).
  */
+import { fillTemplate, templateProblem } from '../shared/template.ts'
 
 export const DEFAULT_PAY_LINK_TEMPLATE = '{business}: {description}, {amount}. Pay securely by card here: {link}'
 export const PAY_LINK_PLACEHOLDERS = ['business', 'description', 'amount', 'link'] as const
 export const MAX_PAY_LINK_TEMPLATE = 320
 export const DEFAULT_CURRENCY = 'usd'
 
-const PLACEHOLDER = /\{([^{}]*)\}/g
-
 /** Why a template cannot be used, or null when it can. */
 export function payLinkTemplateProblem(template: string): string | null {
-  if (template.trim() === '') return 'must not be empty'
-  if (template.length > MAX_PAY_LINK_TEMPLATE) return `must be at most ${MAX_PAY_LINK_TEMPLATE} characters`
-  for (const [, name] of template.matchAll(PLACEHOLDER)) {
-    if (!(PAY_LINK_PLACEHOLDERS as readonly string[]).includes(name as string)) {
-      return `unknown placeholder {${name as string}} (use ${PAY_LINK_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')})`
-    }
-  }
+  const problem = templateProblem(template, PAY_LINK_PLACEHOLDERS, MAX_PAY_LINK_TEMPLATE)
+  if (problem !== null) return problem
   if (!template.includes('{link}')) return 'must contain {link}, or the customer cannot pay'
   return null
 }
@@ -47,5 +41,5 @@ export interface PayLinkTextValues {
 
 /** The template with every placeholder filled (in one pass: a value that looks like a placeholder stays as written). */
 export function renderPayLinkText(template: string, values: PayLinkTextValues): string {
-  return template.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(values, name) ? values[name as keyof PayLinkTextValues] : whole))
+  return fillTemplate(template, { ...values })
 }

@@ -3,6 +3,7 @@
  * `{first_name}`, `{business}` and `{callback_number}` filled in, or a recording the account hosts.
  * At most `voicemailPerDay` messages to one lead in any 24 hours; later machines are hung up on.
  */
+import { fillTemplate, templateProblem } from '../shared/template.ts'
 
 export const DEFAULT_VOICEMAIL =
   'Hi {first_name}, this is {business} returning your request. Please call us back at {callback_number}. Thank you, goodbye.'
@@ -11,18 +12,9 @@ export const MAX_VOICEMAIL = 600
 export const DEFAULT_VOICEMAILS_PER_DAY = 1
 export const MAX_VOICEMAILS_PER_DAY = 5
 
-const PLACEHOLDER = /\{([^{}]*)\}/g
-
 /** Why a template cannot be used, or null when it can. */
 export function voicemailTemplateProblem(template: string): string | null {
-  if (template.trim() === '') return 'must not be empty'
-  if (template.length > MAX_VOICEMAIL) return `must be at most ${MAX_VOICEMAIL} characters`
-  for (const [, name] of template.matchAll(PLACEHOLDER)) {
-    if (!(VOICEMAIL_PLACEHOLDERS as readonly string[]).includes(name as string)) {
-      return `unknown placeholder {${name as string}} (use ${VOICEMAIL_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')})`
-    }
-  }
-  return null
+  return templateProblem(template, VOICEMAIL_PLACEHOLDERS, MAX_VOICEMAIL)
 }
 
 export interface VoicemailValues {
@@ -35,12 +27,11 @@ export interface VoicemailValues {
 
 /** The template with every placeholder filled, in one pass (a value that looks like a placeholder stays as written). */
 export function renderVoicemail(template: string, values: VoicemailValues): string {
-  const filled: Record<string, string> = {
+  return fillTemplate(template, {
     first_name: values.firstName ?? 'there',
     business: values.business,
     callback_number: spokenNumber(values.callbackNumber),
-  }
-  return template.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(filled, name) ? (filled[name] as string) : whole))
+  })
 }
 
 /** `+15125550100` → `5 1 2, 5 5 5, 0 1 0 0` for a North American number; otherwise digit by digit. */

@@ -5,11 +5,12 @@
  * acted on the request (see `CarrierFailure`).
  */
 
-import type { CallStatus, CallStatusUpdate, CarrierName } from '../../domain/lead/calls/call-status.ts'
+import { dialConnected, type CallStatus, type CallStatusUpdate, type CarrierName } from '../../domain/lead/calls/call-status.ts'
 import type { OnAnswer } from '../../domain/dialing/on-answer.ts'
 
 // The domain owns what a call status is; adapters name it through the port as before.
 export type { CallStatus, CallStatusUpdate, CarrierName }
+export { dialConnected }
 
 export interface PlaceCallRequest {
   /** The account's caller id (E.164). */

@@ -78,7 +78,8 @@ t.test('agent-first in the simulation: the owner answers and presses 1, then the
   await waitForEvent(built.leadline, account.accountId, PHONE, 'CallAnswered')
   t.match(carrier.calls(), [{ request: { to: '+13125550199' } }], 'the owner is rung, not the lead')
   const types = await leadEventTypes(built.leadline, account.accountId, PHONE)
-  t.ok(types.indexOf('LeadDialStarted') < types.indexOf('CallAnswered'), 'the lead is dialed after the owner pressed 1')
+  const dialed = types.indexOf('LeadDialStarted')
+  t.ok(dialed !== -1 && dialed < types.indexOf('CallAnswered'), 'the lead is dialed after the owner pressed 1, and only then answers')
   t.match(await waitForEvent(built.leadline, account.accountId, PHONE, 'CallAnswered'), { data: { answeredBy: 'human' } })
 })
 

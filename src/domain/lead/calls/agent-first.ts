@@ -13,7 +13,7 @@
 import type { AccountSettings } from '../../account/account-settings.ts'
 import type { CallCheck } from '../../dialing/may-call.ts'
 import { agentFirstNumbers } from '../../dialing/on-answer.ts'
-import type { CallStatusUpdate } from './call-status.ts'
+import { dialConnected, type CallStatusUpdate } from './call-status.ts'
 import type { CallEvent } from './calls.events.ts'
 
 /** Where an agent-first call stands. */
@@ -167,7 +167,7 @@ export function recordLeadDial(ctx: AgentFirstContext, status: string): CallEven
   if (call.agent?.phase !== 'lead' || call.ended || call.answered || call.callId === null) return []
   const at = ctx.now.toISOString()
   const ref = { decisionId: call.decisionId, callId: call.callId }
-  if (status === 'completed' || status === 'answered') {
+  if (dialConnected(status)) {
     return [
       { type: 'CallAnswered', data: { ...ref, answeredBy: 'human', at } },
       ...(ctx.pendingFollowUp ? [{ type: 'FollowUpStopped' as const, data: { reason: 'answered', message: 'the lead answered', at } }] : []),

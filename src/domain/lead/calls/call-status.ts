@@ -31,3 +31,8 @@ export interface CallStatusUpdate {
   timestamp: string
   carrier: CarrierName
 }
+
+/** Whether a `<Dial>` leg reached the person it rang (the carrier's dial status, Twilio's DialCallStatus). */
+export function dialConnected(dialStatus: string): boolean {
+  return dialStatus === 'completed' || dialStatus === 'answered'
+}

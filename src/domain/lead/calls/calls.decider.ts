@@ -10,7 +10,7 @@ import { followUpDueAt, parseFollowUpPolicy, withinDailyLimit } from '../../dial
 import { DomainError } from '../../shared/decider.ts'
 import { phoneConflict, type IntakeState } from '../intake/intake.decider.ts'
 import type { LeadPhoneConflict, LeadReceived } from '../intake/intake.events.ts'
-import type { CallStatusUpdate } from './call-status.ts'
+import { dialConnected, type CallStatusUpdate } from './call-status.ts'
 import * as agentFirst from './agent-first.ts'
 import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, MenuChoice, SpeedToLeadSkip } from './calls.events.ts'
 
@@ -431,7 +431,7 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
     case 'RecordOwnerConnect': {
       const call = requireCall(state, command.decisionId)
       if (call.menuChoice !== 'connect' || call.ownerConnected !== null) return []
-      const connected = (command.status === 'completed' || command.status === 'answered') && (command.durationSeconds === null || command.durationSeconds > 0)
+      const connected = dialConnected(command.status) && (command.durationSeconds === null || command.durationSeconds > 0)
       return [{ type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }]
     }
     case 'PressAgentKey': {

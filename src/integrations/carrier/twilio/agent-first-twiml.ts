@@ -5,8 +5,8 @@
  * lead's name, source and fields come from the public webhook, so they are cleaned and capped.
  */
 import twilio from 'twilio'
-import type { AgentKeyAnswer, AnsweredCall } from '../carrier.port.ts'
-import { MAX_SPOKEN_BUSINESS, MAX_SPOKEN_NAME, spokenText } from './answer-twiml.ts'
+import { dialConnected, type AgentKeyAnswer, type AnsweredCall } from '../carrier.port.ts'
+import { MAX_SPOKEN_BUSINESS, MAX_SPOKEN_NAME, sayAndHangUp, spokenText } from './answer-twiml.ts'
 
 export const MAX_SPOKEN_SOURCE = 60
 /** One line of the lead's fields: long enough for a few of them, short enough to hear before pressing 1. */
@@ -70,8 +70,5 @@ export function agentKeyTwiml(answer: AgentKeyAnswer, leadDialUrl: string): stri
 
 /** After the dial of the lead ends (Twilio's DialCallStatus): the owner's leg hangs up, with a word when the lead was not reached. */
 export function leadDialTwiml(dialStatus: string): string {
-  const response = new twilio.twiml.VoiceResponse()
-  if (dialStatus !== 'completed' && dialStatus !== 'answered') response.say('The lead did not answer. Goodbye.')
-  response.hangup()
-  return response.toString()
+  return sayAndHangUp(dialConnected(dialStatus) ? null : 'The lead did not answer. Goodbye.')
 }

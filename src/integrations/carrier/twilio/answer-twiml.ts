@@ -11,7 +11,7 @@
  * hearing ringback until the whisper ends and the two are connected. `whisperTwiml` is that TwiML.
  */
 import twilio from 'twilio'
-import type { LiveCallInstructions, MenuAnswer } from '../carrier.port.ts'
+import { dialConnected, type LiveCallInstructions, type MenuAnswer } from '../carrier.port.ts'
 
 export type AnswerMode =
   /** Connect the owner's number, whispering the lead's name to the owner first. */
@@ -119,12 +119,13 @@ export function menuAnswerTwiml(answer: MenuAnswer, urls: MenuUrls): string {
 
 /** The lead's leg after the owner's leg ended (Twilio's `DialCallStatus`): thanks after a talk, an apology otherwise. */
 export function ownerDialTwiml(dialCallStatus: string): string {
+  return sayAndHangUp(dialConnected(dialCallStatus) ? 'Thank you for talking with us. Goodbye.' : 'Sorry, no one could take your call just now. We have your request. Goodbye.')
+}
+
+/** Says `text` (when there is one), then hangs up. */
+export function sayAndHangUp(text: string | null): string {
   const response = new twilio.twiml.VoiceResponse()
-  response.say(
-    dialCallStatus === 'completed' || dialCallStatus === 'answered'
-      ? 'Thank you for talking with us. Goodbye.'
-      : 'Sorry, no one could take your call just now. We have your request. Goodbye.',
-  )
+  if (text !== null) response.say(text)
   response.hangup()
   return response.toString()
 }
