@@ -7,6 +7,8 @@ import { DIALING, dialingApp, fakeTwilio, leadEvents, manualClock, placedCalls, 
 
 /** Request arrival times are taken after an append and an HTTP round trip each: allow a few ms of jitter. */
 const JITTER_MS = 5
+/** How much later than the last call's the first call's request may reach the fake (its trip, not the pacing). */
+const FIRST_REQUEST_SLACK_MS = 50
 
 t.test('100 leads for one account at 20 calls/s: in arrival order, 50 ms apart; another account is not held up', async (t) => {
   const fake = await fakeTwilio(t)
@@ -69,6 +71,8 @@ t.test('a frozen business clock does not stretch the spacing', async (t) => {
   await Promise.all(Array.from({ length: 6 }, (_, i) => postLead(app, token, { phone: `312555010${i}` })))
   const calls = await fake.waitForCalls(6, 4000)
   const span = (calls[5]?.receivedAt ?? 0) - (calls[0]?.receivedAt ?? 0)
-  // Spacing reckoned on a frozen clock would grow: 100, 200, 300, 400, 500 ms (1.5 s in all).
-  t.ok(span >= 500 - JITTER_MS && span < 1200, `6 calls at 10/s span ${span} ms (about 500)`)
+  // Spacing reckoned on a frozen clock would grow: 100, 200, 300, 400, 500 ms (1.5 s in all); unpaced,
+  // the six would arrive together. The span is measured where the requests arrive, and on a loaded
+  // machine the first request's trip alone can take tens of milliseconds longer than the last one's.
+  t.ok(span >= 500 - FIRST_REQUEST_SLACK_MS && span < 1200, `6 calls at 10/s span ${span} ms (about 500)`)
 })
