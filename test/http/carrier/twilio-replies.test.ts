@@ -17,6 +17,7 @@ import {
   CALLER_ID, PUBLIC_URL, fakeTwilio, followUpSetup, leadEvents, manualClock, nthCall, postLead, ringsOut, sleep, twilioEnv, waitForEvent,
 } from '../../helpers/dialing-app.ts'
 import { mcpApp, type McpTestAccount, type McpTestApp } from '../mcp/mcp-helpers.ts'
+import { signedInConsole } from '../console/console-helpers.ts'
 import type { FastifyInstance } from 'fastify'
 
 const PHONE = '3125550142'
@@ -188,4 +189,20 @@ t.test('get_next_actions lists a replied lead first, above a callback due, until
   // A replied lead that opts out leaves the list.
   await inbound(app.app, fake, 'STOP', { from: '+17735550199' })
   t.same((await nextActions(app, account)).stale_leads.map((l) => l.why), ['callback_due'])
+})
+
+t.test("the console's lead page shows that the lead replied and when, and the timeline line; never what they wrote", async (t) => {
+  const f = await signedInConsole(t)
+  const pushed = await f.app.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': f.token }, payload: { name: 'Jane Doe', phone: '(312) 555-0142' } })
+  const leadId = (pushed.json() as { leadId: string }).leadId
+  const stream = leadStream(f.accountId, PHONE)
+  const fields = { phone: JANE, phoneLast10: PHONE, phoneRaw: JANE, industryFields: {}, extraFields: [] }
+  for (const [messageId, body] of [['SM1', WORDS], ['SM2', 'HELP']] as const) {
+    await f.app.leadline.commands.handle(stream, leadDecider, { type: 'ReceiveText', accountId: f.accountId, newLeadId: 'ld_unused', fields, messageId, from: JANE, to: CALLER_ID, body, carrier: 'twilio' }, CARRIER)
+  }
+  await f.app.leadline.runner.catchUp()
+  const page = (await f.browser.get(`/app/leads/${leadId}`)).body
+  t.match(page, /<dt>Replied by text<\/dt><dd>once, last <time[^>]*>[^<]*<\/time>: call them<\/dd>/, 'once: HELP is no reply')
+  t.match(page, 'the lead replied by text (message SM1): call them')
+  t.notMatch(page, /roof/, 'what the lead wrote is never shown')
 })
