@@ -16,7 +16,7 @@ import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts
 /** Event types that count as the lead touching back (inbound), beyond LeadUpdated and CallAnswered. */
 export const INBOUND_TOUCHES = ['PaymentSettled'] as const
 /** Event types that count as a contact going out, beyond CallPlaced (agent-first: the dial of the lead, not the owner's call). */
-export const OUTBOUND_CONTACTS = ['PayLinkTexted', 'LeadDialStarted'] as const
+export const OUTBOUND_CONTACTS = ['PayLinkTexted', 'LeadDialStarted', 'TextSent'] as const
 
 const touchSql = sqlTemplate((extra) => `UPDATE lead_activity SET last_touch_at = max(last_touch_at, ?)${extra} WHERE stream = ?`)
 
@@ -27,8 +27,8 @@ function touch(db: Database, stream: string, at: string, extra = '', ...values: 
 
 export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
-  // 3: replied_at (LeadReplied).
-  version: 3,
+  // 3: replied_at (LeadReplied). 4: a text sent (send_sms, a follow-up text) is a contact.
+  version: 4,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
     'CallbackRequested', 'OwnerConnectEnded', 'LeadReplied',
@@ -134,7 +134,7 @@ export const staleLeadsProjection: Projection = {
         touch(db, recorded.stream, (event as Extract<LeadEvent, { type: 'CallAnswered' }>).data.at, ', pending_since = NULL')
         return
       default: {
-        // Payments and texts (the payments issue): a pay-link texted is a contact; a payment or reply is a touch back.
+        // Payments and texts: a pay-link or a text sent is a contact; a payment is a touch back.
         const at = (event.data as { at?: string }).at ?? recorded.recordedAt
         if ((OUTBOUND_CONTACTS as readonly string[]).includes(event.type)) touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?', at, at)
         else touch(db, recorded.stream, at, ', pending_since = NULL')

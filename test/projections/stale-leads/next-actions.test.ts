@@ -1,5 +1,6 @@
 import t from 'tap'
 import { placeCall } from '../../../src/commands/place-call.command.ts'
+import { sendSms } from '../../../src/commands/send-sms.command.ts'
 import { buildApp } from '../../helpers/build-app.ts'
 
 const START = new Date('2026-03-10T15:00:00Z') // a Tuesday, 11:00 in New York (daylight time began on the 8th)
@@ -117,4 +118,16 @@ t.test('a lead called the daily limit in the last 24 hours is next allowed when 
   t.equal(stale[0]?.next_allowed_at, dry.check.nextAllowedAt, 'the same time place_call gives')
   const afterFirst = Date.parse(stale[0]?.next_allowed_at ?? '') - Date.parse(calledAt[0]!)
   t.ok(afterFirst >= 24 * 60 * 60_000 && afterFirst <= 24 * 60 * 60_000 + 60_000, 'once the first of the three is 24 hours old')
+})
+
+t.test('a text sent with send_sms is a contact: not "never contacted", and stale a day later with no touch back', async (t) => {
+  const { post, next, advance, leadline, account } = await setup(t)
+  await post('5125550190', { name: 'Ed Moss' })
+  const acme = (await leadline.accounts.get(account.accountId))!
+  const sent = await sendSms(leadline, acme, `lead-${account.accountId}-5125550190`, { body: 'Hi Ed, your quote is ready.', idempotencyKey: 'k-1', dryRun: false }, { actor: { kind: 'api_key', id: 'key_1' } })
+  t.equal(sent.status, 'sent')
+  advance(16)
+  t.same((await next()).stale_leads, [], 'texted: no longer waiting for a first contact')
+  advance(24 * 60)
+  t.match((await next()).stale_leads, [{ name: 'Ed Moss', why: 'contacted_untouched', attempts: 0 }])
 })
