@@ -31,14 +31,10 @@ t.test('text: a dry run with segments and the sender, the real text, and the sam
 })
 
 t.test('account set --messaging-service: an MG sid, refused otherwise, off clears it', async (t) => {
-  const dir = t.testdir()
-  const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LOG_LEVEL: 'silent' }
+  const env = { LEADLINE_STORE: `sqlite:${path.join(t.testdir(), 'leadline.db')}`, LOG_LEVEL: 'silent' }
   const run = async (...args: string[]) => {
-    const out: string[] = []
-    const err: string[] = []
-    const io: Io = { out: (s) => void out.push(s), err: (s) => void err.push(s), env }
-    const code = await runCli(args, io)
-    return { code, out: out.join('\n'), err: err.join('\n') }
+    const { code, stdout, stderr } = await runInProcess(args, env)
+    return { code, out: stdout.trimEnd(), err: stderr.trimEnd() }
   }
   const created = JSON.parse((await run('account', 'create', '--name', 'Acme Roofing', '--json')).out) as { accountId: string; settings: Record<string, unknown> }
   t.match(created.settings, { messagingService: null })

@@ -1,6 +1,7 @@
 /** `place_call` (dial, spec §4.2): a real outbound call from the account's own number, or a dry run of one. */
 import { z } from 'zod'
 import { placeCall } from '../../../commands/place-call.command.ts'
+import { contactCheckOf, contactCheckOutput } from '../contact-check.ts'
 import { phoneArgument } from '../lead-view.ts'
 import { defineWriteTool } from '../tool.ts'
 
@@ -23,19 +24,9 @@ export const tool = defineWriteTool({
     from: z.string().nullable().describe("The account's caller id (E.164)"),
     to: z.string().describe('The number called (E.164)'),
     carrier: z.string(),
-    check: z.object({
-      allowed: z.boolean(),
-      reason: z
-        .string()
-        .nullable()
-        .describe('When not allowed: do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
-      message: z.string(),
-      next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
-      account_zone: z.string(),
-      lead_zone: z.string().nullable(),
-      daily_limit: z.number().int().describe("At most this many calls to one person in any 24 hours, speed to lead, follow-ups and place_call together: the account's limit, or the lead's state's when smaller"),
-      rule: z.string().nullable().describe('The calling rule that refused, e.g. "FL 501.616" or "TCPA 64.1200(c)(1)" (docs/dialing.md); null when none did'),
-    }),
+    check: contactCheckOutput(
+      z.number().int().describe("At most this many calls to one person in any 24 hours, speed to lead, follow-ups and place_call together: the account's limit, or the lead's state's when smaller"),
+    ),
     dry_run: z.boolean(),
   }),
   async run(args, context) {
@@ -52,16 +43,7 @@ export const tool = defineWriteTool({
       from: result.from,
       to: result.to,
       carrier: result.carrier,
-      check: {
-        allowed: result.check.allowed,
-        reason: result.check.reason,
-        message: result.check.message,
-        next_allowed_at: result.check.nextAllowedAt,
-        account_zone: result.check.accountZone,
-        lead_zone: result.check.leadZone,
-        daily_limit: result.check.dailyLimit,
-        rule: result.check.rule ?? null,
-      },
+      check: contactCheckOf(result.check),
       dry_run: result.dryRun,
     }
   },

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { sendSms } from '../../../commands/send-sms.command.ts'
 import { MAX_TEXT_CHARACTERS, OPT_OUT_LINE } from '../../../domain/lead/texts/text-body.ts'
+import { contactCheckOf, contactCheckOutput } from '../contact-check.ts'
 import { leadReference, leadStreamOf, requireOneLeadReference } from '../lead-view.ts'
 import { defineWriteTool } from '../tool.ts'
 
@@ -36,19 +37,9 @@ export const tool = defineWriteTool({
     messaging_service: z.string().nullable().describe('The Twilio Messaging Service (MG…) the text goes through; null: from the bare caller ID'),
     sender: z.string().describe('How the text leaves, in a sentence: through the Messaging Service, or from the bare caller ID, which carriers may filter'),
     carrier: z.string().describe('twilio, or simulated (no text reaches a phone)'),
-    check: z.object({
-      allowed: z.boolean(),
-      reason: z
-        .string()
-        .nullable()
-        .describe('When not allowed: do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
-      message: z.string(),
-      next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
-      account_zone: z.string(),
-      lead_zone: z.string().nullable(),
-      daily_limit: z.number().int().nullable().describe("A state's cap of calls and texts to one person in any 24 hours (e.g. 3 in Florida); null when no state's cap reaches the lead"),
-      rule: z.string().nullable().describe('The calling rule that refused, e.g. "FL 501.616" (docs/dialing.md); null when none did'),
-    }),
+    check: contactCheckOutput(
+      z.number().int().nullable().describe("A state's cap of calls and texts to one person in any 24 hours (e.g. 3 in Florida); null when no state's cap reaches the lead"),
+    ),
     dry_run: z.boolean(),
   }),
   async run(args, context) {
@@ -59,7 +50,6 @@ export const tool = defineWriteTool({
       { body: args.body, idempotencyKey: args.idempotency_key, dryRun: args.dry_run },
       context.command,
     )
-    const c = result.check
     return {
       status: result.status,
       text_id: result.textId,
@@ -73,10 +63,7 @@ export const tool = defineWriteTool({
       messaging_service: result.sender.messagingService,
       sender: result.sender.message,
       carrier: result.carrier,
-      check: {
-        allowed: c.allowed, reason: c.reason, message: c.message, next_allowed_at: c.nextAllowedAt, account_zone: c.accountZone, lead_zone: c.leadZone,
-        daily_limit: c.dailyLimit, rule: c.rule ?? null,
-      },
+      check: contactCheckOf(result.check),
       dry_run: result.dryRun,
     }
   },
