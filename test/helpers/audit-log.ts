@@ -31,6 +31,7 @@ export const webhook: Actor = { kind: 'webhook_token', id: TOKEN_ID }
 export const operator: Actor = { kind: 'operator', id: 'auditor' }
 const apiKey: Actor = { kind: 'api_key', id: KEY_ID }
 const dialer: Actor = { kind: 'process', id: 'dialer' }
+const texter: Actor = { kind: 'process', id: 'texter' }
 const speedToLead: Actor = { kind: 'process', id: 'speed-to-lead' }
 const carrier: Actor = { kind: 'carrier', id: 'twilio' }
 const payments: Actor = { kind: 'payments', id: 'stripe' }
@@ -121,6 +122,12 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextReplyClaimed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', kind: 'opt_out_confirmation', from: '+15125550100', to: `+1${PHONE}`, body: 'Acme: you are unsubscribed', node: 'node-1', at: '2026-03-11T16:16:00.000Z' } }, carrier],
   [{ type: 'TextReplySent', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', messageId: 'SM222', carrier: 'twilio', at: '2026-03-11T16:16:01.000Z' } }, carrier],
   [{ type: 'TextReplyFailed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM333', failure: 'unknown_outcome', message: 'the carrier did not answer', at: '2026-03-11T16:16:02.000Z' } }, carrier],
+  // send_sms: one text sent through a Messaging Service, one the carrier refused, one whose outcome is unknown.
+  [{ type: 'TextDecided', data: { leadId: 'ld_audit0000000000a', textId: 'txt_1', reason: 'send_sms', from: '+15125550100', to: `+1${PHONE}`, body: 'Your roof inspection is booked for Friday.\nReply STOP to opt out.', messagingService: `MG${'a'.repeat(32)}`, segments: 1, idempotencyKey: 'idem-txt-1', at: '2026-03-11T16:17:00.000Z' } }, apiKey],
+  [{ type: 'TextAttemptStarted', data: { textId: 'txt_1', node: 'node-1', at: '2026-03-11T16:17:01.000Z' } }, texter],
+  [{ type: 'TextSent', data: { textId: 'txt_1', messageId: 'SM444', carrier: 'twilio', at: '2026-03-11T16:17:02.000Z' } }, texter],
+  [{ type: 'TextFailed', data: { textId: 'txt_2', failure: 'rejected', message: 'not a mobile number', carrierCode: 21614, at: '2026-03-11T16:17:03.000Z' } }, texter],
+  [{ type: 'TextOutcomeUnknown', data: { textId: 'txt_3', reason: 'the node stopped before the carrier answered', at: '2026-03-11T16:17:04.000Z' } }, texter],
   // A type of a later build, unknown to this one: a generic summary that leaves its URL out.
   [{ type: 'LeadScored', data: { leadId: 'ld_audit0000000000a', score: 87, hot: true, reportUrl: 'https://scores.example.com/secret' } }, { kind: 'process', id: 'scoring' }],
 ]

@@ -53,6 +53,8 @@ export interface AccountSettings {
   readonly currency: string
   /** The pay-link text (see pay-link-text.ts): `{business}`, `{description}`, `{amount}`, `{link}`. */
   readonly payLinkTemplate: string
+  /** The Twilio Messaging Service (`MG…`) texts go through (A2P 10DLC attaches to it); null: from the bare caller ID. */
+  readonly messagingService: string | null
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -76,6 +78,7 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   stripeAccount: null,
   currency: DEFAULT_CURRENCY,
   payLinkTemplate: DEFAULT_PAY_LINK_TEMPLATE,
+  messagingService: null,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -141,6 +144,7 @@ export const settingsChangeSchema = z
       const problem = payLinkTemplateProblem(template)
       if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
     }),
+    messagingService: z.string().regex(/^MG[0-9a-f]{32}$/, 'must be a Twilio Messaging Service SID: MG and 32 hex digits').nullable(),
   })
   .partial()
   .strict()

@@ -1,7 +1,7 @@
 /**
- * May this account call this number now? `mayCall` is the one answer used by speed to lead,
- * follow-up, place_call, the dialer as a call goes out, every dry run and get_next_actions' next
- * allowed time. The rules, in order: do-not-call, the account's caller id,
+ * May this account call (or text) this number now? `mayContact` is the one answer, for a channel:
+ * `mayCall` asks it for calls (speed to lead, follow-up, place_call, the dialer as a call goes out,
+ * every dry run and get_next_actions' next allowed time), send_sms and the texter for texts. The rules, in order: do-not-call, the account's caller id,
  * the destination (a valid fixed-line or mobile number in an allowed country: destination.ts), the
  * daily limit (every call to the person counts, whatever its purpose), then calling hours and the
  * lead-time guard (calling-window.ts). The first rule that refuses is the reason.
@@ -20,6 +20,9 @@ export const CALL_REFUSALS: ReadonlySet<string> = new Set([
   'do_not_call', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
   'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours',
 ])
+
+/** How the person is reached: the rules are the same, but for the daily limits (above). */
+export type ContactChannel = 'call' | 'text'
 
 export interface CallCheck {
   readonly allowed: boolean
@@ -54,23 +57,36 @@ export interface CallTargetFacts {
    * Absent for a call already decided (checked again as it goes out): it was counted when decided.
    */
   readonly attemptTimes?: readonly string[]
+  /** When every earlier text to this person was decided: a state's cap counts them with the calls (texts only, for now). */
+  readonly textTimes?: readonly string[]
 }
+
+/** A check for either channel: a text to a lead no state cap reaches has no daily limit (null). */
+export type ContactCheck = Omit<CallCheck, 'dailyLimit'> & { readonly dailyLimit: number | null }
 
 /**
  * `hours` is calling-window.ts's `callPermission`; a caller asking for many leads at once may pass a
  * memo of it (get_next_actions does), as its answer depends on the lead only through the lead's zone.
  */
 export function mayCall(settings: AccountSettings, target: CallTargetFacts, now: Date, hours: typeof callPermission = callPermission): CallCheck {
-  const accountLimit = parseFollowUpPolicy(settings.followUp).maxPer24h
+  return mayContact('call', settings, target, now, hours) as CallCheck
+}
+
+/** The one "may we contact now?" answer, for a call or a text (see above for how they differ). */
+export function mayContact(channel: ContactChannel, settings: AccountSettings, target: CallTargetFacts, now: Date, hours: typeof callPermission = callPermission): ContactCheck {
+  const accountLimit = channel === 'call' ? parseFollowUpPolicy(settings.followUp).maxPer24h : null
   const stateCap = settings.leadTimeGuard ? strictestDailyCap(stateRulesFor(target)) : null
   // The state's cap wins when it is no looser than the account's: the refusal then names the law.
-  const capRule = stateCap !== null && stateCap.max <= accountLimit ? stateCap.rule : null
+  const capRule = stateCap !== null && (accountLimit === null || stateCap.max <= accountLimit) ? stateCap.rule : null
   const dailyLimit = capRule === null ? accountLimit : capRule.maxPer24h ?? accountLimit
+  // A text counts only toward a state's cap, and there with the calls.
+  const times = channel === 'call' ? target.attemptTimes : capRule === null ? undefined : [...(target.attemptTimes ?? []), ...(target.textTimes ?? [])]
   const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
-  const refused = (reason: string, message: string, nextAllowedAt: string | null = null): CallCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
-  if (target.doNotCall) return refused('do_not_call', 'the lead is do-not-call: it is never dialed')
+  const refused = (reason: string, message: string, nextAllowedAt: string | null = null): ContactCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
+  const verb = channel === 'call' ? 'dialed' : 'texted'
+  if (target.doNotCall) return refused('do_not_call', `the lead is do-not-call: it is never ${verb}`)
   if (!settings.callerId) {
-    return refused('no_caller_id', 'the account has no caller id to call from (leadline account set ID --caller-id +1…)')
+    return refused('no_caller_id', `the account has no caller id to ${channel} from (leadline account set ID --caller-id +1…)`)
   }
   const destination = checkDestination(target.phone, callCountries(settings, target.placeCall === true))
   if (!destination.allowed) return refused(destination.reason, destination.message)
@@ -79,15 +95,16 @@ export function mayCall(settings: AccountSettings, target: CallTargetFacts, now:
   const where = { phone: target.phone, ...(target.state ? { state: target.state } : {}) }
   const permission = hours(policy, where, now)
   const placed = { accountZone: permission.accountZone, leadZone: permission.leadZone, dailyLimit }
-  if (target.attemptTimes !== undefined) {
-    const freeAt = withinDailyLimit(now, target.attemptTimes, dailyLimit)
+  if (times !== undefined && dailyLimit !== null) {
+    const freeAt = withinDailyLimit(now, times, dailyLimit)
     if (freeAt > now) {
       // The next call must both fit the limit and fall inside the hours.
       const next = nextAllowedAt(policy, where, freeAt)
+      const what = channel === 'call' ? 'calls' : 'calls and texts'
       return {
         allowed: false,
         reason: 'daily_limit',
-        message: `at most ${dailyLimit} calls to one person in any 24 hours${capRule === null ? '' : ` (${capRule.rule}, ${capRule.citation})`}; the next may go out at ${(next ?? freeAt).toISOString()}`,
+        message: `at most ${dailyLimit} ${what} to one person in any 24 hours${capRule === null ? '' : ` (${capRule.rule}, ${capRule.citation})`}; the next may go out at ${(next ?? freeAt).toISOString()}`,
         nextAllowedAt: next === null ? null : next.toISOString(),
         ...placed,
         ...(capRule === null ? {} : { rule: capRule.rule }),

@@ -1,7 +1,7 @@
 /**
  * The lead aggregate: one person per account and phone (last ten digits), composed of its slices.
  * Intake receives the person (intake/), calls rings them (calls/), payments asks them for money
- * (payments/); each owns its events, commands, evolve and decide. Every event and command belongs
+ * (payments/), texts texts them (texts/); each owns its events, commands, evolve and decide. Every event and command belongs
  * to exactly one slice, which the compiler checks (`never` below). What crosses slices is decided
  * here: speed to lead with a new lead, and a lead's follow-up stopped as it becomes do-not-call.
  */
@@ -12,14 +12,18 @@ import { INITIAL_DIALING, decideCalls, evolveCalls, isCallCommand, speedToLeadOu
 import { isCallEvent } from './calls/calls.events.ts'
 import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, type PaymentCommand, type PaymentsState } from './payments/payments.decider.ts'
 import { isPaymentEvent } from './payments/payments.events.ts'
+import { INITIAL_TEXTS, decideTexts, evolveTexts, isTextCommand, type TextCommand, type TextsState } from './texts/texts.decider.ts'
+import { isTextEvent } from './texts/texts.events.ts'
 import type { LeadEvent } from './lead.events.ts'
 
-export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand
+export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand
 
 export interface LeadState extends IntakeState {
   readonly dialing: DialingState
   /** Pay-links asked of this person and how they settled (payments/). */
   readonly payments: PaymentsState
+  /** Texts decided to this person and how each went (texts/). */
+  readonly texts: TextsState
 }
 
 /** Did these intake events make the lead do-not-call (a sender's flag or the account's mark)? */
@@ -50,7 +54,7 @@ function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date):
 }
 
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
-  initialState: () => ({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS }),
+  initialState: () => ({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS }),
 
   evolve(state, event) {
     if (isIntakeEvent(event)) {
@@ -60,6 +64,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     }
     if (isCallEvent(event)) return { ...state, dialing: evolveCalls(state.dialing, event) }
     if (isPaymentEvent(event)) return { ...state, payments: evolvePayments(state.payments, event) }
+    if (isTextEvent(event)) return { ...state, texts: evolveTexts(state.texts, event) }
     const _: never = event
     // An event type this version does not know (a newer writer, another feature): the lead stays as it was.
     return state
@@ -69,6 +74,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     if (isIntakeCommand(command)) return decideIntakeAndAfter(command, state, now)
     if (isCallCommand(command)) return decideCallsAndAfter(command, state, now)
     if (isPaymentCommand(command)) return decidePayments(command, state, now)
+    if (isTextCommand(command)) return decideTexts(command, state, now)
     const _: never = command
     throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)
   },

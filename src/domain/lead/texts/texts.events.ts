@@ -1,0 +1,71 @@
+/** The texts slice's events on the lead's stream: decisions to text the person, their claims and what the carrier did. */
+import type { DomainEvent } from '../../shared/decider.ts'
+import { plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
+import { effectOf, type Effect } from '../../shared/effect.ts'
+
+/** Why the text goes out: the send_sms tool, or a text step of the follow-up policy. */
+export type TextReason = 'send_sms' | 'follow_up'
+
+/**
+ * The decision to text this person once. Exactly one exists per text id (and per idempotency key).
+ * `body` is the final text, opt-out line included; `messagingService`: the account's Twilio Messaging
+ * Service (`MG…`) it goes through, or null for the bare caller ID `from`.
+ */
+export type TextDecided = DomainEvent<
+  'TextDecided',
+  {
+    leadId: string
+    textId: string
+    reason: TextReason
+    from: string
+    to: string
+    body: string
+    messagingService: string | null
+    segments: number
+    /** The follow-up step this text is (follow_up only). */
+    step?: number
+    idempotencyKey: string | null
+    at: string
+  }
+>
+/** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second text. */
+export type TextAttemptStarted = DomainEvent<'TextAttemptStarted', { textId: string; node: string; at: string }>
+export type TextSent = DomainEvent<'TextSent', { textId: string; messageId: string; carrier: string; at: string }>
+/** The carrier refused it, or (no claim before it) the rules refused it as it was to go out. */
+export type TextFailed = DomainEvent<'TextFailed', { textId: string; failure: string; message: string; carrierCode: number | null; at: string }>
+export type TextOutcomeUnknown = DomainEvent<'TextOutcomeUnknown', { textId: string; reason: string; at: string }>
+
+export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown
+
+export function isTextEvent(event: { readonly type: string }): event is TextEvent {
+  return Object.hasOwn(TEXT_SUMMARIES, event.type)
+}
+
+const REASON: Readonly<Record<TextReason, string>> = { send_sms: 'send_sms tool', follow_up: 'follow-up' }
+
+// Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
+// The body is the business's own words (not the lead's), shown clipped; the whole is in the log.
+export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
+  TextDecided: (d) =>
+    `text decided: ${REASON[d.reason] ?? printable(d.reason)}${d.step !== undefined ? ` step ${d.step}` : ''}, ${plural(d.segments, 'segment')}, ${printable(d.from)} → ${printable(d.to)}${d.messagingService !== null ? ` through Messaging Service ${printable(d.messagingService)}` : ''}: ${quoted(d.body)}${d.idempotencyKey !== null ? ' (idempotency key given)' : ''}`,
+  TextAttemptStarted: (d) => `text started on node ${printable(d.node)}`,
+  TextSent: (d) => `text sent through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
+  TextFailed: (d) => `text not sent: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
+  TextOutcomeUnknown: (d) => `text outcome unknown: ${printable(d.reason)} (never resent)`,
+}
+
+/**
+ * The texter's effect: a text decision, claimed once before the carrier is asked, ended by what the
+ * carrier did, or refused as it went out (TextFailed with no claim: do-not-call, the hours closed).
+ */
+export const TEXT_EFFECT = effectOf<TextEvent>()({
+  name: 'texter',
+  decision: 'TextDecided',
+  decidedAt: 'at',
+  id: 'textId',
+  claims: { TextAttemptStarted: 'at' },
+  outcomes: ['TextSent', 'TextFailed', 'TextOutcomeUnknown'],
+})
+
+/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+export const TEXT_EFFECTS: readonly Effect[] = [TEXT_EFFECT]
