@@ -35,6 +35,7 @@ import { PaymentsQueries } from '../projections/payments/payments.queries.ts'
 import type { PaymentsProvider } from './integrations/payments/payments.port.ts'
 import { openPayments } from './integrations/payments/open-payments.ts'
 import { PayLinkSender } from './processes/pay-link-sender/pay-link-sender.process.ts'
+import { Texter } from './processes/texter/texter.process.ts'
 import { UsersQueries } from '../projections/users/users.queries.ts'
 import { Users } from './commands/users.ts'
 import { scryptLogNFromEnv } from './commands/password-hasher.ts'
@@ -89,6 +90,8 @@ export interface Leadline {
   readonly callReports: CallReports
   /** Performs pay-link decisions (request_payment's; after a restart, the unsent ones). */
   readonly payLinkSender: PayLinkSender
+  /** Performs text decisions (send_sms's, follow-up text steps; after a restart, the unclaimed ones). */
+  readonly texter: Texter
   /** Stripe (STRIPE_SECRET_KEY) or the simulated provider. */
   readonly paymentsProvider: PaymentsProvider
   /** Stripe's webhook signing secret, for checking its events; null with the simulated provider. */
@@ -156,6 +159,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     commands, accounts, claims, runner, provider: opened.provider, carrier, publicUrl, clock,
     ...(options.logger ? { logger: options.logger } : {}),
   })
+  const texter = new Texter({ commands, accounts, claims, runner, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const usersQueries = new UsersQueries(views)
   const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)
@@ -163,14 +167,14 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), calls, clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
-  const effectProcesses = [dialer, payLinkSender]
+  const effectProcesses = [dialer, payLinkSender, texter]
   const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.map((p) => p.reactor()), options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
-    payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
+    payLinkSender, texter, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {

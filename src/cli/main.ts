@@ -17,7 +17,7 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--amd on|off] [--voicemail TEXT] [--voicemail-url URL|none] [--voicemail-per-day N]
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
-                       [--place-call-countries CC,CC|none]
+                       [--place-call-countries CC,CC|none] [--messaging-service MG…|off]
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
@@ -46,6 +46,7 @@ tool client (calls a running server's tool endpoint as an agent would; LEADLINE_
   leadline call --phone PHONE --name NAME [--idempotency-key KEY] [--dry-run]
   leadline dnc --phone PHONE | --lead-id LEAD_ID [--idempotency-key KEY] [--dry-run]
   leadline pay --phone PHONE | --lead-id LEAD_ID --amount-cents N --description TEXT [--idempotency-key KEY] [--dry-run]
+  leadline text --phone PHONE | --lead-id LEAD_ID --body TEXT [--idempotency-key KEY] [--dry-run]
 
 every command takes --json for machine-readable output.
 exit codes: 0 done, 1 failed, 2 bad input (nothing changed); tool client: 3 API key missing, invalid or
@@ -90,6 +91,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   call: async (args, io) => (await client()).callCommand(args, io),
   dnc: async (args, io) => (await client()).dncCommand(args, io),
   pay: async (args, io) => (await client()).payCommand(args, io),
+  text: async (args, io) => (await client()).textCommand(args, io),
   history: async (args, io) => (await import('./commands/history.command.ts')).historyCommand(args, io),
   audit: async (args, io) => (await import('./commands/audit.command.ts')).auditCommand(args, io),
   replay: async (args, io) => (await import('./commands/replay.command.ts')).replayCommand(args, io),

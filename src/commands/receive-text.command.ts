@@ -14,7 +14,7 @@ import { normalizeLeadInput } from '../domain/lead/intake/normalize-lead-input.t
 import { helpText, optOutConfirmationText, textKeyword } from '../domain/lead/intake/text-keywords.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
-import { CarrierError, type Carrier, type InboundText } from '../integrations/carrier/carrier.port.ts'
+import { CarrierError, messagingService, type Carrier, type InboundText } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { AccountsQueries } from '../../projections/accounts/accounts.queries.ts'
 import type { Accounts } from './accounts.ts'
@@ -74,7 +74,7 @@ export async function recordInboundText(deps: ReceiveTextDeps, text: InboundText
   if (claim.newEvents.length === 0) return { recorded: true, repeated, reply: null }
   let outcome: { sent: true; messageId: string; carrier: string } | { sent: false; failure: string; message: string }
   try {
-    const sent = await deps.carrier().sendText({ from: text.to, to, body, reference: text.messageId })
+    const sent = await deps.carrier().sendText({ from: text.to, to, body, reference: text.messageId, ...messagingService(account.settings) })
     outcome = { sent: true, messageId: sent.messageId, carrier: sent.carrier }
   } catch (error) {
     // At most once: even a failure the carrier cannot have acted on is recorded, not retried.

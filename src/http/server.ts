@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import { pino, type LoggerOptions } from 'pino'
 import type { Config, RateLimit, TrustProxy } from '../config/config.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
+import { textSender } from '../domain/lead/texts/text-body.ts'
 import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
 import { app } from './app.ts'
 import { redactUrl } from './redact.ts'
@@ -81,6 +82,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   await fastify.listen({ port: config.port, host: config.host })
   await leadline.start()
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
+  await logBareCallerIds(leadline, fastify.log)
 
   let stopping: Promise<void> | null = null
   const stop = () => {
@@ -103,4 +105,18 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
     })
   }
   return { fastify, leadline, stop }
+}
+
+/** Says at start which accounts text from the bare caller ID (no Messaging Service), which carriers may filter. */
+async function logBareCallerIds(leadline: Leadline, log: Pick<FastifyBaseLogger, 'warn'>): Promise<void> {
+  const bare: string[] = []
+  for (const row of leadline.accountsQueries.list()) {
+    const account = await leadline.accounts.get(row.accountId)
+    if (account !== null && account.settings.callerId !== null && textSender(account.settings).kind === 'caller_id') bare.push(account.accountId)
+  }
+  if (bare.length === 0) return
+  log.warn(
+    { accounts: bare.slice(0, 20), count: bare.length },
+    `texts of ${bare.length === 1 ? '1 account go' : `${bare.length} accounts go`} from the bare caller ID and may be filtered by carriers (no A2P 10DLC registration without a Messaging Service): leadline account set ACCOUNT_ID --messaging-service MG…`,
+  )
 }

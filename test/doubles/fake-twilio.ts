@@ -12,7 +12,10 @@
  * - HTTP Basic auth against the configured Account SID / Auth Token: `401` with error 20003; a path
  *   naming another account: `404` with error 20404 (as Twilio answers for resources you cannot see).
  * - Parameter checks: missing To (21201), missing From (21213), invalid To (21211, not E.164),
- *   call without Url/Twiml/ApplicationSid (21205), text without Body (21602).
+ *   call without Url/Twiml/ApplicationSid (21205), text without Body (21602), text with neither From nor
+ *   MessagingServiceSid (21603), a MessagingServiceSid not shaped `MG` + 32 hex (21701). A text through a
+ *   Messaging Service is recorded with its `MessagingServiceSid` (`messageRequests()`) and answers with
+ *   `messaging_service_sid` set and `from` null, as Twilio does before it picks the sender.
  * - Errors use Twilio's legacy error body: `{ code, message, more_info, status }`.
  * Faults, programmed for the next request(s): any status + Twilio error body (429 with `Retry-After`,
  * 400/21211, 500 …), a raw answer (a load balancer's HTML 502, a non-JSON 200), a delay before
@@ -475,7 +478,10 @@ function amdParams(form: FormFields): AmdParams | undefined {
 function checkMessage(form: FormFields): { code: number; message: string } | null {
   const to = single(form, 'To')
   if (to === undefined || to === '') return { code: 21604, message: "A 'To' phone number is required." }
-  if (single(form, 'From') === undefined) return { code: 21603, message: "A 'From' phone number is required." }
+  // Twilio takes a sender number or a Messaging Service that picks one.
+  const service = single(form, 'MessagingServiceSid')
+  if (single(form, 'From') === undefined && service === undefined) return { code: 21603, message: "A 'From' phone number is required." }
+  if (service !== undefined && !/^MG[0-9a-f]{32}$/.test(service)) return { code: 21701, message: `The Messaging Service ${service} does not exist` }
   if (!E164.test(to)) return { code: 21211, message: `The 'To' number ${to} is not a valid phone number.` }
   if ((single(form, 'Body') ?? '') === '') return { code: 21602, message: 'Message body is required.' }
   return null
@@ -543,8 +549,8 @@ function messageJson(accountSid: string, sid: string, form: FormFields): Record<
     direction: 'outbound-api',
     error_code: null,
     error_message: null,
-    from: single(form, 'From'),
-    messaging_service_sid: null,
+    from: single(form, 'From') ?? null,
+    messaging_service_sid: single(form, 'MessagingServiceSid') ?? null,
     num_media: '0',
     num_segments: '1',
     price: null,

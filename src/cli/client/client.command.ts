@@ -1,7 +1,7 @@
 /**
  * The tool client (spec §4.2: "a command-line client exists as a wrapper over exactly these calls"):
  * `leadline tool NAME '{…}'` calls any tool the server lists, and `tools | next-actions | lead |
- * call | dnc | pay` are shorthands for the tools in TOOL_OF_COMMAND, their flags named after the
+ * call | dnc | pay | text` are shorthands for the tools in TOOL_OF_COMMAND, their flags named after the
  * tool's arguments (argumentFlag). They call a running server's tool endpoint with LEADLINE_API_KEY,
  * exactly as an agent would. Readable output by default, `--json` for the tool's own output.
  */
@@ -42,6 +42,7 @@ export const TOOL_OF_COMMAND = {
   call: 'place_call',
   dnc: 'mark_do_not_call',
   pay: 'request_payment',
+  text: 'send_sms',
 } as const
 
 /** The flag that sets a tool argument: `lead_id` is `--lead-id`, `amountCents` is `--amount-cents`. */
@@ -238,5 +239,36 @@ export async function payCommand(args: string[], io: Io): Promise<void> {
             `text: ${cell(out.message)}`,
           ]
     io.out(lines.join('\n') + replayNote(result))
+  })
+}
+
+export async function textCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, {
+    phone: { type: 'string' },
+    'lead-id': { type: 'string' },
+    body: { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  })
+  const reference = leadReference(values)
+  if (values.body === undefined) throw new UsageError('text needs --body, what to say')
+  const dryRun = values['dry-run'] === true
+  const key = idempotencyKey(values['idempotency-key'], io, dryRun)
+  await remote(io, values.json, async (r) => {
+    const result = await r.call(TOOL_OF_COMMAND.text, { ...reference, body: values.body, idempotency_key: key, dry_run: dryRun })
+    const out = result.output
+    if (values.json) return io.out(json(out))
+    const check = out.check as Record<string, unknown>
+    const size = `${cell(out.segments)} ${out.segments === 1 ? 'segment' : 'segments'}, ${cell(out.encoding)}`
+    const head =
+      out.status === 'sent'
+        ? `text ${cell(out.message_id)} sent to ${cell(out.to)} (lead ${cell(out.lead_id)}, ${cell(out.carrier)}, ${size})`
+        : out.status === 'would_send'
+          ? `dry run: a text to ${cell(out.to)} would go out now (${size}); nothing was done`
+          : `dry run: no text to ${cell(out.to)} now: ${cell(check.message)}${check.rule ? ` [rule ${cell(check.rule)}]` : ''}${check.next_allowed_at ? ` (next allowed at ${cell(check.next_allowed_at)})` : ''}; nothing was done`
+    // The text's own lines (the opt-out line is one), each made safe to print.
+    const body = String(out.body).split('\n').map((line) => cell(line)).join('\n      ')
+    io.out([head, `sender: ${cell(out.sender)}`, `text: ${body}`].join('\n') + replayNote(result))
   })
 }

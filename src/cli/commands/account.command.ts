@@ -28,6 +28,7 @@ function settingsLines(account: AccountState): string {
       ['pay-link text', s.payLinkTemplate],
       ['allowed countries', s.allowedCountries?.join(',') ?? `${s.defaultCountry} (the default country)`],
       ['place_call also', s.placeCallCountries?.join(',') ?? '(no other country)'],
+      ['messaging service', s.messagingService ?? '(none: texts go from the bare caller ID and may be filtered by carriers)'],
     ],
   )
 }
@@ -133,6 +134,7 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'pay-text': { type: 'string' },
           'allowed-countries': { type: 'string' },
           'place-call-countries': { type: 'string' },
+          'messaging-service': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -169,6 +171,8 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (allowed !== undefined) changes.allowedCountries = allowed.trim().toLowerCase() === 'default' ? null : allowed.split(',')
       const placeCall = values['place-call-countries']
       if (placeCall !== undefined) changes.placeCallCountries = placeCall.trim().toLowerCase() === 'none' ? null : placeCall.split(',')
+      const service = values['messaging-service']
+      if (service !== undefined) changes.messagingService = ['off', 'none'].includes(service.trim().toLowerCase()) ? null : service.trim()
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
         await leadline.accounts.require(accountId)

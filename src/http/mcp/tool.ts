@@ -15,12 +15,13 @@ import type { CommandContext, CommandHandler } from '../../eventstore/command-ha
 import type { EventStore } from '../../eventstore/event-store.port.ts'
 import type { PlaceCallDeps } from '../../commands/place-call.command.ts'
 import type { RequestPaymentDeps } from '../../commands/request-payment.command.ts'
+import type { SendSmsDeps } from '../../commands/send-sms.command.ts'
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyKeys } from '../../commands/idempotency.ts'
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import type { NextActionsQueries } from '../../../projections/stale-leads/next-actions.queries.ts'
 
 /** What tools use: the commands' dependencies (tools call commands) and the queries; the Leadline composition root provides them. */
-export interface McpServices extends PlaceCallDeps, RequestPaymentDeps {
+export interface McpServices extends PlaceCallDeps, RequestPaymentDeps, SendSmsDeps {
   readonly store: EventStore
   readonly commands: CommandHandler
   readonly inboundLeads: InboundLeadsQueries

@@ -52,8 +52,18 @@ export interface SendTextRequest {
   from: string
   to: string
   body: string
+  /**
+   * The account's Twilio Messaging Service (`MG…`): the text goes through it, and the carrier picks the
+   * sender from its pool (A2P 10DLC registration attaches there); `from` is then not sent.
+   */
+  messagingService?: string
   statusCallbackUrl?: string
   reference: string
+}
+
+/** The `messagingService` member of a text request for an account that set one (spread into the request). */
+export function messagingService(settings: { readonly messagingService: string | null }): { messagingService?: string } {
+  return settings.messagingService === null ? {} : { messagingService: settings.messagingService }
 }
 
 export interface SentText {

@@ -15,7 +15,7 @@ import { PAY_LINK_EFFECT, type PaymentRequested } from '../../domain/lead/paymen
 import { parseLeadStream } from '../../domain/lead/lead.events.ts'
 import type { RecordedEvent } from '../../domain/event.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
-import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
+import { messagingService, type Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { METADATA, PaymentsError, type PaymentsProvider } from '../../integrations/payments/payments.port.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
@@ -114,7 +114,7 @@ export class PayLinkSender extends EffectProcess<PayLinkSenderOptions> {
     const { from, to } = request
     return withCarrierRetries<SendOutcome>(
       async () => {
-        const sent = await carrier.sendText({ from, to, body, reference: requestId })
+        const sent = await carrier.sendText({ from, to, body, reference: requestId, ...messagingService(account.settings) })
         const recorded = await commands.handle(stream, leadDecider, { type: 'RecordPayLinkTexted', requestId, messageId: sent.messageId, carrier: sent.carrier }, actor)
         return { kind: 'texted', request: recorded.state.payments.requests[requestId] as PaymentRequestRecord }
       },

@@ -22,10 +22,12 @@ export interface ObservedCall {
 }
 
 export interface ObservedText {
-  from: string
+  /** Absent where the carrier lets a Messaging Service pick the sender (Twilio). */
+  from?: string
   to: string
   body: string
   statusCallbackUrl?: string
+  messagingService?: string
 }
 
 export interface CarrierHarness {
@@ -53,6 +55,8 @@ export const TEXT: SendTextRequest = {
   statusCallbackUrl: 'https://leadline.example/api/carrier/twilio/message-status?text=dec_2',
   reference: 'dec_2',
 }
+
+export const MESSAGING_SERVICE = `MG${'0123456789abcdef'.repeat(2)}`
 
 const CALL_ID = /^CA[0-9a-z]{32}$/i
 const MESSAGE_ID = /^SM[0-9a-z]{32}$/i
@@ -92,6 +96,13 @@ export function carrierContract(t: Test, harness: CarrierHarness): Promise<unkno
       t.match(sent.messageId, MESSAGE_ID)
       t.same(sent, { messageId: sent.messageId, status: 'queued', carrier: harness.name })
       t.same(observedTexts(), [{ from: TEXT.from, to: TEXT.to, body: TEXT.body, statusCallbackUrl: TEXT.statusCallbackUrl }])
+    })
+
+    t.test('a text through the account\'s Messaging Service names the service', async (t) => {
+      const { carrier, observedTexts } = await harness.open(t)
+      const sent = await carrier.sendText({ ...TEXT, messagingService: MESSAGING_SERVICE })
+      t.match(sent.messageId, MESSAGE_ID)
+      t.match(observedTexts(), [{ to: TEXT.to, body: TEXT.body, messagingService: MESSAGING_SERVICE }])
     })
 
     t.test('a text without a status callback is sent without one', async (t) => {

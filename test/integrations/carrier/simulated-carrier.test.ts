@@ -70,6 +70,7 @@ void carrierContract(t, {
             to: r.to,
             body: r.body,
             ...(r.statusCallbackUrl !== undefined ? { statusCallbackUrl: r.statusCallbackUrl } : {}),
+            ...(r.messagingService !== undefined ? { messagingService: r.messagingService } : {}),
           })),
     }
   },

@@ -12,7 +12,7 @@ import {
   type TwilioCarrier,
 } from '../../../src/integrations/carrier/twilio/twilio-carrier.adapter.ts'
 import { startFakeTwilio, type FakeTwilio, type FakeTwilioOptions, type FormFields } from '../../doubles/fake-twilio.ts'
-import { CALL, TEXT, carrierContract } from './carrier.contract.ts'
+import { CALL, MESSAGING_SERVICE, TEXT, carrierContract } from './carrier.contract.ts'
 
 async function setup(
   t: Test,
@@ -72,11 +72,14 @@ void carrierContract(t, {
       observedTexts: () =>
         created(fake.messageRequests()).map((r) => {
           const callback = text(r.form, 'StatusCallback')
+          const from = text(r.form, 'From')
+          const service = text(r.form, 'MessagingServiceSid')
           return {
-            from: String(text(r.form, 'From')),
+            ...(from !== undefined ? { from } : {}),
             to: String(text(r.form, 'To')),
             body: String(text(r.form, 'Body')),
             ...(callback !== undefined ? { statusCallbackUrl: callback } : {}),
+            ...(service !== undefined ? { messagingService: service } : {}),
           }
         }),
     }
@@ -156,6 +159,15 @@ t.test('a text is messages.create with To, From, Body and StatusCallback', async
   t.same(request?.form, { To: TEXT.to, From: TEXT.from, Body: TEXT.body, StatusCallback: TEXT.statusCallbackUrl })
   t.equal(sent.messageId, request?.sid)
   t.equal(fake.callRequests().length, 0, 'a text places no call')
+})
+
+t.test('a text through a Messaging Service sends MessagingServiceSid and no From (Twilio takes one or the other)', async (t) => {
+  const { fake, carrier } = await setup(t)
+  await carrier.sendText({ ...TEXT, messagingService: MESSAGING_SERVICE })
+  t.same(fake.messageRequests()[0]?.form, { To: TEXT.to, MessagingServiceSid: MESSAGING_SERVICE, Body: TEXT.body, StatusCallback: TEXT.statusCallbackUrl })
+  // A malformed service is refused by Twilio, never sent from the caller ID instead.
+  const refused = await failure(carrier.sendText({ ...TEXT, messagingService: 'MGnope' }))
+  t.match(refused, { failure: 'rejected', details: { carrierCode: 21701 } })
 })
 
 t.test('apiUrl may carry a base path (Twilio-compatible carriers)', async (t) => {

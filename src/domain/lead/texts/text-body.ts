@@ -37,3 +37,27 @@ export function textSegments(body: string): TextSegments {
   const message = new SegmentedMessage(body)
   return { segments: message.segmentsCount, encoding: message.encodingName, characters: message.numberOfCharacters }
 }
+
+/** How the account's texts leave: through its Messaging Service, or from the bare caller ID. */
+export interface TextSender {
+  readonly kind: 'messaging_service' | 'caller_id'
+  readonly messagingService: string | null
+  /** A sentence for dry runs, the console and the start-up log. */
+  readonly message: string
+}
+
+/**
+ * US carriers filter application-to-person texts from a long code that is not registered for A2P
+ * 10DLC; Twilio attaches that registration to a Messaging Service, so without one texts may be filtered.
+ */
+export function textSender(settings: { readonly messagingService: string | null; readonly callerId: string | null }): TextSender {
+  if (settings.messagingService !== null) {
+    return { kind: 'messaging_service', messagingService: settings.messagingService, message: `texts go through Messaging Service ${settings.messagingService}` }
+  }
+  const from = settings.callerId ?? 'the caller ID'
+  return {
+    kind: 'caller_id',
+    messagingService: null,
+    message: `texts go from the bare caller ID ${from} and may be filtered by carriers (no A2P 10DLC registration without a Messaging Service: leadline account set --messaging-service MG…)`,
+  }
+}

@@ -168,7 +168,8 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
     async sendText(r: SendTextRequest): Promise<SentText> {
       const message = await perform('text', () =>
         client.messages.create({
-          from: r.from,
+          // Twilio takes one or the other: a Messaging Service picks the sender itself.
+          ...(r.messagingService !== undefined ? { messagingServiceSid: r.messagingService } : { from: r.from }),
           to: r.to,
           body: r.body,
           ...(r.statusCallbackUrl !== undefined ? { statusCallback: r.statusCallbackUrl } : {}),
