@@ -26,6 +26,8 @@ export interface ClaimFollowUpText {
   readonly settings: AccountSettings
   readonly attempt: number
   readonly decisionId: string
+  /** The text's id (a call's `decisionId` when absent). */
+  readonly textId?: string
   readonly business?: string
 }
 
@@ -49,14 +51,15 @@ export function claimFollowUpText(command: ClaimFollowUpText, state: LeadWithCal
   const check = checkText(command.settings, state, now)
   if (!check.allowed) return followUpHeld(check, pending.attempt, at)
   const body = followUpTextBody(step.template, state, command.settings, command.business)
+  const textId = command.textId ?? command.decisionId
   let decided: TextEvent[]
   try {
-    decided = decideTexts({ type: 'DecideText', settings: command.settings, textId: command.decisionId, reason: 'follow_up', body, idempotencyKey: null, step: step.step }, state, now)
+    decided = decideTexts({ type: 'DecideText', settings: command.settings, textId, reason: 'follow_up', body, idempotencyKey: null, step: step.step }, state, now)
   } catch (error) {
     // The filled text cannot go out (too long for one message): stopped, with why, rather than retried for ever.
     if (!(error instanceof DomainError)) throw error
     return [{ type: 'FollowUpStopped', data: { reason: error.code, message: `text step ${step.step}: ${error.message}`, at } }]
   }
   const after = { ...state, dialing: followUpTextDecided(state.dialing) }
-  return [...decided, ...nextFollowUp(after, command.settings, command.decisionId, now)]
+  return [...decided, ...nextFollowUp(after, command.settings, textId, now)]
 }

@@ -48,7 +48,7 @@ export class FollowUpScheduler {
         const result = await commands.handle(
           due.stream,
           leadDecider,
-          { type: 'ClaimFollowUp', settings: account.settings, attempt: due.attempt, decisionId: newId('dec'), business: account.name },
+          { type: 'ClaimFollowUp', settings: account.settings, attempt: due.attempt, decisionId: newId('dec'), textId: newId('txt'), business: account.name },
           { actor: { kind: 'process', id: 'follow-up' } },
         )
         changed += result.newEvents.length > 0 ? 1 : 0

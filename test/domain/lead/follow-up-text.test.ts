@@ -23,7 +23,9 @@ const settingsWith = (followUp: string, more: Partial<AccountSettings> = {}): Ac
 })
 const S = settingsWith(TEXT_THEN_CALL)
 
-const claim = (settings: AccountSettings, attempt: number, decisionId: string): LeadCommand => ({ type: 'ClaimFollowUp', settings, attempt, decisionId, business: 'Acme Roofing' })
+/** The timer's claim, with an id for a call and one for a text (`dec_x`, `txt_x`): which is used depends on the step. */
+const claim = (settings: AccountSettings, attempt: number, decisionId: string): LeadCommand =>
+  ({ type: 'ClaimFollowUp', settings, attempt, decisionId, textId: decisionId.replace(/^dec_/, 'txt_'), business: 'Acme Roofing' })
 
 /** Jane Doe received at `when`, speed to lead placed as CA1, rung out unanswered. */
 function unanswered(settings: AccountSettings, when = NOW, extra: Record<string, unknown> = {}): LeadEvent[] {
@@ -47,11 +49,11 @@ t.test('a due text step: one text decided, its placeholders filled and the opt-o
   t.same(types(events), ['TextDecided', 'FollowUpScheduled'])
   t.match(events[0], {
     data: {
-      leadId: 'ld_1', textId: 'dec_t1', reason: 'follow_up', step: 1, from: CALLER_ID, to: '+13125550142', idempotencyKey: null, at: due.toISOString(),
+      leadId: 'ld_1', textId: 'txt_t1', reason: 'follow_up', step: 1, from: CALLER_ID, to: '+13125550142', idempotencyKey: null, at: due.toISOString(),
       body: "Hi Jane, it's Acme Roofing about your request. Call +13125550100.\nReply STOP to opt out.",
     },
   })
-  t.match(events[1], { data: { attempt: 2, dueAt: plus(due, HOUR).toISOString(), afterDecisionId: 'dec_t1' } }, 'the next step, timed from the text')
+  t.match(events[1], { data: { attempt: 2, dueAt: plus(due, HOUR).toISOString(), afterDecisionId: 'txt_t1' } }, 'the next step, timed from the text')
   t.notOk('textStep' in (events[1] as { data: object }).data, 'the next step is a call')
 
   const after = [...given, ...events]

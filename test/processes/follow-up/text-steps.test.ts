@@ -45,7 +45,7 @@ t.test('a text step goes out once after an unanswered call, at its time, then th
   t.equal(messages(s.fake).length, 1, 'one message')
   t.match(messages(s.fake)[0]?.form, { From: CALLER_ID, To: JANE, Body: BODY }, 'placeholders filled, the opt-out line added')
   const decided = await waitForEvent(s.leadline, s.accountId, PHONE, 'TextDecided')
-  t.match(decided.data, { reason: 'follow_up', step: 1, body: BODY, at: '2026-03-10T14:10:00.000Z' })
+  t.match(decided.data, { textId: /^txt_/, reason: 'follow_up', step: 1, body: BODY, at: '2026-03-10T14:10:00.000Z' })
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled', 2)).data, { attempt: 2, dueAt: '2026-03-10T15:10:00.000Z' }, 'the next step, an hour after the text')
 
   // The clock jumps about; the text is not sent again, and no call goes out before its time.

@@ -97,8 +97,8 @@ export type LeadWithCalls = IntakeState & { readonly dialing: DialingState }
 export type CallCommand =
   /** `to`: the number place_call was asked to ring (E.164); the lead's own when absent. */
   | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string; to?: string; toRaw?: string }
-  /** `decisionId`: the call's, or the text's when the step is a text step; `business`: the account's name, for a text step's `{business}`. */
-  | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string; business?: string }
+  /** `decisionId`: the call's; `textId` (else `decisionId`) the text's when the step is a text step; `business`: the account's name, for its `{business}`. */
+  | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string; textId?: string; business?: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
   | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
   /** `ownerLeg`: agent-first, the call rings owner number `to` (that leg of the decision), not the lead. `machineDetection`: the carrier was asked to tell a person from a machine (the account's `amd`). */
