@@ -9,12 +9,16 @@
  */
 import os from 'node:os'
 import type { Logger } from 'pino'
+import type { AccountState } from '../domain/account/account.decider.ts'
 import type { RecordedEvent } from '../domain/event.ts'
+import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
+import { parseLeadStream } from '../domain/lead/lead.events.ts'
 import type { Effect } from '../domain/shared/effect.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, isRetryableCarrierFailure } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { ClaimsQueries, OpenClaim } from '../../projections/claims/claims.queries.ts'
+import type { Accounts } from '../commands/accounts.ts'
 import type { Reaction, Reactor } from './process-runner.ts'
 
 /** Who this process is, in a claim's event (host and pid: enough to tell nodes apart). */
@@ -104,6 +108,70 @@ export abstract class EffectProcess<Options extends EffectProcessOptions = Effec
       }
     }
     return marked
+  }
+}
+
+export interface OnceEffectProcessOptions extends EffectProcessOptions {
+  readonly accounts: Pick<Accounts, 'get'>
+}
+
+/**
+ * An effect process that performs each decision of a lead at once, unpaced (the pay-link sender, the
+ * texter): the runner's delivery and a caller waiting for the outcome join one performance per
+ * decision in this process, and the claim lets one node perform it. After a start, decisions made
+ * within `resumeWindowMs` that no one claimed are performed; older ones (a runner far behind after a
+ * long stop) are left as they are, by `react` as by `resume`.
+ */
+export abstract class OnceEffectProcess<Options extends OnceEffectProcessOptions, Outcome> extends EffectProcess<Options> {
+  protected abstract readonly resumeWindowMs: number
+  /** Claims and performs the decision `id` of the lead's `stream`, or waits for another's outcome. */
+  protected abstract perform(stream: string, id: string, account: AccountState): Promise<Outcome>
+
+  protected override async react(event: RecordedEvent): Promise<Reaction> {
+    const { clock, accounts, logger } = this.options
+    if (Date.parse(event.recordedAt) < clock().getTime() - this.resumeWindowMs) return
+    const id = (event.data as Record<string, unknown>)[this.effect.id] as string
+    const account = await accounts.get(parseLeadStream(event.stream)?.accountId ?? '')
+    if (!account) return
+    const performed = this.send(event.stream, id, account).catch((error: unknown) => {
+      logger?.error({ err: error, process: this.name, id }, 'performing a decision failed')
+    })
+    return { settled: performed }
+  }
+
+  /** Performs a decision once per process; a caller that finds it running waits for the same outcome. */
+  send(stream: string, id: string, account: AccountState): Promise<Outcome> {
+    let running = this.inFlight.get(id) as Promise<Outcome> | undefined
+    if (!running) {
+      running = this.perform(stream, id, account).finally(() => this.inFlight.delete(id))
+      this.inFlight.set(id, running)
+    }
+    return running
+  }
+
+  /** Decisions made within `resumeWindowMs` and never claimed are performed, without waiting for them. */
+  protected override async resume(): Promise<void> {
+    const { claims, clock, accounts, logger } = this.options
+    const since = new Date(clock().getTime() - this.resumeWindowMs).toISOString()
+    for (const row of claims.unclaimedSince(this.name, since)) {
+      const account = await accounts.get(row.accountId)
+      if (!account) continue
+      this.send(row.stream, row.id, account).catch((error: unknown) => {
+        logger?.error({ err: error, process: this.name, id: row.id }, 'resuming a decision failed')
+      })
+    }
+  }
+
+  /** Another node or an earlier call performs the decision: reads the lead until `outcomeOf` finds its outcome. */
+  protected async awaitOutcome(stream: string, outcomeOf: (lead: LeadState) => Outcome | undefined, timedOut: Outcome, timeoutMs = 25_000): Promise<Outcome> {
+    const deadline = performance.now() + timeoutMs
+    for (;;) {
+      const { state } = await this.options.commands.load(stream, leadDecider)
+      const outcome = outcomeOf(state)
+      if (outcome !== undefined) return outcome
+      if (performance.now() > deadline) return timedOut
+      await pause(100)
+    }
   }
 }
 

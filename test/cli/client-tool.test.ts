@@ -18,7 +18,7 @@ t.test('without a name: the tools, as `leadline tools` lists them', async (t) =>
   t.match(tool.stdout, /^tool\s+scope\s+what it does\n/)
   t.match(tool.stdout, /\nplace_call\s+dial\s+\S/)
   t.same(JSON.parse(asJson.stdout).tools.map((d: { name: string }) => d.name).toSorted(), [
-    'get_lead', 'get_lead_history', 'get_next_actions', 'list_leads', 'mark_do_not_call', 'place_call', 'request_payment',
+    'get_lead', 'get_lead_history', 'get_next_actions', 'list_leads', 'mark_do_not_call', 'place_call', 'request_payment', 'send_sms',
   ])
 })
 

@@ -494,7 +494,7 @@ export function webhookRequests(world: FuzzWorld, captured: Record<Target, Buffe
   )
 }
 
-const TOOL_NAMES = ['get_next_actions', 'list_leads', 'get_lead', 'get_lead_history', 'mark_do_not_call', 'place_call', 'request_payment', 'nope', '__proto__', 'constructor', '']
+const TOOL_NAMES = ['get_next_actions', 'list_leads', 'get_lead', 'get_lead_history', 'mark_do_not_call', 'place_call', 'request_payment', 'send_sms', 'nope', '__proto__', 'constructor', '']
 const ARG_NAMES = ['phone', 'lead_id', 'name', 'limit', 'cursor', 'since', 'source', 'vendor', 'do_not_call', 'idempotency_key', 'dry_run', 'amountCents', 'description', '__proto__', 'constructor', 'prototype']
 
 /** Tool-endpoint requests: JSON-RPC envelopes with random methods, tools and arguments, batches, garbage. */

@@ -11,7 +11,7 @@ import { operatorContext } from '../helpers/build-app.ts'
 import { mcpApp, type McpTestAccount } from '../http/mcp/mcp-helpers.ts'
 
 const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callsPerSecond: 100 }
-const TOOLS = ['get_next_actions', 'list_leads', 'get_lead', 'get_lead_history', 'mark_do_not_call', 'place_call', 'request_payment']
+const TOOLS = ['get_next_actions', 'list_leads', 'get_lead', 'get_lead_history', 'mark_do_not_call', 'place_call', 'request_payment', 'send_sms']
 
 interface Book {
   readonly name: string
@@ -82,6 +82,7 @@ t.test('random tool calls with any key never return another account\'s data', as
         mark_do_not_call: fc.tuple(ref, idem).map(([r, k]) => ({ ...r, idempotency_key: k })),
         place_call: fc.tuple(fc.constantFrom(...phoneForms(target.phone)), fc.constantFrom(target.name, 'Someone'), idem).map(([phone, name, k]) => ({ phone, name, idempotency_key: k })),
         request_payment: fc.tuple(ref, idem, fc.integer({ min: 50, max: 10_000 })).map(([r, k, amountCents]) => ({ ...r, idempotency_key: k, amountCents, description: 'Deposit' })),
+        send_sms: fc.tuple(ref, idem).map(([r, k]) => ({ ...r, idempotency_key: k, body: 'Hi' })),
       }
       // Mostly arguments a tool takes; sometimes with a stray account id, or entirely random ones.
       const args = fc.oneof(

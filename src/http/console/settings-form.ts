@@ -49,6 +49,8 @@ export interface SettingsFormValues {
   /** A recording played instead; blank: speak the message. */
   readonly voicemailUrl: string
   readonly voicemailPerDay: string
+  /** The Twilio Messaging Service (MG…) texts go through; blank: from the bare caller ID. */
+  readonly messagingService: string
 }
 
 const UNIT_MINUTES: Readonly<Record<StaleUnit, number>> = { minutes: 1, hours: 60, days: 24 * 60 }
@@ -93,6 +95,7 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     voicemail: settings.voicemail,
     voicemailUrl: settings.voicemailUrl ?? '',
     voicemailPerDay: String(settings.voicemailPerDay),
+    messagingService: settings.messagingService ?? '',
   }
 }
 
@@ -130,6 +133,7 @@ export function valuesFromForm(body: Body): SettingsFormValues {
     voicemail: text(body, 'voicemail'),
     voicemailUrl: text(body, 'voicemailUrl'),
     voicemailPerDay: text(body, 'voicemailPerDay'),
+    messagingService: text(body, 'messagingService'),
   }
 }
 
@@ -201,5 +205,6 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     voicemail: values.voicemail === '' ? DEFAULT_VOICEMAIL : values.voicemail,
     voicemailUrl: values.voicemailUrl === '' ? null : values.voicemailUrl,
     voicemailPerDay: voicemails,
+    messagingService: values.messagingService === '' ? null : values.messagingService,
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Settings: speed to lead, calling hours (a day-by-day editor), time zone, caller id, what happens
- * on answer, machine detection and the voicemail, the follow-up policy, the stale threshold and the
- * connected Stripe account. A save is
+ * on answer, machine detection and the voicemail, the follow-up policy, the stale threshold, the
+ * Twilio Messaging Service texts go through, and the connected Stripe account. A save is
  * one settings change: the account decider validates all of it, and a refused form changes nothing.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -97,6 +97,12 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <label for="staleValue">A contacted lead with no answer, reply or update becomes stale after</label>
 <input type="number" id="staleValue" name="staleValue" min="1" step="any" value="${values.staleValue}"${describedBy('staleValue', bad) || describedBy('staleAfterMinutes', bad)}>
 <select name="staleUnit" aria-label="Stale threshold unit">${(['minutes', 'hours', 'days'] as const).map((unit) => html`<option${unit === values.staleUnit ? html` selected` : ''}>${unit}</option>`)}</select>
+</fieldset>
+
+<fieldset><legend>Texts</legend>
+${values.messagingService === '' ? html`<p class="notice" id="texts-sender">Texts go from the bare caller ID and may be filtered by carriers: without a Twilio Messaging Service, no A2P 10DLC registration is attached to them.</p>` : html`<p class="hint" id="texts-sender">Texts (send_sms, pay-links, STOP and HELP replies) go through Messaging Service <code>${values.messagingService}</code>.</p>`}
+<label for="messagingService">Twilio Messaging Service <span class="hint">MG followed by 32 hex digits; every text of the account goes through it. Empty: from the bare caller ID.</span></label>
+<input type="text" id="messagingService" name="messagingService" autocomplete="off" value="${values.messagingService}"${describedBy('messagingService', bad)}>
 </fieldset>
 
 <fieldset><legend>Payments</legend>

@@ -11,15 +11,11 @@ import { formatAmount, renderPayLinkText } from '../../domain/account/pay-link-t
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
-import { PAY_LINK_EFFECT, type PaymentRequested } from '../../domain/lead/payments/payments.events.ts'
-import { parseLeadStream } from '../../domain/lead/lead.events.ts'
-import type { RecordedEvent } from '../../domain/event.ts'
+import { PAY_LINK_EFFECT } from '../../domain/lead/payments/payments.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { messagingService, type Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { METADATA, PaymentsError, type PaymentsProvider } from '../../integrations/payments/payments.port.ts'
-import type { Accounts } from '../../commands/accounts.ts'
-import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
-import type { Reaction } from '../process-runner.ts'
+import { NODE_ID, OnceEffectProcess, pause, withCarrierRetries, type OnceEffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 
 /** Our own retries of a rate-limited provider request (the SDK retries the rest); safe: same idempotency key. */
 const PROVIDER_RETRIES = [500, 1500]
@@ -32,44 +28,17 @@ export type SendOutcome =
   | { kind: 'text_failed'; failure: string; message: string }
   | { kind: 'unknown'; message: string }
 
-export interface PayLinkSenderOptions extends EffectProcessOptions {
-  readonly accounts: Pick<Accounts, 'get'>
+export interface PayLinkSenderOptions extends OnceEffectProcessOptions {
   readonly provider: PaymentsProvider
   readonly carrier: Carrier
   readonly publicUrl: string
 }
 
-export class PayLinkSender extends EffectProcess<PayLinkSenderOptions> {
+export class PayLinkSender extends OnceEffectProcess<PayLinkSenderOptions, SendOutcome> {
   override readonly effect = PAY_LINK_EFFECT
+  protected override readonly resumeWindowMs = RESUME_WINDOW_MS
 
-  /**
-   * A decision from the log, whichever node made it: the text's claim lets one node send it, and the
-   * others wait for its outcome. Decisions older than RESUME_WINDOW_MS (a runner far behind after a
-   * long stop) are left as they are, as `resume` leaves them.
-   */
-  protected override async react(event: RecordedEvent): Promise<Reaction> {
-    const { clock, accounts, logger } = this.options
-    if (Date.parse(event.recordedAt) < clock().getTime() - RESUME_WINDOW_MS) return
-    const { requestId } = (event as unknown as PaymentRequested).data
-    const account = await accounts.get(parseLeadStream(event.stream)?.accountId ?? '')
-    if (!account) return
-    const sent = this.send(event.stream, requestId, account).catch((error: unknown) => {
-      logger?.error({ err: error, requestId }, 'sending a pay-link failed')
-    })
-    return { settled: sent }
-  }
-
-  /** Performs a decision once per process; a caller that finds it running waits for the same outcome. */
-  send(stream: string, requestId: string, account: AccountState): Promise<SendOutcome> {
-    let running = this.inFlight.get(requestId) as Promise<SendOutcome> | undefined
-    if (!running) {
-      running = this.perform(stream, requestId, account).finally(() => this.inFlight.delete(requestId))
-      this.inFlight.set(requestId, running)
-    }
-    return running
-  }
-
-  private async perform(stream: string, requestId: string, account: AccountState): Promise<SendOutcome> {
+  protected override async perform(stream: string, requestId: string, account: AccountState): Promise<SendOutcome> {
     const { commands, provider, carrier, publicUrl, logger } = this.options
     const actor = { actor: this.actor }
     let { state } = await commands.load(stream, leadDecider)
@@ -142,38 +111,27 @@ export class PayLinkSender extends EffectProcess<PayLinkSenderOptions> {
     }
   }
 
-  /** Another node or an earlier call performs this request: wait for its text's outcome on the log. */
-  private async awaitText(stream: string, requestId: string, timeoutMs = 25_000): Promise<SendOutcome> {
-    const deadline = performance.now() + timeoutMs
-    for (;;) {
-      const { state } = await this.options.commands.load(stream, leadDecider)
-      const request = state.payments.requests[requestId]
-      switch (request?.stage) {
-        case 'texted':
-          return { kind: 'texted', request }
-        case 'link_failed':
-          return { kind: 'link_failed', failure: request.failure ?? 'rejected', message: request.failureMessage ?? 'the provider refused the request', providerCode: request.providerCode }
-        case 'text_failed':
-          return { kind: 'text_failed', failure: request.failure ?? 'rejected', message: request.failureMessage ?? 'the carrier refused the text' }
-        case 'text_unknown':
-          return { kind: 'unknown', message: request.failureMessage ?? 'no outcome recorded' }
-      }
-      if (performance.now() > deadline) return { kind: 'unknown', message: 'no outcome recorded yet' }
-      await pause(100)
-    }
-  }
-
-  /** Requests decided within RESUME_WINDOW_MS and never texted are sent, without waiting for them. */
-  protected override async resume(): Promise<void> {
-    const { claims, clock, accounts, logger } = this.options
-    const since = new Date(clock().getTime() - RESUME_WINDOW_MS).toISOString()
-    for (const row of claims.unclaimedSince(this.name, since)) {
-      const account = await accounts.get(row.accountId)
-      if (!account) continue
-      this.send(row.stream, row.id, account).catch((error: unknown) => {
-        logger?.error({ err: error, requestId: row.id }, 'resuming a pay-link failed')
-      })
-    }
+  /** Another node or an earlier call performs this request: its text's outcome on the log. */
+  private awaitText(stream: string, requestId: string): Promise<SendOutcome> {
+    return this.awaitOutcome(
+      stream,
+      (lead) => {
+        const request = lead.payments.requests[requestId]
+        switch (request?.stage) {
+          case 'texted':
+            return { kind: 'texted', request }
+          case 'link_failed':
+            return { kind: 'link_failed', failure: request.failure ?? 'rejected', message: request.failureMessage ?? 'the provider refused the request', providerCode: request.providerCode }
+          case 'text_failed':
+            return { kind: 'text_failed', failure: request.failure ?? 'rejected', message: request.failureMessage ?? 'the carrier refused the text' }
+          case 'text_unknown':
+            return { kind: 'unknown', message: request.failureMessage ?? 'no outcome recorded' }
+          default:
+            return undefined
+        }
+      },
+      { kind: 'unknown', message: 'no outcome recorded yet' },
+    )
   }
 
   protected override async markUnknown(claim: StuckClaim): Promise<boolean> {

@@ -8,15 +8,11 @@
  */
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
-import { parseLeadStream } from '../../domain/lead/lead.events.ts'
 import type { TextRecord } from '../../domain/lead/texts/texts.decider.ts'
-import { TEXT_EFFECT, type TextDecided } from '../../domain/lead/texts/texts.events.ts'
-import type { RecordedEvent } from '../../domain/event.ts'
+import { TEXT_EFFECT } from '../../domain/lead/texts/texts.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
-import type { Accounts } from '../../commands/accounts.ts'
-import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
-import type { Reaction } from '../process-runner.ts'
+import { NODE_ID, OnceEffectProcess, withCarrierRetries, type OnceEffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 
 /** After a restart, texts decided this recently but never claimed are sent; older ones are left as they are. */
 export const RESUME_WINDOW_MS = 15 * 60 * 1000
@@ -27,52 +23,25 @@ export type TextOutcome =
   | { kind: 'failed'; failure: string; message: string }
   | { kind: 'unknown'; message: string }
 
-export interface TexterOptions extends EffectProcessOptions {
-  readonly accounts: Pick<Accounts, 'get'>
+export interface TexterOptions extends OnceEffectProcessOptions {
   readonly carrier: Carrier
 }
 
-export class Texter extends EffectProcess<TexterOptions> {
+export class Texter extends OnceEffectProcess<TexterOptions, TextOutcome> {
   override readonly effect = TEXT_EFFECT
+  protected override readonly resumeWindowMs = RESUME_WINDOW_MS
 
-  /**
-   * A decision from the log, whichever node made it: the claim lets one node send it, and the others
-   * wait for its outcome. Decisions older than RESUME_WINDOW_MS (a runner far behind after a long
-   * stop) are left as they are, as `resume` leaves them.
-   */
-  protected override async react(event: RecordedEvent): Promise<Reaction> {
-    const { clock, accounts, logger } = this.options
-    if (Date.parse(event.recordedAt) < clock().getTime() - RESUME_WINDOW_MS) return
-    const { textId } = (event as unknown as TextDecided).data
-    const account = await accounts.get(parseLeadStream(event.stream)?.accountId ?? '')
-    if (!account) return
-    const sent = this.send(event.stream, textId, account).catch((error: unknown) => {
-      logger?.error({ err: error, textId }, 'sending a text failed')
-    })
-    return { settled: sent }
-  }
-
-  /** Performs a decision once per process; a caller that finds it running waits for the same outcome. */
-  send(stream: string, textId: string, account: AccountState): Promise<TextOutcome> {
-    let running = this.inFlight.get(textId) as Promise<TextOutcome> | undefined
-    if (!running) {
-      running = this.perform(stream, textId, account).finally(() => this.inFlight.delete(textId))
-      this.inFlight.set(textId, running)
-    }
-    return running
-  }
-
-  private async perform(stream: string, textId: string, account: AccountState): Promise<TextOutcome> {
+  protected override async perform(stream: string, textId: string, account: AccountState): Promise<TextOutcome> {
     const { commands, carrier, logger } = this.options
     const actor = { actor: this.actor }
     const { state } = await commands.load(stream, leadDecider)
     const text = state.texts.texts[textId]
     if (!text) throw new DomainError('text_not_found', `no text ${textId} on ${stream}`)
-    if (text.stage !== 'decided') return this.awaitOutcome(stream, textId)
+    if (text.stage !== 'decided') return this.awaitText(stream, textId)
 
     const claim = await commands.handle(stream, leadDecider, { type: 'StartTextAttempt', textId, node: NODE_ID, settings: account.settings }, actor)
     const claimed = claim.newEvents[0]
-    if (!claimed) return this.awaitOutcome(stream, textId) // claimed elsewhere: its outcome is ours too
+    if (!claimed) return this.awaitText(stream, textId) // claimed elsewhere: its outcome is ours too
     if (claimed.type === 'TextFailed') return { kind: 'failed', failure: claimed.data.failure, message: claimed.data.message }
 
     // The Messaging Service the decision named, whatever the account says now.
@@ -95,36 +64,25 @@ export class Texter extends EffectProcess<TexterOptions> {
     )
   }
 
-  /** Another node or an earlier call performs this text: wait for its outcome on the log. */
-  private async awaitOutcome(stream: string, textId: string, timeoutMs = 25_000): Promise<TextOutcome> {
-    const deadline = performance.now() + timeoutMs
-    for (;;) {
-      const { state } = await this.options.commands.load(stream, leadDecider)
-      const text = state.texts.texts[textId]
-      switch (text?.stage) {
-        case 'sent':
-          return { kind: 'sent', text }
-        case 'failed':
-          return { kind: 'failed', failure: text.failure ?? 'rejected', message: text.failureMessage ?? 'the carrier refused the text' }
-        case 'unknown':
-          return { kind: 'unknown', message: text.failureMessage ?? 'no outcome recorded' }
-      }
-      if (performance.now() > deadline) return { kind: 'unknown', message: 'no outcome recorded yet' }
-      await pause(100)
-    }
-  }
-
-  /** Texts decided within RESUME_WINDOW_MS and never claimed are sent, without waiting for them. */
-  protected override async resume(): Promise<void> {
-    const { claims, clock, accounts, logger } = this.options
-    const since = new Date(clock().getTime() - RESUME_WINDOW_MS).toISOString()
-    for (const row of claims.unclaimedSince(this.name, since)) {
-      const account = await accounts.get(row.accountId)
-      if (!account) continue
-      this.send(row.stream, row.id, account).catch((error: unknown) => {
-        logger?.error({ err: error, textId: row.id }, 'resuming a text failed')
-      })
-    }
+  /** Another node or an earlier call performs this text: its outcome on the log. */
+  private awaitText(stream: string, textId: string): Promise<TextOutcome> {
+    return this.awaitOutcome(
+      stream,
+      (lead) => {
+        const text = lead.texts.texts[textId]
+        switch (text?.stage) {
+          case 'sent':
+            return { kind: 'sent', text }
+          case 'failed':
+            return { kind: 'failed', failure: text.failure ?? 'rejected', message: text.failureMessage ?? 'the carrier refused the text' }
+          case 'unknown':
+            return { kind: 'unknown', message: text.failureMessage ?? 'no outcome recorded' }
+          default:
+            return undefined
+        }
+      },
+      { kind: 'unknown', message: 'no outcome recorded yet' },
+    )
   }
 
   protected override async markUnknown(claim: StuckClaim): Promise<boolean> {

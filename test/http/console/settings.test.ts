@@ -139,3 +139,22 @@ t.test('on answer: agent first takes the owner numbers, comma-separated, rung in
   t.equal(refused.statusCode, 400)
   t.match(refused.body, /&#34;me&#34; is not an E\.164 number/)
 })
+
+t.test('texts: without a Messaging Service the page says they may be filtered; an MG sid is saved and shown, a bad one refused', async (t) => {
+  const f = await signedInConsole(t)
+  const page = (await f.browser.get('/app/settings')).body
+  t.match(page, /<p class="notice" id="texts-sender">Texts go from the bare caller ID and may be filtered by carriers/)
+  const sid = `MG${'c3'.repeat(16)}`
+  t.equal((await f.browser.post('/app/settings', form({ messagingService: sid }))).statusCode, 303)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { messagingService: sid })
+  const shown = (await f.browser.get('/app/settings')).body
+  t.match(shown, new RegExp(`go through Messaging Service <code>${sid}</code>`))
+  t.notMatch(shown, /may be filtered/)
+  const refused = await f.browser.post('/app/settings', form({ messagingService: 'MG123' }))
+  t.equal(refused.statusCode, 400)
+  t.match(refused.body, /Nothing was saved: invalid messagingService: must be a Twilio Messaging Service SID/)
+  t.match(refused.body, /id="messagingService" name="messagingService" autocomplete="off" value="MG123" aria-invalid="true"/)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { messagingService: sid }, 'nothing changed')
+  t.equal((await f.browser.post('/app/settings', form({ messagingService: '' }))).statusCode, 303)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { messagingService: null }, 'empty clears it')
+})

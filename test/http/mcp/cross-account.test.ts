@@ -113,6 +113,22 @@ t.test('place_call and get_next_actions never reach B', async (t) => {
   t.same(leaks(next, secrets), [], 'get_next_actions shows nothing of B')
 })
 
+t.test('send_sms: B\'s lead by phone or id is lead_not_found, exactly like a missing one, and nothing is texted', async (t) => {
+  const { app, a, b, bLead } = await twoAccounts(t)
+  const args = { body: 'Hi', idempotency_key: 'sms-b', dry_run: true }
+  const missingByPhone = await app.call(a.keys.write, 'send_sms', { ...args, phone: '(415) 555-0999' })
+  const missingById = await app.call(a.keys.write, 'send_sms', { ...args, lead_id: 'ld_0000000000000000' })
+  t.match(missingByPhone.error, { code: -32603, data: { code: 'lead_not_found' } })
+  for (const [reference, missing] of [[{ phone: '(415) 555-0203' }, missingByPhone], [{ lead_id: bLead.leadId }, missingById]] as const) {
+    for (const dry_run of [true, false]) {
+      const answer = await app.call(a.keys.write, 'send_sms', { ...args, ...reference, dry_run, idempotency_key: `sms-${dry_run}-${Object.keys(reference)[0]}` })
+      t.same(answer.error, missing.error, `${JSON.stringify(reference)} dry_run ${dry_run}`)
+      t.same(leaks(answer, secretsOf(b, bLead)), [])
+    }
+  }
+  t.same((await app.leadline.store.readAll()).filter((e) => e.type === 'TextDecided'), [], 'no text decided anywhere')
+})
+
 t.test('request_payment: B\'s lead by phone or id is customer_not_found, exactly like a missing one', async (t) => {
   const { app, a, b, bLead } = await twoAccounts(t)
   const args = { amountCents: 1000, description: 'Deposit', idempotency_key: 'pay-b', dry_run: true }
@@ -140,6 +156,7 @@ t.test('no tool takes an account id: an account argument is refused as invalid',
     mark_do_not_call: { phone: '4155550202', idempotency_key: 'acct' },
     place_call: { phone: '4155550202', name: 'x', idempotency_key: 'acct' },
     request_payment: { phone: '4155550202', amountCents: 100, description: 'x', idempotency_key: 'acct' },
+    send_sms: { phone: '4155550202', body: 'x', idempotency_key: 'acct' },
   }
   const { tools } = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, a.keys.all)).body.result
   for (const tool of tools as Array<{ name: string; inputSchema: { properties: Record<string, unknown> } }>) {

@@ -191,6 +191,7 @@ t.test('end to end: with recording and transcript events on the log, no tool at 
     ['mark_do_not_call', { phone: '3125550142', idempotency_key: 'rec', dry_run: true }],
     ['place_call', { phone: '3125550142', name: 'Jane Doe', idempotency_key: 'rec', dry_run: true }],
     ['request_payment', { phone: '3125550142', amountCents: 500, description: 'Deposit', idempotency_key: 'rec', dry_run: true }],
+    ['send_sms', { phone: '3125550142', body: 'Hi Jane', idempotency_key: 'rec', dry_run: true }],
   ]
   let answered = 0
   for (const scopes of SCOPE_SETS) {

@@ -16,6 +16,7 @@ const CALLS: Record<string, { scope: string; args: Record<string, unknown> }> = 
   mark_do_not_call: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
   place_call: { scope: 'dial', args: { phone: '312-555-0142', name: 'Jane Doe', idempotency_key: 'matrix', dry_run: true } },
   request_payment: { scope: 'write', args: { phone: '312-555-0142', amountCents: 12500, description: 'Deposit', idempotency_key: 'matrix', dry_run: true } },
+  send_sms: { scope: 'write', args: { phone: '312-555-0142', body: 'Hi Jane', idempotency_key: 'matrix', dry_run: true } },
 }
 
 t.test('every tool × every scope set', async (t) => {

@@ -35,7 +35,7 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   await client.ping()
 
   const { tools } = await client.listTools()
-  t.equal(tools.length, 7)
+  t.equal(tools.length, 8)
   const byName = new Map<string, SdkTool>(tools.map((tool) => [tool.name, tool]))
   t.match(byName.get('get_lead'), { annotations: { readOnlyHint: true }, _meta: { 'leadline/scope': 'read' } })
 
@@ -93,7 +93,13 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
     amount_cents: 12500,
     dry_run: true,
   })
-  t.equal(new Set(tools.map((tool) => tool.name)).size, 7, 'every tool was listed, and every one was called above')
+  t.match((await client.callTool({ name: 'send_sms', arguments: { phone: '312-555-0143', body: 'Hi John', idempotency_key: 'sdk-sms', dry_run: true } })).structuredContent, {
+    status: 'would_send',
+    body: 'Hi John\nReply STOP to opt out.',
+    segments: 1,
+    dry_run: true,
+  })
+  t.equal(new Set(tools.map((tool) => tool.name)).size, 8, 'every tool was listed, and every one was called above')
 })
 
 t.test('the SDK client sees every error code as an McpError with our code and data', async (t) => {
