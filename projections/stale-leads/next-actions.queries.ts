@@ -1,6 +1,7 @@
 /**
- * get_next_actions: the leads that need a person (or an agent) now. First what leads asked for in a
- * call's menu: a callback that is due, then a press of 1 that reached nobody. Then the stale ones:
+ * get_next_actions: the leads that need a person (or an agent) now. First what leads asked for: a
+ * text back (a reply), then in a call's menu a callback that is due and a press of 1 that reached
+ * nobody. Then the stale ones:
  * contacted but not touched back for longer than the account's threshold, or new and never contacted
  * 15 minutes after arriving. Each comes with the suggested call and when it is next allowed (mayCall).
  */
@@ -18,7 +19,7 @@ export interface StaleLead {
   /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
   readonly last_touch: string
   readonly attempts: number
-  /** `callback_due`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
+  /** `replied`, `callback_due`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
   readonly why: Why
   readonly suggested_action: string
   /** ISO UTC when the suggested call is next allowed; null when never. */
@@ -30,7 +31,7 @@ export interface NextActions {
   readonly stale_leads: StaleLead[]
 }
 
-export type Why = 'callback_due' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
+export type Why = 'replied' | 'callback_due' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15
@@ -50,6 +51,8 @@ function duration(minutes: number): string {
 
 function suggestedAction(row: LeadActivityRow, why: Why): string {
   switch (why) {
+    case 'replied':
+      return `replied: call now: the lead texted back at ${row.repliedAt} and nobody has called since`
     case 'callback_due':
       return `call back: the lead asked (pressing 2) to be called back at ${row.callbackAt}`
     case 'connect_missed':
@@ -109,11 +112,12 @@ export class NextActionsQueries {
     const id = account.accountId
 
     // What the leads asked for comes first, each group newest first; a lead is listed once, for its most urgent reason.
+    const replied = this.queries.replied(id, limit)
     const due = this.queries.callbacksDue(id, now.toISOString(), limit)
     const missed = this.queries.connectsMissed(id, limit)
     const asked: Array<[LeadActivityRow, Why]> = []
     const listed = new Set<string>()
-    for (const [rows, why] of [[due, 'callback_due'], [missed, 'connect_missed']] as const) {
+    for (const [rows, why] of [[replied, 'replied'], [due, 'callback_due'], [missed, 'connect_missed']] as const) {
       for (const row of rows) {
         if (listed.has(row.stream) || asked.length >= limit) continue
         asked.push([row, why])
@@ -149,6 +153,7 @@ export class NextActionsQueries {
       next_allowed_at: nextAllowed(row),
     }))
 
+    const replies = replied.length < limit ? replied.length : this.queries.countReplied(id)
     const callbacks = due.length < limit ? due.length : this.queries.countCallbacksDue(id, now.toISOString())
     const connects = missed.length < limit ? missed.length : this.queries.countConnectsMissed(id)
     const untouched = waitingRows.length < limit ? waitingRows.length : this.queries.countContactedUntouched(id, staleCutoff)
@@ -158,6 +163,7 @@ export class NextActionsQueries {
         ? `No stale leads: every contacted lead was touched within ${duration(staleAfter)} and no new lead has waited over ${NEVER_CONTACTED_AFTER_MINUTES} minutes for a first contact.`
         : `${plural(untouched, 'lead was', 'leads were')} contacted but untouched for over ${duration(staleAfter)}; ${plural(never, 'new lead has', 'new leads have')} not been contacted ${NEVER_CONTACTED_AFTER_MINUTES} minutes after arriving.`
     const wanted = [
+      ...(replies > 0 ? [`${plural(replies, 'lead', 'leads')} replied by text and ${replies === 1 ? 'was' : 'were'} not called since`] : []),
       ...(callbacks > 0 ? [`${plural(callbacks, 'lead is', 'leads are')} due the callback they asked for`] : []),
       ...(connects > 0 ? [`${plural(connects, 'lead', 'leads')} pressed 1 to talk to someone and ${connects === 1 ? 'was' : 'were'} not connected`] : []),
     ]

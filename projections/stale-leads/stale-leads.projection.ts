@@ -2,9 +2,10 @@
  * The stale-leads view behind get_next_actions: per lead, when it was last contacted (a call placed
  * or a text sent) and whether anything came back since (an answered call, a reply, an update, a
  * payment). `pending_since` is the last contact with no touch after it; null once the lead touches back.
- * Two things the lead asked for in a call's menu come first: `callback_at`, the callback the lead
- * asked for (pressing 2) until a call is decided for it, and `connect_missed_at`, when the lead
- * pressed 1 and the owner's leg did not connect, until another call goes out to the lead.
+ * What the lead asked for comes first: `replied_at`, when the lead last texted back (LeadReplied)
+ * until a call goes out to the lead after it; then, from a call's menu, `callback_at`, the callback
+ * the lead asked for (pressing 2) until a call is decided for it, and `connect_missed_at`, when the
+ * lead pressed 1 and the owner's leg did not connect, until another call goes out to the lead.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
@@ -13,7 +14,7 @@ import type { Projection } from '../../src/read-models/projection.ts'
 import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts'
 
 /** Event types that count as the lead touching back (inbound), beyond LeadUpdated and CallAnswered. */
-export const INBOUND_TOUCHES = ['PaymentSettled', 'TextReplyReceived'] as const
+export const INBOUND_TOUCHES = ['PaymentSettled'] as const
 /** Event types that count as a contact going out, beyond CallPlaced (agent-first: the dial of the lead, not the owner's call). */
 export const OUTBOUND_CONTACTS = ['PayLinkTexted', 'LeadDialStarted'] as const
 
@@ -26,10 +27,11 @@ function touch(db: Database, stream: string, at: string, extra = '', ...values: 
 
 export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
-  version: 2,
+  // 3: replied_at (LeadReplied).
+  version: 3,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
-    'CallbackRequested', 'OwnerConnectEnded',
+    'CallbackRequested', 'OwnerConnectEnded', 'LeadReplied',
     ...INBOUND_TOUCHES, ...OUTBOUND_CONTACTS,
   ],
   tables: ['lead_activity'],
@@ -52,12 +54,14 @@ export const staleLeadsProjection: Projection = {
         contacted INTEGER NOT NULL DEFAULT 0,
         attempts INTEGER NOT NULL DEFAULT 0,
         callback_at TEXT,
-        connect_missed_at TEXT
+        connect_missed_at TEXT,
+        replied_at TEXT
       );
       CREATE INDEX IF NOT EXISTS lead_activity_never_contacted ON lead_activity (account_id, contacted, do_not_call, received_at);
       CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since);
       CREATE INDEX IF NOT EXISTS lead_activity_callback ON lead_activity (account_id, do_not_call, callback_at);
       CREATE INDEX IF NOT EXISTS lead_activity_connect_missed ON lead_activity (account_id, do_not_call, connect_missed_at);
+      CREATE INDEX IF NOT EXISTS lead_activity_replied ON lead_activity (account_id, do_not_call, replied_at);
     `)
   },
 
@@ -104,7 +108,18 @@ export const staleLeadsProjection: Projection = {
         const { placedAt: at, ownerLeg } = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data
         // Agent-first rings the owner first: no contact with the lead yet.
         if (ownerLeg !== undefined) return
-        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, connect_missed_at = NULL', at, at)
+        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, connect_missed_at = NULL, replied_at = NULL', at, at)
+        return
+      }
+      case 'LeadDialStarted': {
+        // Agent-first: the owner pressed 1 and the lead is dialed: a call to the lead, as CallPlaced is for the others.
+        const { at } = (event as Extract<LeadEvent, { type: 'LeadDialStarted' }>).data
+        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, replied_at = NULL', at, at)
+        return
+      }
+      case 'LeadReplied': {
+        const { repliedAt } = (event as Extract<LeadEvent, { type: 'LeadReplied' }>).data
+        touch(db, recorded.stream, repliedAt, ', pending_since = NULL, replied_at = ?', repliedAt)
         return
       }
       case 'CallbackRequested':

@@ -18,10 +18,13 @@ export interface LeadActivityRow {
   readonly callbackAt: string | null
   /** When the lead pressed 1 and was not connected, until another call goes out. */
   readonly connectMissedAt: string | null
+  /** When the lead last texted back, until a call goes out to the lead after it. */
+  readonly repliedAt: string | null
 }
 
 const COLUMNS = `stream, lead_id AS leadId, name, phone, state, source, received_at AS receivedAt, last_touch_at AS lastTouchAt,
-  last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, connect_missed_at AS connectMissedAt`
+  last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, connect_missed_at AS connectMissedAt,
+  replied_at AS repliedAt`
 
 /** Counting stops here: a summary says "1,000+" rather than scanning a huge book on every call. */
 export const COUNT_CAP = 1000
@@ -45,6 +48,14 @@ export class StaleLeadsQueries {
     ).all(accountId, cutoff, limit) as LeadActivityRow[]
   }
 
+  /** Leads that texted back and were not called since; the latest reply first. */
+  replied(accountId: string, limit: number): LeadActivityRow[] {
+    return statement(
+      this.db,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND replied_at IS NOT NULL ORDER BY replied_at DESC LIMIT ?`,
+    ).all(accountId, limit) as LeadActivityRow[]
+  }
+
   /** Leads whose asked-for callback is due at `now`; the latest due first. */
   callbacksDue(accountId: string, now: string, limit: number): LeadActivityRow[] {
     return statement(
@@ -59,6 +70,13 @@ export class StaleLeadsQueries {
       this.db,
       `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND connect_missed_at IS NOT NULL ORDER BY connect_missed_at DESC LIMIT ?`,
     ).all(accountId, limit) as LeadActivityRow[]
+  }
+
+  countReplied(accountId: string): number {
+    return (statement(
+      this.db,
+      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND replied_at IS NOT NULL LIMIT ?)',
+    ).get(accountId, COUNT_CAP) as { n: number }).n
   }
 
   countCallbacksDue(accountId: string, now: string): number {

@@ -133,6 +133,7 @@ export function describeLeadState(state: LeadState): Array<[string, string]> {
   if (d.followUpStopped) lines.push(['follow-ups', `stopped (${printable(d.followUpStopped)})`])
   if (d.lastContactAt) lines.push(['last contact', d.lastContactAt])
   if (d.answeredAt) lines.push(['answered', d.answeredAt])
+  if (state.lastReplyAt) lines.push(['replied by text', `${state.replies} (last ${state.lastReplyAt})`])
   const p = state.payments
   const lastRequest = p && p.order.length > 0 ? p.requests[p.order[p.order.length - 1] as string] : undefined
   if (lastRequest) {

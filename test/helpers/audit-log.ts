@@ -117,7 +117,8 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'LeadDialStarted', data: { decisionId: d1, callId: 'CA222', leg: 1, to: `+1${PHONE}`, at: '2026-03-11T16:15:19.000Z' } }, carrier],
   // A submission with the same last ten digits and another country code: the lead keeps its number.
   [{ type: 'LeadPhoneConflict', data: { leadId: 'ld_audit0000000000a', storedPhone: `+1${PHONE}`, receivedPhone: `+52${PHONE}`, receivedRaw: `+52 ${PHONE}`, source: 'webhook', kept: true, message: `the submission's number +52${PHONE} differs from the lead's +1${PHONE}; the lead keeps +1${PHONE}`, at: '2026-03-11T16:15:00.000Z' } }, webhook],
-  // Issue #27: the lead texts STOP to the account's number; the one confirmation is claimed, then sent.
+  // Issue #27: the lead texts back (a reply: its TextReceived left out here), then STOP to the account's number; the one confirmation is claimed, then sent.
+  [{ type: 'LeadReplied', data: { leadId: 'ld_audit0000000000a', messageId: 'SM110', repliedAt: '2026-03-11T16:15:50.000Z' } }, carrier],
   [{ type: 'TextReceived', data: { leadId: 'ld_audit0000000000a', messageId: 'SM111', from: `+1${PHONE}`, to: '+15125550100', transcript: 'Stop.', keyword: 'opt_out', carrier: 'twilio', receivedAt: '2026-03-11T16:16:00.000Z' } }, carrier],
   [{ type: 'TextReplyClaimed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', kind: 'opt_out_confirmation', from: '+15125550100', to: `+1${PHONE}`, body: 'Acme: you are unsubscribed', node: 'node-1', at: '2026-03-11T16:16:00.000Z' } }, carrier],
   [{ type: 'TextReplySent', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', messageId: 'SM222', carrier: 'twilio', at: '2026-03-11T16:16:01.000Z' } }, carrier],

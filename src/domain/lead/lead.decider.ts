@@ -3,14 +3,15 @@
  * Intake receives the person (intake/), calls rings them (calls/), payments asks them for money
  * (payments/), texts texts them (texts/); each owns its events, commands, evolve and decide. Every event and command belongs
  * to exactly one slice, which the compiler checks (`never` below). What crosses slices is decided
- * here: speed to lead with a new lead, a lead's follow-up stopped as it becomes do-not-call, and a
- * follow-up text step decided as a text.
+ * here: speed to lead with a new lead, a lead's follow-up stopped as it becomes do-not-call or
+ * replies by text, and a follow-up text step decided as a text.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import { INITIAL_INTAKE, decideIntake, evolveIntake, isIntakeCommand, type IntakeCommand, type IntakeState } from './intake/intake.decider.ts'
 import { isIntakeEvent, type IntakeEvent } from './intake/intake.events.ts'
 import {
-  INITIAL_DIALING, decideCalls, evolveCalls, followUpTextDecided, isCallCommand, speedToLeadOutcome, stopFollowUpForDoNotCall, type CallCommand, type DialingState,
+  INITIAL_DIALING, decideCalls, evolveCalls, followUpTextDecided, isCallCommand, speedToLeadOutcome, stopFollowUpForDoNotCall, stopFollowUpForReply, type CallCommand,
+  type DialingState,
 } from './calls/calls.decider.ts'
 import { claimFollowUpText } from './follow-up-text.ts'
 import { isCallEvent } from './calls/calls.events.ts'
@@ -45,7 +46,10 @@ function decideIntakeAndAfter(command: IntakeCommand, state: LeadState, now: Dat
     if ('type' in outcome) return [first, outcome]
     return [{ ...first, data: { ...first.data, speedToLeadSkipped: outcome } }]
   }
-  return becameDoNotCall(state, events) ? [...events, ...stopFollowUpForDoNotCall(state.dialing, now.toISOString())] : events
+  if (becameDoNotCall(state, events)) return [...events, ...stopFollowUpForDoNotCall(state.dialing, now.toISOString())]
+  // A reply is a person waiting for a call (get_next_actions lists them first), not for another timer.
+  if (events.some((e) => e.type === 'LeadReplied')) return [...events, ...stopFollowUpForReply(state.dialing, now.toISOString())]
+  return events
 }
 
 /** A lead who presses 9 in a call opts out: do-not-call from then on, in every path, and no pending follow-up. */

@@ -12,7 +12,7 @@ import type { Effect } from '../shared/effect.ts'
 export { INBOUND_LEADS } from './intake/intake.events.ts'
 export type {
   IntakeEvent, LeadAddedToList, LeadDoNotCallCleared, LeadFieldChanges, LeadList, LeadMarkedDoNotCall, LeadPhoneConflict, LeadReceived, LeadUpdated,
-  TextReceived, TextReplyClaimed, TextReplyFailed, TextReplyKind, TextReplySent,
+  LeadReplied, TextReceived, TextReplyClaimed, TextReplyFailed, TextReplyKind, TextReplySent,
 } from './intake/intake.events.ts'
 export type {
   CallAnswered, CallAttemptStarted, CallCompleted, CallDecided, CallEvent, CallFailed, CallNotAnswered, CallOutcomeUnknown, CallPlaced, CallPurpose,

@@ -168,6 +168,8 @@ ${fieldRows([
   ['Attempts', `${summary.attemptsToday} today, ${summary.attemptsTotal} in all`],
   ['Last outcome', last === null ? 'none yet' : html`${outcomeWords(last)}, ${timeElement(last.at, zone)}`],
   ['Callback asked for', last?.callbackAt ? timeElement(last.callbackAt, zone) : null],
+  // That the lead texted back and when; what they wrote stays in the log, like a transcript.
+  ['Replied by text', state.lastReplyAt === null ? null : html`${state.replies === 1 ? 'once' : `${state.replies} times`}, last ${timeElement(state.lastReplyAt, zone)}: call them`],
   ['Next follow-up', d.pendingFollowUp ? html`attempt ${d.pendingFollowUp.attempt}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
 ])}
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>

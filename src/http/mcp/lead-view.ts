@@ -165,6 +165,18 @@ export function speedToLeadOutputOf(state: LeadState): z.output<typeof speedToLe
   return { status: state.dialing.speedToLead, reason: skip?.reason ?? null, message: skip?.message ?? null, next_allowed_at: skip?.nextAllowedAt ?? null, rule: skip?.rule ?? null }
 }
 
+export const repliesOutput = z
+  .object({
+    count: z.number().int().describe('Texts the lead sent that were no keyword (not STOP, HELP, START or their synonyms)'),
+    last_reply_at: z.string().nullable().describe('When the latest came (ISO UTC); null when none did'),
+  })
+  .describe('Whether the lead texted back, and when: a reply stops follow-up and lists the lead first in get_next_actions. Never what they wrote')
+
+/** That the lead replied and when, from the lead's own record: never the text. */
+export function repliesOutputOf(state: LeadState): z.output<typeof repliesOutput> {
+  return { count: state.replies, last_reply_at: state.lastReplyAt }
+}
+
 export const warningsOutput = z
   .array(z.object({ code: z.string(), field: z.string(), message: z.string() }))
   .describe("What intake said about the latest submission (phone_not_valid, phone_conflict, …), as the webhook's answer did")

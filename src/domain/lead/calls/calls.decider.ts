@@ -306,6 +306,14 @@ export function stopFollowUpForDoNotCall(state: DialingState, at: string): Follo
   return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead became do-not-call', at } }]
 }
 
+const REPLIED = { reason: 'replied', message: 'the lead replied by text' } as const
+
+/** A lead who texts back stops its pending follow-up at once, as an answer does. */
+export function stopFollowUpForReply(state: DialingState, at: string): FollowUpStopped[] {
+  if (!state.pendingFollowUp) return []
+  return [{ type: 'FollowUpStopped', data: { ...REPLIED, at } }]
+}
+
 function decided(state: LeadWithCalls, settings: AccountSettings, decisionId: string, purpose: CallPurpose, at: string, idempotencyKey: string | null, to?: string): CallDecided {
   return {
     type: 'CallDecided',
@@ -356,6 +364,8 @@ export function followUpTextDecided(dialing: DialingState): DialingState {
 export function nextFollowUp(state: LeadWithCalls, settings: AccountSettings, afterDecisionId: string, now: Date): CallEvent[] {
   const at = now.toISOString()
   if (state.doNotCall) return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead is do-not-call', at } }]
+  // A reply ends the cadence for good, as an answer does: a later unanswered call starts no new one.
+  if (state.lastReplyAt !== null) return [{ type: 'FollowUpStopped', data: { ...REPLIED, at } }]
   const policy = parseFollowUpPolicy(settings.followUp)
   const index = followUpStepsTaken(state.dialing)
   const step = policy.steps[index]

@@ -37,7 +37,8 @@ export type ReceiveLead = {
 /**
  * A text the person sent to the account's number, once per carrier message id: a person first met
  * by a text becomes a lead (not listed in Inbound Leads, no speed to lead) with `fields`; an opt-out
- * keyword marks them do-not-call (`sms_keyword`) in the same append.
+ * keyword marks them do-not-call (`sms_keyword`) in the same append, and any text that is no keyword
+ * is a reply (`LeadReplied`).
  */
 export type ReceiveText = {
   type: 'ReceiveText'
@@ -92,6 +93,9 @@ export interface IntakeState {
   readonly textReplies: Readonly<Record<string, 'claimed' | 'sent' | 'failed'>>
   /** An opt-out confirmation was claimed since the lead last became do-not-call (one per opt-out, ever). */
   readonly optOutConfirmed: boolean
+  /** Texts from the person that were no keyword (LeadReplied), and when the latest came. */
+  readonly replies: number
+  readonly lastReplyAt: string | null
 }
 
 export const INITIAL_INTAKE: IntakeState = {
@@ -108,6 +112,8 @@ export const INITIAL_INTAKE: IntakeState = {
   textsReceived: [],
   textReplies: {},
   optOutConfirmed: false,
+  replies: 0,
+  lastReplyAt: null,
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -230,6 +236,8 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
       return state
     case 'TextReceived':
       return { ...state, textsReceived: [...state.textsReceived, event.data.messageId] }
+    case 'LeadReplied':
+      return { ...state, replies: state.replies + 1, lastReplyAt: event.data.repliedAt }
     case 'TextReplyClaimed':
       return {
         ...state,
@@ -312,6 +320,8 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
         data: { leadId, messageId: command.messageId, from: command.from, to: command.to, transcript: command.body, keyword, carrier: command.carrier, receivedAt: at },
       })
       if (keyword === 'opt_out' && !state.doNotCall) events.push({ type: 'LeadMarkedDoNotCall', data: { leadId, markedAt: at, source: 'sms_keyword' } })
+      // START and UNSTOP are keywords too: carrier vocabulary, not a person asking to talk.
+      if (keyword === null) events.push({ type: 'LeadReplied', data: { leadId, messageId: command.messageId, repliedAt: at } })
       return events
     }
     case 'ClaimTextReply': {

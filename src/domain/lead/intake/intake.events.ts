@@ -80,6 +80,13 @@ export type TextReceived = DomainEvent<
   'TextReceived',
   { leadId: string; messageId: string; from: string; to: string; transcript: string; keyword: TextKeyword | null; carrier: string; receivedAt: string }
 >
+/**
+ * The person texted back something that is not a keyword: a person is waiting for a call. Recorded
+ * in the same append as its TextReceived; it carries when and the message id, never the text (that
+ * stays in the TextReceived, kept like a transcript). The lead decider stops a pending follow-up
+ * with it (`FollowUpStopped`, `replied`).
+ */
+export type LeadReplied = DomainEvent<'LeadReplied', { leadId: string; messageId: string; repliedAt: string }>
 /** What Leadline answers a keyword with: the one opt-out confirmation, or the answer to HELP. */
 export type TextReplyKind = 'opt_out_confirmation' | 'help'
 /** The claim of a reply to inbound text `replyTo`, before the carrier is asked: at most one, ever. */
@@ -93,7 +100,7 @@ export type TextReplyFailed = DomainEvent<'TextReplyFailed', { leadId: string; r
 
 export type IntakeEvent =
   | LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict
-  | TextReceived | TextReplyClaimed | TextReplySent | TextReplyFailed
+  | TextReceived | LeadReplied | TextReplyClaimed | TextReplySent | TextReplyFailed
 
 export function isIntakeEvent(event: { readonly type: string }): event is IntakeEvent {
   return Object.hasOwn(INTAKE_SUMMARIES, event.type)
@@ -158,6 +165,7 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
         : 'marked do-not-call',
   LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
   TextReceived: (d) => `text received from ${printable(d.from)} to ${printable(d.to)}${d.keyword === null ? '' : ` (keyword: ${KEYWORD_WORDS[d.keyword] ?? printable(String(d.keyword))})`}`,
+  LeadReplied: (d) => `the lead replied by text (message ${printable(d.messageId)}): call them`,
   TextReplyClaimed: (d) => `${REPLY_WORDS[d.kind] ?? printable(String(d.kind))} claimed: ${printable(d.from)} → ${printable(d.to)}`,
   TextReplySent: (d) => `reply text sent through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
   TextReplyFailed: (d) => `reply text not sent: ${printable(d.failure)}: ${printable(d.message)} (never resent)`,
