@@ -5,7 +5,7 @@
  * line added); outside the lead's hours it waits; its claim survives a restart; an answer or a STOP
  * stops it.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import twilio from 'twilio'
 import type { FastifyInstance } from 'fastify'
 import type { AccountSettings } from '../../../src/domain/account/account-settings.ts'
@@ -176,12 +176,28 @@ async function inbound(app: FastifyInstance, fake: FakeTwilio, body: string): Pr
   return response.statusCode
 }
 
-t.test('no text step after the lead opted out with STOP: only the one confirmation', async (t) => {
+/** A lead whose unanswered first call left a text step pending, with the fake Twilio and the clock. */
+async function textStepPending(t: Test) {
   const clock = manualClock('2026-03-10T14:00:00Z')
   const s = await followUpSetup(t, clock, { followUp: TEXT })
   await postLead(s.app, s.token, { phone: PHONE, name: 'Jane Doe' })
   await ringsOut(s, await nthCall(s, PHONE, 1))
   await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
+  return { s, clock }
+}
+
+t.test('no text step after the lead replied by text', async (t) => {
+  const { s, clock } = await textStepPending(t)
+  t.equal(await inbound(s.app, s.fake, 'Yes, call me after 5'), 200)
+  t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpStopped')).data, { reason: 'replied' })
+  clock.advance(2 * 24 * 60 * MIN)
+  await sleep(TICKS)
+  t.equal(messages(s.fake).length, 0, 'no follow-up text to a lead who replied')
+  t.equal(s.fake.callRequests().length, 1, 'and no follow-up call')
+})
+
+t.test('no text step after the lead opted out with STOP: only the one confirmation', async (t) => {
+  const { s, clock } = await textStepPending(t)
   t.equal(await inbound(s.app, s.fake, 'STOP'), 200)
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpStopped')).data, { reason: 'do_not_call' })
   await waitFor('the confirmation', () => messages(s.fake).length === 1)
