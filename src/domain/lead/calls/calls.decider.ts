@@ -64,7 +64,8 @@ export interface DialingState {
   readonly speedToLead: 'pending' | 'decided' | 'skipped'
   /** Why speed to lead did not call (its reason code), when it did not. */
   readonly speedToLeadSkip: SpeedToLeadSkip | null
-  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string } | null
+  /** `textStep`: the step scheduled was a text step (its number), as FollowUpScheduled said. */
+  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string; readonly textStep?: number } | null
   readonly followUpStopped: string | null
   /** Last time something went out to the lead (a call placed). */
   readonly lastContactAt: string | null
@@ -243,11 +244,14 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
     case 'FollowUpScheduled':
       return {
         ...update(state, event.data.afterDecisionId, { followedUp: true }),
-        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt },
+        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }) },
         followUpStopped: null,
       }
-    case 'FollowUpRescheduled':
-      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt }, followUpStopped: null }
+    case 'FollowUpRescheduled': {
+      // Moved, not changed: a text step stays one.
+      const textStep = state.pendingFollowUp?.textStep
+      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(textStep === undefined ? {} : { textStep }) }, followUpStopped: null }
+    }
     case 'FollowUpStopped':
       return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
     default: {
