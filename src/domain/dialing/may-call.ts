@@ -1,13 +1,19 @@
 /**
  * May this account call (or text) this number now? `mayContact` is the one answer, for a channel:
  * `mayCall` asks it for calls (speed to lead, follow-up, place_call, the dialer as a call goes out,
- * every dry run and get_next_actions' next allowed time), send_sms and the texter for texts. The rules, in order: do-not-call, the account's caller id,
- * the destination (a valid fixed-line or mobile number in an allowed country: destination.ts), the
- * daily limit (every call to the person counts, whatever its purpose), then calling hours and the
- * lead-time guard (calling-window.ts). The first rule that refuses is the reason.
+ * every dry run and get_next_actions' next allowed time), send_sms and the texter for texts. The
+ * rules, in order: do-not-call, the account's caller id, the destination (a valid fixed-line or
+ * mobile number in an allowed country: destination.ts), the daily limit (every call to the person
+ * counts, whatever its purpose), then calling hours and the lead-time guard (calling-window.ts). The
+ * first rule that refuses is the reason.
  * With the lead-time guard on, the calling rules of contact-rules.ts apply: their hours through
- * calling-window.ts, and the daily cap becomes the smaller of the account's and that of every state
- * row reaching the lead. A refusal by a row of that table names it in `rule`.
+ * calling-window.ts, and the smallest daily cap of the state rows reaching the lead must be met as
+ * well as the account's. A refusal by a row of that table names it in `rule`.
+ *
+ * A text is held to the same rules but one: the account's daily limit (the follow-up policy's
+ * `max N per 24h`) is a limit on calls and does not count texts. A state row's cap does: we read FL,
+ * OK and MD's "3 per 24 h" as covering every solicitation to the person, so texts and calls count
+ * together toward it (`textTimes`), for a call as for a text: the stricter reading (docs/send-sms.md).
  */
 import { callCountries, type AccountSettings } from '../account/account-settings.ts'
 import { callPermission, nextAllowedAt } from './calling-window.ts'
@@ -57,7 +63,7 @@ export interface CallTargetFacts {
    * Absent for a call already decided (checked again as it goes out): it was counted when decided.
    */
   readonly attemptTimes?: readonly string[]
-  /** When every earlier text to this person was decided: a state's cap counts them with the calls (texts only, for now). */
+  /** When every earlier text to this person was decided: a state's cap counts them with the calls, for a call as for a text. */
   readonly textTimes?: readonly string[]
 }
 
@@ -76,11 +82,17 @@ export function mayCall(settings: AccountSettings, target: CallTargetFacts, now:
 export function mayContact(channel: ContactChannel, settings: AccountSettings, target: CallTargetFacts, now: Date, hours: typeof callPermission = callPermission): ContactCheck {
   const accountLimit = channel === 'call' ? parseFollowUpPolicy(settings.followUp).maxPer24h : null
   const stateCap = settings.leadTimeGuard ? strictestDailyCap(stateRulesFor(target)) : null
-  // The state's cap wins when it is no looser than the account's: the refusal then names the law.
+  // The daily limit shown: the state's cap when it is no looser than the account's.
   const capRule = stateCap !== null && (accountLimit === null || stateCap.max <= accountLimit) ? stateCap.rule : null
   const dailyLimit = capRule === null ? accountLimit : capRule.maxPer24h ?? accountLimit
-  // A text counts only toward a state's cap, and there with the calls.
-  const times = channel === 'call' ? target.attemptTimes : capRule === null ? undefined : [...(target.attemptTimes ?? []), ...(target.textTimes ?? [])]
+  // The account's limit counts calls; a state's cap counts calls and texts together. Each must be met.
+  const limits: Array<{ readonly max: number; readonly times: readonly string[]; readonly rule: typeof capRule }> =
+    target.attemptTimes === undefined
+      ? []
+      : [
+          ...(stateCap === null ? [] : [{ max: stateCap.max, times: [...target.attemptTimes, ...(target.textTimes ?? [])], rule: stateCap.rule }]),
+          ...(accountLimit === null ? [] : [{ max: accountLimit, times: target.attemptTimes, rule: null }]),
+        ]
   const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): ContactCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
   const verb = channel === 'call' ? 'dialed' : 'texted'
@@ -95,20 +107,25 @@ export function mayContact(channel: ContactChannel, settings: AccountSettings, t
   const where = { phone: target.phone, ...(target.state ? { state: target.state } : {}) }
   const permission = hours(policy, where, now)
   const placed = { accountZone: permission.accountZone, leadZone: permission.leadZone, dailyLimit }
-  if (times !== undefined && dailyLimit !== null) {
-    const freeAt = withinDailyLimit(now, times, dailyLimit)
-    if (freeAt > now) {
-      // The next call must both fit the limit and fall inside the hours.
-      const next = nextAllowedAt(policy, where, freeAt)
-      const what = channel === 'call' ? 'calls' : 'calls and texts'
-      return {
-        allowed: false,
-        reason: 'daily_limit',
-        message: `at most ${dailyLimit} ${what} to one person in any 24 hours${capRule === null ? '' : ` (${capRule.rule}, ${capRule.citation})`}; the next may go out at ${(next ?? freeAt).toISOString()}`,
-        nextAllowedAt: next === null ? null : next.toISOString(),
-        ...placed,
-        ...(capRule === null ? {} : { rule: capRule.rule }),
-      }
+  // The limit that holds the contact back longest refuses it (the state's, on a tie: it names the law).
+  let binding: { limit: (typeof limits)[number]; freeAt: Date } | null = null
+  for (const limit of limits) {
+    const freeAt = withinDailyLimit(now, limit.times, limit.max)
+    if (freeAt > now && (binding === null || freeAt > binding.freeAt)) binding = { limit, freeAt }
+  }
+  if (binding !== null) {
+    const { limit, freeAt } = binding
+    // The next contact must both fit the limit and fall inside the hours.
+    const next = nextAllowedAt(policy, where, freeAt)
+    const what = limit.rule === null ? 'calls' : 'calls and texts'
+    return {
+      allowed: false,
+      reason: 'daily_limit',
+      message: `at most ${limit.max} ${what} to one person in any 24 hours${limit.rule === null ? '' : ` (${limit.rule.rule}, ${limit.rule.citation})`}; the next may go out at ${(next ?? freeAt).toISOString()}`,
+      nextAllowedAt: next === null ? null : next.toISOString(),
+      ...placed,
+      dailyLimit: limit.max,
+      ...(limit.rule === null ? {} : { rule: limit.rule.rule }),
     }
   }
   if (permission.allowed) return { allowed: true, reason: null, message: 'allowed now', nextAllowedAt: null, ...placed }

@@ -291,12 +291,17 @@ function targetFacts(state: LeadWithCalls, phone: string | undefined, purpose: C
   return { phone: phone ?? fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall, placeCall: purpose === 'place_call' }
 }
 
+/** The texts decided to the lead (the texts slice's state, read by shape): a state's cap counts them with the calls. */
+type WithTexts = { readonly texts?: { readonly order: readonly string[]; readonly texts: Readonly<Record<string, { readonly decidedAt: string }>> } }
+
 /**
  * What mayCall weighs for a new call to this lead, of this purpose, to `to` (the lead's own number
- * when absent): every call already decided counts toward the daily limit.
+ * when absent): every call already decided counts toward the daily limit, and every text too toward a state's cap.
  */
-export function leadCallTarget(state: LeadWithCalls, purpose: CallPurpose, to?: string): CallTargetFacts {
-  return { ...targetFacts(state, to, purpose), attemptTimes: attemptTimes(state) }
+export function leadCallTarget(state: LeadWithCalls & WithTexts, purpose: CallPurpose, to?: string): CallTargetFacts {
+  const texts = state.texts
+  const textTimes = texts === undefined ? [] : texts.order.map((id) => texts.texts[id]?.decidedAt ?? '')
+  return { ...targetFacts(state, to, purpose), attemptTimes: attemptTimes(state), textTimes }
 }
 
 /** The same question again as a decided call goes out: its own number, the limit already counted. */

@@ -95,6 +95,17 @@ t.test('daily limits: the account\'s call limit does not count texts; a state\'s
   } catch (error) {
     t.match(error, { code: 'daily_limit', details: { rule: 'FL 501.616', daily_limit: 3 } })
   }
+  // The same holds for a call: two texts and a call, and a second call is refused by Florida's cap.
+  const stateOf = (events: readonly LeadEvent[]) => events.reduce((s, e) => leadDecider.evolve(s, e), leadDecider.initialState())
+  try {
+    leadDecider.decide({ type: 'DecidePlaceCall', settings: SETTINGS, decisionId: 'dec_2', idempotencyKey: 'c-2' }, stateOf(florida), NOW)
+    t.fail('a fourth contact in 24 hours to a Florida lead was dialed')
+  } catch (error) {
+    t.match(error, { code: 'daily_limit', details: { rule: 'FL 501.616', daily_limit: 3 }, message: /at most 3 calls and texts/ })
+  }
+  // Elsewhere texts never count toward the account's call limit: two texts, then a call under "max 1 per 24h".
+  const illinois = play([[NOW, decide({ settings: tight })], [NOW, decide({ settings: tight, textId: 'txt_2', idempotencyKey: 'k-2' })]])
+  t.match(leadDecider.decide({ type: 'DecidePlaceCall', settings: tight, decisionId: 'dec_1', idempotencyKey: 'c-1' }, stateOf(illinois), NOW), [{ type: 'CallDecided' }])
 })
 
 t.test('the claim: once, checked again as it goes out, then the carrier\'s outcome', async (t) => {
