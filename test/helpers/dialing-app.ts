@@ -178,6 +178,12 @@ export async function ringsOut(s: FollowUpSetup, sid: string): Promise<void> {
   if ((await statusCallback(s.fake, s.baseUrl, sid, 'no-answer', { sequenceNumber: 2 })) !== 204) throw new Error('no-answer refused')
 }
 
+/** Twilio reports a person answered and talked for 42 s (in-progress, then completed); throws if Leadline refuses either. */
+export async function answeredByPerson(s: FollowUpSetup, sid: string): Promise<void> {
+  if ((await statusCallback(s.fake, s.baseUrl, sid, 'in-progress', { sequenceNumber: 1, extra: { AnsweredBy: 'human' } })) !== 204) throw new Error('in-progress refused')
+  if ((await statusCallback(s.fake, s.baseUrl, sid, 'completed', { sequenceNumber: 2, extra: { CallDuration: '42', AnsweredBy: 'human' } })) !== 204) throw new Error('completed refused')
+}
+
 /** The URL of a local port nothing listens on (connection refused). */
 export async function freePortUrl(): Promise<string> {
   const net = await import('node:net')

@@ -3,13 +3,17 @@
  * Intake receives the person (intake/), calls rings them (calls/), payments asks them for money
  * (payments/), texts texts them (texts/); each owns its events, commands, evolve and decide. Every event and command belongs
  * to exactly one slice, which the compiler checks (`never` below). What crosses slices is decided
- * here: speed to lead with a new lead, and a lead's follow-up stopped as it becomes do-not-call or
- * replies by text.
+ * here: speed to lead with a new lead, a lead's follow-up stopped as it becomes do-not-call or
+ * replies by text, and a follow-up text step decided as a text.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import { INITIAL_INTAKE, decideIntake, evolveIntake, isIntakeCommand, type IntakeCommand, type IntakeState } from './intake/intake.decider.ts'
 import { isIntakeEvent, type IntakeEvent } from './intake/intake.events.ts'
-import { INITIAL_DIALING, decideCalls, evolveCalls, isCallCommand, speedToLeadOutcome, stopFollowUpForDoNotCall, stopFollowUpForReply, type CallCommand, type DialingState } from './calls/calls.decider.ts'
+import {
+  INITIAL_DIALING, decideCalls, evolveCalls, followUpTextDecided, isCallCommand, speedToLeadOutcome, stopFollowUpForDoNotCall, stopFollowUpForReply, type CallCommand,
+  type DialingState,
+} from './calls/calls.decider.ts'
+import { claimFollowUpText } from './follow-up-text.ts'
 import { isCallEvent } from './calls/calls.events.ts'
 import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, type PaymentCommand, type PaymentsState } from './payments/payments.decider.ts'
 import { isPaymentEvent } from './payments/payments.events.ts'
@@ -50,6 +54,9 @@ function decideIntakeAndAfter(command: IntakeCommand, state: LeadState, now: Dat
 
 /** A lead who presses 9 in a call opts out: do-not-call from then on, in every path, and no pending follow-up. */
 function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
+  // A follow-up whose step is a text is claimed by deciding the text (follow-up-text.ts).
+  const text = command.type === 'ClaimFollowUp' ? claimFollowUpText(command, state, now) : null
+  if (text !== null) return text
   const events: LeadEvent[] = decideCalls(command, state, now)
   if (!events.some((e) => e.type === 'MenuKeyPressed' && e.data.choice === 'opt_out')) return events
   const after = events.reduce((s, event) => leadDecider.evolve(s, event), state)
@@ -68,7 +75,11 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     }
     if (isCallEvent(event)) return { ...state, dialing: evolveCalls(state.dialing, event) }
     if (isPaymentEvent(event)) return { ...state, payments: evolvePayments(state.payments, event) }
-    if (isTextEvent(event)) return { ...state, texts: evolveTexts(state.texts, event) }
+    if (isTextEvent(event)) {
+      // A follow-up text takes its step of the follow-up policy, as a follow-up call does.
+      const dialing = event.type === 'TextDecided' && event.data.reason === 'follow_up' ? followUpTextDecided(state.dialing) : state.dialing
+      return { ...state, dialing, texts: evolveTexts(state.texts, event) }
+    }
     const _: never = event
     // An event type this version does not know (a newer writer, another feature): the lead stays as it was.
     return state

@@ -170,7 +170,7 @@ ${fieldRows([
   ['Callback asked for', last?.callbackAt ? timeElement(last.callbackAt, zone) : null],
   // That the lead texted back and when; what they wrote stays in the log, like a transcript.
   ['Replied by text', state.lastReplyAt === null ? null : html`${state.replies === 1 ? 'once' : `${state.replies} times`}, last ${timeElement(state.lastReplyAt, zone)}: call them`],
-  ['Next follow-up', d.pendingFollowUp ? html`attempt ${d.pendingFollowUp.attempt}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
+  ['Next follow-up', d.pendingFollowUp ? html`${d.pendingFollowUp.textStep === undefined ? `attempt ${d.pendingFollowUp.attempt}` : `a text (step ${d.pendingFollowUp.textStep})`}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
 ])}
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>

@@ -5,7 +5,7 @@
  */
 import type { AccountSettings, SettingsChange } from '../../domain/account/account-settings.ts'
 import { DAY_NAMES, formatCallingHours, parseCallingHours, type CallingWindow } from '../../domain/account/calling-hours.ts'
-import { parseFollowUpPolicy } from '../../domain/dialing/follow-up-policy.ts'
+import { formatFollowUpSteps, parseFollowUpPolicy } from '../../domain/dialing/follow-up-policy.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
@@ -74,7 +74,6 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
   const policy = parseFollowUpPolicy(settings.followUp)
   const stale = settings.staleAfterMinutes
   const staleUnit: StaleUnit = stale % UNIT_MINUTES.days === 0 ? 'days' : stale % UNIT_MINUTES.hours === 0 ? 'hours' : 'minutes'
-  const followUpText = settings.followUp === 'off' ? '' : (settings.followUp.split(';')[0] ?? '').trim()
   return {
     speedToLead: settings.speedToLead,
     timeZone: settings.timeZone,
@@ -87,7 +86,7 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     onAnswerNumber: onAnswer.kind === 'twiml' ? '' : onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers.join(', ') : (onAnswer.ownerNumber ?? ''),
     onAnswerUrl: onAnswer.kind === 'twiml' ? onAnswer.url : '',
     followUpOn: policy.steps.length > 0,
-    followUpSteps: followUpText || '10m, 1h, next-day 10:00',
+    followUpSteps: policy.steps.length > 0 ? formatFollowUpSteps(policy.steps) : '10m, 1h, next-day 10:00',
     followUpMax: String(policy.maxPer24h),
     staleValue: String(stale / UNIT_MINUTES[staleUnit]),
     staleUnit,

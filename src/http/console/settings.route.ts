@@ -87,7 +87,7 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 
 <fieldset><legend>Follow-up</legend>
 <label class="check"><input type="checkbox" name="followUpOn" value="on"${checked(values.followUpOn)}> Call again when a lead does not answer</label>
-<label for="followUpSteps">Retry after <span class="hint">Comma-separated: a delay after the previous attempt (90s, 10m, 2h, 1d) or next-day HH:MM.</span></label>
+<label for="followUpSteps">Retry after <span class="hint">Comma-separated: a delay after the previous attempt (90s, 10m, 2h, 1d) or next-day HH:MM; add text "…" to send a text at that step instead of calling (see the configuration docs).</span></label>
 <input type="text" id="followUpSteps" name="followUpSteps" value="${values.followUpSteps}"${describedBy('followUp', bad)}>
 <label for="followUpMax">At most this many calls in any 24 hours</label>
 <input type="number" id="followUpMax" name="followUpMax" min="1" max="99" step="1" value="${values.followUpMax}"${describedBy('followUpMax', bad)}>

@@ -1,6 +1,6 @@
 /**
  * Follow-up timers: due follow-ups are a read model (projections/calls); each tick claims every due
- * one by appending to its lead's stream with an expected revision, so a timer fires once, on one
+ * one (a call, or a text step's text) by appending to its lead's stream with an expected revision, so a timer fires once, on one
  * node, however often it is looked at, and survives restarts. Clock jumps cannot double-fire it:
  * a claimed follow-up is no longer pending in the lead's state. Each item's error is logged without
  * stopping the others.
@@ -28,7 +28,7 @@ export class FollowUpScheduler {
     },
   ) {}
 
-  /** Claims every follow-up due now; returns how many became call decisions or changes. */
+  /** Claims every follow-up due now; returns how many became call or text decisions, or changes. */
   tick(): Promise<number> {
     this.running ??= this.claimDue().finally(() => {
       this.running = null
@@ -48,7 +48,7 @@ export class FollowUpScheduler {
         const result = await commands.handle(
           due.stream,
           leadDecider,
-          { type: 'ClaimFollowUp', settings: account.settings, attempt: due.attempt, decisionId: newId('dec') },
+          { type: 'ClaimFollowUp', settings: account.settings, attempt: due.attempt, decisionId: newId('dec'), textId: newId('txt'), business: account.name },
           { actor: { kind: 'process', id: 'follow-up' } },
         )
         changed += result.newEvents.length > 0 ? 1 : 0

@@ -165,3 +165,28 @@ t.test("a lead's page sums up its calls: attempts, the last outcome in words, th
   t.match(await summary(), 'answered by a person; pressed 1 to talk to someone; not connected to the owner')
   t.match((await f.browser.get(`/app/leads/${leadId}`)).body, '<h1>Jane &#60;b&#62;Doe&#60;/b&#62;</h1>', 'lead data escaped')
 })
+
+t.test("a lead's page names a pending text step as a text, moved or not (#27)", async (t) => {
+  let now = new Date('2026-03-10T15:00:00Z') // 11:00 in New York
+  const app = await buildApp(t, { env: TEST_ENV, clock: () => now, start: false })
+  const f = await signedInConsole(t, { app })
+  const change = { callerId: '+13125550100', callingHours: 'mon-fri 09:00-11:05, mon-fri 11:30-18:00', leadTimeGuard: false, followUp: '10m text "Hi {first_name}", 1h' }
+  await f.app.leadline.accounts.changeSettings(f.accountId, change, { actor: { kind: 'operator', id: 'test' } })
+  const leadId = await push(f, { name: 'Jane Doe', phone: '(312) 555-0142' })
+  const stream = leadStream(f.accountId, '3125550142')
+  const run = (command: LeadCommand) => f.app.leadline.commands.handle(stream, leadDecider, command, { actor: { kind: 'carrier', id: 'twilio' } })
+  const settings = async () => (await f.app.leadline.accounts.require(f.accountId)).settings
+  const next = async () => /<dt>Next follow-up<\/dt><dd>(.*?)<\/dd>/.exec((await f.browser.get(`/app/leads/${leadId}`)).body)?.[1]
+  await run({ type: 'DecidePlaceCall', settings: await settings(), decisionId: 'dec_1', idempotencyKey: 'k1' })
+  await run({ type: 'StartCallAttempt', decisionId: 'dec_1', node: 'test' })
+  await run({ type: 'RecordCallPlaced', decisionId: 'dec_1', callId: 'CA1', carrier: 'twilio' })
+  await run({ type: 'RecordCallStatus', settings: await settings(), update: { callId: 'CA1', status: 'no-answer', timestamp: '', carrier: 'twilio' } })
+  t.equal(await next(), 'a text (step 1), due <time datetime="2026-03-10T15:10:00.000Z">2026-03-10 11:10 EDT</time>')
+  // Due in the gap between the calling hours' windows: moved to 11:30, still a text.
+  now = new Date('2026-03-10T15:10:00Z')
+  await run({ type: 'ClaimFollowUp', settings: await settings(), attempt: 2, decisionId: 'dec_2', textId: 'txt_2' })
+  t.equal(await next(), 'a text (step 1), due <time datetime="2026-03-10T15:30:00.000Z">2026-03-10 11:30 EDT</time>')
+  now = new Date('2026-03-10T15:30:00Z')
+  await run({ type: 'ClaimFollowUp', settings: await settings(), attempt: 2, decisionId: 'dec_3', textId: 'txt_3' })
+  t.equal(await next(), 'attempt 2, due <time datetime="2026-03-10T16:30:00.000Z">2026-03-10 12:30 EDT</time>', 'the text decided, the call step is next')
+})

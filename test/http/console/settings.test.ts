@@ -46,6 +46,18 @@ t.test('save: speed to lead, calling hours, zone, caller id, on answer, follow-u
   t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { followUp: 'off', callingHours: 'none', stripeAccount: null, callerId: null })
 })
 
+t.test('follow-up with a text step: the steps field shows it back and a save keeps it, separators and quotes inside the text too', async (t) => {
+  const f = await signedInConsole(t)
+  const steps = '10m, 25m text "Hi {first_name}; it\'s {business}, \\"soon\\"", 1h'
+  t.equal((await f.browser.post('/app/settings', form({ followUpSteps: steps, followUpMax: '2' }))).statusCode, 303)
+  const stored = `${steps}; max 2 per 24h`
+  t.equal((await f.app.leadline.accounts.require(f.accountId)).settings.followUp, stored)
+  const page = await f.browser.get('/app/settings')
+  t.match(page.body, '<input type="text" id="followUpSteps" name="followUpSteps" value="10m, 25m text &#34;Hi {first_name}; it&#39;s {business}, \\&#34;soon\\&#34;&#34;, 1h">', 'the whole text, escaped, not cut at its ";"')
+  t.equal((await f.browser.post('/app/settings', form({ followUpSteps: '10m, 25m text "Hi {first_name}; it\'s {business}, \\"soon\\"", 1h', followUpMax: '2' }))).statusCode, 303)
+  t.equal((await f.app.leadline.accounts.require(f.accountId)).settings.followUp, stored, 'saved again unchanged')
+})
+
 t.test('answering machines: machine detection, the voicemail message or recording, and voicemails per day', async (t) => {
   const f = await signedInConsole(t)
   const page = await f.browser.get('/app/settings')

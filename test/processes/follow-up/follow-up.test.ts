@@ -6,7 +6,7 @@
 import t from 'tap'
 import type { FakeTwilio } from '../../doubles/fake-twilio.ts'
 import {
-  followUpSetup, leadEventTypes, leadEvents, manualClock, nthCall, placedCalls, postLead, ringsOut, sleep, statusCallback, waitForEvent,
+  answeredByPerson, followUpSetup, leadEventTypes, leadEvents, manualClock, nthCall, placedCalls, postLead, ringsOut, sleep, waitForEvent,
 } from '../../helpers/dialing-app.ts'
 
 const PHONE = '3125550142'
@@ -65,8 +65,7 @@ t.test('an answer stops the follow-up', async (t) => {
   await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
   clock.advance(30_000)
   const second = await nthCall(s, PHONE, 2)
-  t.equal(await statusCallback(s.fake, s.baseUrl, second, 'in-progress', { sequenceNumber: 1, extra: { AnsweredBy: 'human' } }), 204)
-  t.equal(await statusCallback(s.fake, s.baseUrl, second, 'completed', { sequenceNumber: 2, extra: { CallDuration: '42', AnsweredBy: 'human' } }), 204)
+  await answeredByPerson(s, second)
   t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'CallAnswered')).data, { callId: second, answeredBy: 'human' })
   await waitForEvent(s.leadline, s.accountId, PHONE, 'CallCompleted')
   clock.advance(2 * 24 * 60 * MIN)

@@ -5,7 +5,7 @@ import path from 'node:path'
 
 const FOLDERS = ['test/domain', 'test/commands', 'test/processes', 'test/http/mcp', 'test/projections']
 const EXTRA = ['test/eventstore/memory-event-store.test.ts', 'test/eventstore/hash-chain.test.ts']
-const ON_FILES = [/^test\/processes\/process-runner\.test\.ts$/, /^test\/processes\/dialer\/restart[^/]*\.test\.ts$/, /^test\/processes\/dialer\/speed-to-lead\.test\.ts$/, /^test\/processes\/texter\/texter\.test\.ts$/, /^test\/http\/mcp\/heap-bound\.test\.ts$/, /^test\/commands\/accounts-authentication\.test\.ts$/, /^test\/http\/mcp\/idempotency\.test\.ts$/]
+const ON_FILES = [/^test\/processes\/process-runner\.test\.ts$/, /^test\/processes\/dialer\/restart[^/]*\.test\.ts$/, /^test\/processes\/dialer\/speed-to-lead\.test\.ts$/, /^test\/processes\/texter\/texter\.test\.ts$/, /^test\/processes\/follow-up\/text-step-restart\.test\.ts$/, /^test\/http\/mcp\/heap-bound\.test\.ts$/, /^test\/commands\/accounts-authentication\.test\.ts$/, /^test\/http\/mcp\/idempotency\.test\.ts$/]
 
 function tests(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

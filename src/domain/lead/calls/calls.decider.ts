@@ -64,7 +64,8 @@ export interface DialingState {
   readonly speedToLead: 'pending' | 'decided' | 'skipped'
   /** Why speed to lead did not call (its reason code), when it did not. */
   readonly speedToLeadSkip: SpeedToLeadSkip | null
-  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string } | null
+  /** `textStep`: the step scheduled was a text step (its number), as FollowUpScheduled said. */
+  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string; readonly textStep?: number } | null
   readonly followUpStopped: string | null
   /** Last time something went out to the lead (a call placed). */
   readonly lastContactAt: string | null
@@ -73,6 +74,8 @@ export interface DialingState {
   readonly callbackAt: string | null
   /** When each voicemail to this lead was started: at most `voicemailPerDay` in any 24 hours. */
   readonly voicemailTimes: readonly string[]
+  /** Follow-up text steps decided so far (the texts slice holds the texts); with the follow-up calls, how far the policy has gone. */
+  readonly followUpTexts: number
 }
 
 export const INITIAL_DIALING: DialingState = {
@@ -86,6 +89,7 @@ export const INITIAL_DIALING: DialingState = {
   answeredAt: null,
   callbackAt: null,
   voicemailTimes: [],
+  followUpTexts: 0,
 }
 
 /** What the calls slice reads of the lead: who the person is, whether they may be called, and their calls. */
@@ -94,7 +98,8 @@ export type LeadWithCalls = IntakeState & { readonly dialing: DialingState }
 export type CallCommand =
   /** `to`: the number place_call was asked to ring (E.164); the lead's own when absent. */
   | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string; to?: string; toRaw?: string }
-  | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string }
+  /** `decisionId`: the call's; `textId` (else `decisionId`) the text's when the step is a text step; `business`: the account's name, for its `{business}`. */
+  | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string; textId?: string; business?: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
   | { type: 'StartCallAttempt'; decisionId: string; node: string; settings?: AccountSettings }
   /** `ownerLeg`: agent-first, the call rings owner number `to` (that leg of the decision), not the lead. `machineDetection`: the carrier was asked to tell a person from a machine (the account's `amd`). */
@@ -239,11 +244,14 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
     case 'FollowUpScheduled':
       return {
         ...update(state, event.data.afterDecisionId, { followedUp: true }),
-        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt },
+        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }) },
         followUpStopped: null,
       }
-    case 'FollowUpRescheduled':
-      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt }, followUpStopped: null }
+    case 'FollowUpRescheduled': {
+      // Moved, not changed: a text step stays one.
+      const textStep = state.pendingFollowUp?.textStep
+      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(textStep === undefined ? {} : { textStep }) }, followUpStopped: null }
+    }
     case 'FollowUpStopped':
       return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
     default: {
@@ -336,21 +344,48 @@ function attemptTimes(state: LeadWithCalls): string[] {
   return state.dialing.order.map((id) => (state.dialing.calls[id] as CallRecord).decidedAt)
 }
 
-/** After a call that was not answered: the next follow-up per the account's policy, or the reason there is none. */
-function nextFollowUp(state: LeadWithCalls, settings: AccountSettings, afterDecisionId: string, now: Date): CallEvent[] {
+/** How many of the policy's steps were taken (follow-up calls, a callback among them, and text steps): the index of the next. */
+function followUpStepsTaken(dialing: DialingState): number {
+  return dialing.order.filter((id) => dialing.calls[id]?.purpose === 'follow_up').length + dialing.followUpTexts
+}
+
+/**
+ * The text step the pending follow-up is, when it is one: the policy's next step (numbered from 1),
+ * read when it falls due. A callback the lead asked for is always a call.
+ */
+export function pendingFollowUpText(dialing: DialingState, settings: AccountSettings): { readonly step: number; readonly template: string } | null {
+  if (dialing.pendingFollowUp === null || dialing.callbackAt !== null) return null
+  const index = followUpStepsTaken(dialing)
+  const template = parseFollowUpPolicy(settings.followUp).steps[index]?.text
+  return template === undefined ? null : { step: index + 1, template }
+}
+
+/** A follow-up text step was decided (texts/): that step is taken, as a follow-up call's decision takes its step. */
+export function followUpTextDecided(dialing: DialingState): DialingState {
+  return { ...dialing, pendingFollowUp: null, followUpTexts: dialing.followUpTexts + 1 }
+}
+
+/**
+ * After a call that was not answered, or a text step: the next follow-up per the account's policy,
+ * or the reason there is none. A call step waits for the daily call limit; a text step does not
+ * count toward it (the contact rules check it when it falls due).
+ */
+export function nextFollowUp(state: LeadWithCalls, settings: AccountSettings, afterDecisionId: string, now: Date): CallEvent[] {
   const at = now.toISOString()
   if (state.doNotCall) return [{ type: 'FollowUpStopped', data: { reason: 'do_not_call', message: 'the lead is do-not-call', at } }]
   // A reply ends the cadence for good, as an answer does: a later unanswered call starts no new one.
   if (state.lastReplyAt !== null) return [{ type: 'FollowUpStopped', data: { ...REPLIED, at } }]
   const policy = parseFollowUpPolicy(settings.followUp)
-  const followUpsSoFar = state.dialing.order.filter((id) => state.dialing.calls[id]?.purpose === 'follow_up').length
-  const step = policy.steps[followUpsSoFar]
+  const index = followUpStepsTaken(state.dialing)
+  const step = policy.steps[index]
   if (!step) {
     const message = policy.steps.length === 0 ? 'follow-up is off for this account' : `all ${policy.steps.length} follow-ups were tried`
     return [{ type: 'FollowUpStopped', data: { reason: policy.steps.length === 0 ? 'policy_off' : 'attempts_exhausted', message, at } }]
   }
-  const due = withinDailyLimit(followUpDueAt(step, now, settings.timeZone), attemptTimes(state), policy.maxPer24h)
-  return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt: due.toISOString(), afterDecisionId } }]
+  const dueAt = followUpDueAt(step, now, settings.timeZone)
+  const due = step.text === undefined ? withinDailyLimit(dueAt, attemptTimes(state), policy.maxPer24h) : dueAt
+  const text = step.text === undefined ? {} : { textStep: index + 1 }
+  return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt: due.toISOString(), afterDecisionId, ...text } }]
 }
 
 /**
@@ -388,17 +423,7 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
         return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
       }
       const check = mayCall(command.settings, leadCallTarget(state, 'follow_up'), now)
-      if (check.reason === 'do_not_call' || check.reason === 'no_caller_id') {
-        return [{ type: 'FollowUpStopped', data: { reason: check.reason, message: check.message, at } }]
-      }
-      if (!check.allowed) {
-        if (check.nextAllowedAt === null) {
-          return [{ type: 'FollowUpStopped', data: { reason: check.reason as string, message: check.message, at } }]
-        }
-        return [
-          { type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt: check.nextAllowedAt, reason: check.reason as string, message: check.message, ...ruleOf(check) } },
-        ]
-      }
+      if (!check.allowed) return followUpHeld(check, pending.attempt, at)
       return [decided(state, command.settings, command.decisionId, 'follow_up', at, null)]
     }
     case 'StartCallAttempt': {
@@ -473,8 +498,20 @@ export function callRefused(check: CallCheck): DomainError {
   return new DomainError(check.reason as string, check.message, { next_allowed_at: check.nextAllowedAt, daily_limit: check.dailyLimit, ...(check.rule === undefined ? {} : { rule: check.rule }) })
 }
 
+/**
+ * A due follow-up the contact check refused: stopped for good when it can never go out (do-not-call,
+ * no caller id, no allowed time), else moved to the next allowed time. Calls and text steps alike.
+ */
+export function followUpHeld(check: Pick<CallCheck, 'reason' | 'message' | 'nextAllowedAt' | 'rule'>, attempt: number, at: string): CallEvent[] {
+  const reason = check.reason as string
+  if (reason === 'do_not_call' || reason === 'no_caller_id' || check.nextAllowedAt === null) {
+    return [{ type: 'FollowUpStopped', data: { reason, message: check.message, at } }]
+  }
+  return [{ type: 'FollowUpRescheduled', data: { attempt, dueAt: check.nextAllowedAt, reason, message: check.message, ...ruleOf(check) } }]
+}
+
 /** The calling rule that refused, as an optional event field (absent in older events and when none did). */
-function ruleOf(check: CallCheck): { rule?: string } {
+function ruleOf(check: Pick<CallCheck, 'rule'>): { rule?: string } {
   return check.rule === undefined ? {} : { rule: check.rule }
 }
 

@@ -88,9 +88,14 @@ export type AgentUnavailable = DomainEvent<
 >
 /** Agent-first: a person on the owner's leg pressed 1 and the lead may be called now: the lead is dialed into that call, once. */
 export type LeadDialStarted = DomainEvent<'LeadDialStarted', { decisionId: string; callId: string; leg: number; to: string; at: string }>
+/**
+ * `attempt`: the call attempt it would be. `textStep`: the policy's step (from 1) is a text step, as
+ * the policy read when scheduled (absent for a call, and in older events); `afterDecisionId` is then
+ * the call or the text it follows.
+ */
 export type FollowUpScheduled = DomainEvent<
   'FollowUpScheduled',
-  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string }
+  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string; textStep?: number }
 >
 /** `rule`: the calling rule that moved it (`FL 501.616`); absent in older events and when none did. */
 export type FollowUpRescheduled = DomainEvent<'FollowUpRescheduled', { attempt: number; dueAt: string; reason: string; message: string; rule?: string }>
@@ -166,7 +171,8 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   AgentUnavailable: (d) =>
     `owner number ${d.leg + 1} did not take the lead: ${printable(d.message)} (${printable(d.reason)}${d.refusal !== undefined ? `: ${printable(d.refusal)}` : ''}); ${d.nextLeg !== null ? `ringing owner number ${d.nextLeg + 1}` : 'the lead was not dialed'}`,
   LeadDialStarted: (d) => `owner number ${d.leg + 1} pressed 1: dialing the lead (${printable(d.to)})`,
-  FollowUpScheduled: (d) => `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}`,
+  FollowUpScheduled: (d) =>
+    d.textStep === undefined ? `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}` : `follow-up scheduled: text step ${d.textStep} due ${printable(d.dueAt)}`,
   FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)}${ruleText(d.rule)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,
 }
