@@ -1,7 +1,8 @@
 /**
  * May this account call this number now? `mayCall` is the one answer used by speed to lead,
  * follow-up, place_call, the dialer as a call goes out, every dry run and get_next_actions' next
- * allowed time. The rules, in order: do-not-call, the account's caller id,
+ * allowed time. The rules, in order: do-not-call, a test lead (a lead form's test submission),
+ * the account's caller id,
  * the destination (a valid fixed-line or mobile number in an allowed country: destination.ts), the
  * daily limit (every call to the person counts, whatever its purpose), then calling hours and the
  * lead-time guard (calling-window.ts). The first rule that refuses is the reason.
@@ -17,7 +18,7 @@ import { parseFollowUpPolicy, withinDailyLimit } from './follow-up-policy.ts'
 
 /** Every reason a call is refused before the carrier is asked; stable codes (docs/errors.md). */
 export const CALL_REFUSALS: ReadonlySet<string> = new Set([
-  'do_not_call', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
+  'do_not_call', 'test_lead', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
   'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours',
 ])
 
@@ -47,6 +48,8 @@ export interface CallTargetFacts {
   readonly phone: string
   readonly state?: string | undefined
   readonly doNotCall: boolean
+  /** Received as a lead form's test submission (Google's `is_test`): never dialed or texted. */
+  readonly testLead?: boolean
   /** place_call may ring the further countries the account widens it to. */
   readonly placeCall?: boolean
   /**
@@ -69,6 +72,7 @@ export function mayCall(settings: AccountSettings, target: CallTargetFacts, now:
   const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): CallCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
   if (target.doNotCall) return refused('do_not_call', 'the lead is do-not-call: it is never dialed')
+  if (target.testLead === true) return refused('test_lead', "a test lead (a lead form's test submission): it is never dialed or texted")
   if (!settings.callerId) {
     return refused('no_caller_id', 'the account has no caller id to call from (leadline account set ID --caller-id +1…)')
   }

@@ -9,7 +9,7 @@ export const tool = defineWriteTool({
   title: 'Place a call',
   summary: "A real call from the account's own number",
   description:
-    "Places a real phone call to exactly the number given, from the account's own number (caller id), and adds the person as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call), when the number is not valid (phone_not_valid), is premium-rate, toll-free, satellite or otherwise non-geographic (number_type_not_allowed) or in a country the account does not call (country_not_allowed), when the person already had the account's daily limit of calls in the last 24 hours (daily_limit, with error.data.daily_limit and error.data.next_allowed_at), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at); a refusal by a calling rule (the federal hours, or a state's such as Florida's 08:00-20:00 and 3 calls a day) names it in error.data.rule, when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, why and when it next may.",
+    "Places a real phone call to exactly the number given, from the account's own number (caller id), and adds the person as a lead when they are not one yet. Refused, with error.data.code, when the lead is do-not-call (do_not_call) or a lead form's test lead (test_lead), when the number is not valid (phone_not_valid), is premium-rate, toll-free, satellite or otherwise non-geographic (number_type_not_allowed) or in a country the account does not call (country_not_allowed), when the person already had the account's daily limit of calls in the last 24 hours (daily_limit, with error.data.daily_limit and error.data.next_allowed_at), outside the account's calling hours or the lead's own local hours (outside_calling_hours / outside_lead_hours, with error.data.next_allowed_at); a refusal by a calling rule (the federal hours, or a state's such as Florida's 08:00-20:00 and 3 calls a day) names it in error.data.rule, when the account has no calling hours or no caller id, or when the carrier refuses (carrier_error). Use dry_run: true first to see whether a call would go out now and, if not, why and when it next may.",
   scope: 'dial',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   input: {
@@ -28,7 +28,7 @@ export const tool = defineWriteTool({
       reason: z
         .string()
         .nullable()
-        .describe('When not allowed: do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
+        .describe('When not allowed: do_not_call, test_lead, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
       message: z.string(),
       next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
       account_zone: z.string(),
