@@ -27,7 +27,13 @@ export function parseXmlBody(text: string, maxDepth: number): Record<string, unk
   if (DOCTYPE.test(text)) throw new XmlBodyError('XML with a DOCTYPE or entity declarations is not accepted: send the lead without one')
   const depth = nestingDepth(text)
   if (depth > maxDepth) throw new XmlBodyError(`the body nests elements more than ${maxDepth} levels deep`)
-  const valid = XMLValidator.validate(text)
+  let valid: ReturnType<typeof XMLValidator.validate>
+  try {
+    valid = XMLValidator.validate(text)
+  } catch (error) {
+    // Whatever the validator trips on is the body's fault: a 400, never a 500.
+    throw new XmlBodyError(`malformed XML: ${(error as Error).message.slice(0, 200)}`)
+  }
   if (valid !== true) throw new XmlBodyError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`)
   const parser = new XMLParser({
     ignoreAttributes: true,
