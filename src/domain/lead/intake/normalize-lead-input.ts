@@ -3,7 +3,7 @@
 // through ctx, so the same body always yields the same lead.
 
 import { ageOn, MAX_PLAUSIBLE_AGE, parseDateInput } from './dates.ts'
-import { canonicalFieldName, matchCoreFieldPath } from './field-aliases.ts'
+import { canonicalFieldName, lastPathPart, matchCoreFieldPath } from './field-aliases.ts'
 import type { CoreField } from './field-aliases.ts'
 import { CONSENT_FIELDS, matchConsentField, type ConsentEvidence, type ConsentField } from './consent.ts'
 import { fieldMapTarget, type FieldMap, type FieldMapTarget } from './field-map.ts'
@@ -11,7 +11,6 @@ import { boundText, isPresent, MAX_FIELD_LENGTH, readFieldValue } from './field-
 import type { FieldValue } from './field-value.ts'
 import { boundExtraFields, MAX_EXTRA_FIELDS_BYTES } from './extra-fields.ts'
 import { matchIndustryField } from './industry-fields.ts'
-import { lastPathPart } from './field-aliases.ts'
 import type { IndustryField } from './industry-fields.ts'
 import { normalizePhone, phoneRequired } from './phone.ts'
 import { joinName, splitFullName } from './full-name.ts'
