@@ -17,7 +17,10 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--amd on|off] [--voicemail TEXT] [--voicemail-url URL|none] [--voicemail-per-day N]
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
-                       [--place-call-countries CC,CC|none] [--messaging-service MG…|off]
+                       [--place-call-countries CC,CC|none] [--messaging-service MG…|off] [--google-key KEY|none]
+  leadline source map --account ACCOUNT_ID --source NAME FIELD=PATH [FIELD=PATH …]   a lead source's field map
+  leadline source maps --account ACCOUNT_ID
+  leadline source unmap --account ACCOUNT_ID --source NAME
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
@@ -81,6 +84,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   account: async (args, io) => (await import('./commands/account.command.ts')).accountCommand(args, io),
   key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
   token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
+  source: async (args, io) => (await import('./commands/source.command.ts')).sourceCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),

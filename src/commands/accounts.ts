@@ -7,7 +7,9 @@
  * A request costs one look at the log's head position: while nothing at all has been appended
  * since an account was last checked, nothing can have been appended to its stream either.
  */
+import { randomBytes } from 'node:crypto'
 import { accountDecider, type AccountState, type ApiKeyState } from '../domain/account/account.decider.ts'
+import type { FieldMapping } from '../domain/lead/intake/field-map.ts'
 import { accountStream, type Scope } from '../domain/account/account.events.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import {
@@ -20,6 +22,19 @@ import type { AccountsQueries, CredentialRow } from '../../projections/accounts/
 
 /** Longest secret we will even hash: anything longer is not ours. */
 const MAX_SECRET_LENGTH = 128
+/** A Google lead-form key: long enough not to be guessed, short enough for Google's form. */
+export const MIN_GOOGLE_KEY_LENGTH = 12
+
+function googleKeyHash(salt: string, key: string): string {
+  return hashSecret(`${salt}:${key}`)
+}
+
+/** Whether `key` (Google's `google_key`) is the account's key; false when the account has none. */
+export function isGoogleKey(account: AccountState, key: string | undefined): boolean {
+  const stored = account.googleKey
+  if (stored === null || key === undefined || key.length > MAX_SECRET_LENGTH) return false
+  return sameHash(stored.keyHash, googleKeyHash(stored.salt, key))
+}
 const CACHE_LIMIT = 10_000
 
 export interface WebhookPrincipal {
@@ -90,6 +105,25 @@ export class Accounts {
       context,
     )
     return { key: key.shown, scopes: (result.state.apiKeys.get(key.shown.id) as ApiKeyState).scopes }
+  }
+
+  /** Sets the key Google's lead forms send (`google_key`), or removes it (null): stored as a salted hash only. */
+  async setGoogleKey(accountId: string, key: string | null, context: CommandContext): Promise<AccountState> {
+    if (key === null) return (await this.commands.handle(accountStream(accountId), accountDecider, { type: 'ClearGoogleKey' }, context)).state
+    if (key.length < MIN_GOOGLE_KEY_LENGTH || key.length > MAX_SECRET_LENGTH || /\s/.test(key)) {
+      throw new DomainError('invalid_setting', `invalid googleKey: a Google key is ${MIN_GOOGLE_KEY_LENGTH} to ${MAX_SECRET_LENGTH} characters without spaces; use a random one (openssl rand -hex 24)`)
+    }
+    const salt = randomBytes(16).toString('hex')
+    return (await this.commands.handle(accountStream(accountId), accountDecider, { type: 'SetGoogleKey', keyHash: googleKeyHash(salt, key), salt }, context)).state
+  }
+
+  /** Sets a lead source's field map, replacing the one it had; applied to the leads that arrive after it. */
+  async setFieldMap(accountId: string, source: string, mappings: readonly FieldMapping[], context: CommandContext): Promise<AccountState> {
+    return (await this.commands.handle(accountStream(accountId), accountDecider, { type: 'SetFieldMap', source, mappings }, context)).state
+  }
+
+  async removeFieldMap(accountId: string, source: string, context: CommandContext): Promise<AccountState> {
+    return (await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RemoveFieldMap', source }, context)).state
   }
 
   /** Revokes a key by its id alone (the CLI's `key revoke KEY_ID`). */

@@ -10,6 +10,10 @@ import type { AccountState } from '../domain/account/account.decider.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
+import { readGoogleLeadForm } from '../domain/lead/intake/google-lead-form.ts'
+import { SOURCE_NAME } from '../domain/lead/intake/field-map.ts'
+import type { SubmissionOrigin } from '../domain/lead/intake/intake.events.ts'
+import { isGoogleKey } from './accounts.ts'
 
 export interface IntakeResult {
   readonly leadId: string
@@ -27,24 +31,55 @@ export interface ReceiveLeadDeps {
   readonly clock: () => Date
 }
 
-/** Receives a lead from a webhook body (JSON or form fields, loosely named) into its account. */
-export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, body: unknown, context: CommandContext): Promise<IntakeResult> {
+export interface ReceiveLeadOptions {
+  /** The lead source named in the webhook URL (`?source=vendor-x`): its field map reads the body. */
+  readonly source?: string | undefined
+}
+
+/**
+ * Receives a lead from a webhook body (JSON, form fields or XML, loosely named, nested or not; a
+ * Google Ads or Facebook lead-ads body) into its account. A Google body whose `google_key` is not the
+ * account's is refused (`invalid_google_key`) before anything is recorded.
+ */
+export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, body: unknown, context: CommandContext, options: ReceiveLeadOptions = {}): Promise<IntakeResult> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new DomainError('body_not_object', 'body must be a JSON object or form fields')
   }
-  const input = flattenLeadAdsPayload(body) ?? (body as Record<string, unknown>)
+  const source = sourceOf(options.source)
+  const google = readGoogleLeadForm(body as Record<string, unknown>)
+  if (google !== null && !isGoogleKey(account, google.key)) {
+    throw new DomainError(
+      'invalid_google_key',
+      account.googleKey === null
+        ? `this account has no Google key to check google_key against: leadline account set ${account.accountId} --google-key KEY, and the same key in the lead form's webhook settings`
+        : google.key === undefined ? 'google_key is missing' : "google_key is not this account's Google key",
+    )
+  }
+  const input = google?.input ?? flattenLeadAdsPayload(body) ?? (body as Record<string, unknown>)
+  const fieldMap = source === undefined ? undefined : account.fieldMaps.get(source)?.mappings
   const normalised = normalizeLeadInput(input, {
     defaultCountry: account.settings.defaultCountry,
     timeZone: account.settings.timeZone,
     industry: account.settings.industry,
     now: deps.clock(),
+    ...(fieldMap === undefined ? {} : { fieldMap }),
   })
   if (!normalised.ok) throw new DomainError(normalised.error.code, normalised.error.message)
-  const { lead, warnings, derived } = normalised
+  const { lead, warnings, derived, consent, mapped } = normalised
+  const origin: SubmissionOrigin = {
+    ...(google === null ? {} : { form: 'google_lead_form' as const, facts: google.facts }),
+    ...(source === undefined ? {} : { source }),
+    ...(mapped === undefined ? {} : { mapped }),
+  }
   const result = await deps.commands.handle(
     leadStream(account.accountId, lead.phoneLast10),
     leadDecider,
-    { type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') } },
+    {
+      type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') },
+      ...(consent === undefined ? {} : { consent }),
+      ...(Object.keys(origin).length === 0 ? {} : { origin }),
+      ...(google?.test === true ? { test: true } : {}),
+    },
     context,
   )
   return {
@@ -56,4 +91,12 @@ export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, 
     warnings: result.newEvents.length > 0 ? result.state.warnings : warnings,
     position: result.position,
   }
+}
+
+/** The source named in the URL, as field maps are keyed; a name no map could have is refused. */
+function sourceOf(name: string | undefined): string | undefined {
+  if (name === undefined || name.trim() === '') return undefined
+  const lower = name.trim().toLowerCase()
+  if (!SOURCE_NAME.test(lower)) throw new DomainError('invalid_request', `source ${JSON.stringify(name.slice(0, 70))} must be 1–64 lower-case letters, digits, - or _`)
+  return lower
 }

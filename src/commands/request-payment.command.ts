@@ -113,6 +113,8 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
   const { state } = await commands.load(stream, leadDecider)
   const lead = requireCustomer(state)
   if (lead.doNotCall) throw new DomainError('do_not_contact', 'the lead is do-not-call: Leadline does not text them')
+  // Dry runs too: a lead form's test submission is never texted.
+  if (lead.test) throw new DomainError('test_lead', "a test lead (a lead form's test submission): Leadline does not text it")
 
   const base = {
     amountCents: input.amountCents,

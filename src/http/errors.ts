@@ -13,6 +13,7 @@ export const HTTP_ERRORS = {
   invalid_request: { status: 400, error: 'invalid request' },
   invalid_stripe_signature: { status: 400, error: 'invalid signature' },
   invalid_token: { status: 401, error: 'invalid token' },
+  invalid_google_key: { status: 401, error: 'invalid google key' },
   invalid_signature: { status: 403, error: 'invalid signature' },
   not_found: { status: 404, error: 'not found' },
   method_not_allowed: { status: 405, error: 'method not allowed' },

@@ -52,13 +52,13 @@ t.test('an export holds every event of the account, in log order, with its hashe
   t.ok(lines.every((l, i) => i === 0 || (l.position as number) > (lines[i - 1]?.position as number)), 'log order')
   t.same(Object.keys(lines[0] ?? {}), ['position', 'stream', 'revision', 'id', 'type', 'data', 'metadata', 'recordedAt', 'prevHash', 'hash'])
   const redacted = lines.filter((l) => l.redacted === true)
-  t.same(redacted.map((l) => l.type), ['WebhookTokenIssued', 'ApiKeyCreated', 'CallRecordingAvailable', 'CallTranscriptAvailable', 'TextReceived'], 'recordings, transcripts (and texts) and secret hashes')
+  t.same(redacted.map((l) => l.type), ['WebhookTokenIssued', 'ApiKeyCreated', 'GoogleKeySet', 'CallRecordingAvailable', 'CallTranscriptAvailable', 'TextReceived'], 'recordings, transcripts (and texts) and secret hashes')
   t.notOk(result.stdout.includes(RECORDING_URL) || result.stdout.includes(TRANSCRIPT), 'no recording or transcript in the export')
   t.match(result.stderr, new RegExp(`^exported ${lines.length} events in 3 streams of account ${ACCOUNT}; 3 with recordings or transcripts removed`))
 
   const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
   t.ok(full.stdout.includes(RECORDING_URL) && full.stdout.includes(TRANSCRIPT), '--include-recordings exports them as stored')
-  t.same(full.stdout.trim().split('\n').filter((l) => l.includes('"redacted":true')).map((l) => (JSON.parse(l) as { type: string }).type), ['WebhookTokenIssued', 'ApiKeyCreated'], 'only the secret hashes left out')
+  t.same(full.stdout.trim().split('\n').filter((l) => l.includes('"redacted":true')).map((l) => (JSON.parse(l) as { type: string }).type), ['WebhookTokenIssued', 'ApiKeyCreated', 'GoogleKeySet'], 'only the secret hashes left out')
 
   const other = await cli(['audit', 'export', '--account', OTHER_ACCOUNT], log.file)
   // Its lead's three events and its console user's story, the password hash left out.
@@ -81,7 +81,7 @@ t.test('no export carries a secret\'s hash, with --include-recordings or without
     }
   }
   const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
-  t.match(full.stderr, /; 2 with secret hashes removed \("redacted": true\)$/)
+  t.match(full.stderr, /; 3 with secret hashes removed \("redacted": true\)$/)
   t.match(full.stdout, /"type":"ApiKeyCreated","data":\{"keyId":"[^"]+","hint":"ll_live_abcd…"/, 'the rest of the event stays: the key id and its hint')
 })
 

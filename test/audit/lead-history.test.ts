@@ -89,6 +89,10 @@ t.test('summaries say what happened, in the domain words; recordings and transcr
     'settings changed: speedToLead → true, callingHours → "mon-fri 08:00-20:00"',
     'webhook token wht_old0000000000000 revoked (rotated)',
     'API key key_old0000000000000 revoked',
+    'Google lead-form key set (kept as a hash)',
+    'field map of source "vendor-x" set: phone ← contact.primary.number',
+    'field map of source "vendor-x" removed',
+    'Google lead-form key removed',
   ])
 
   const history = buildLeadHistory(STREAM, lead, null)

@@ -151,6 +151,10 @@ export const ACCOUNT_STORY: ReadonlyArray<readonly [AccountEvent, Actor]> = [
   [{ type: 'AccountSettingsChanged', data: { changes: { speedToLead: true, callingHours: 'mon-fri 08:00-20:00' } } }, operator],
   [{ type: 'WebhookTokenRevoked', data: { tokenId: 'wht_old0000000000000', reason: 'rotated', revokedAt: '2026-03-10T15:00:00.000Z' } }, operator],
   [{ type: 'ApiKeyRevoked', data: { keyId: 'key_old0000000000000', revokedAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'GoogleKeySet', data: { keyHash: 'd'.repeat(64), salt: 'e'.repeat(32), setAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'SourceFieldMapSet', data: { source: 'vendor-x', mappings: [{ field: 'phone', path: 'contact.primary.number' }], setAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'SourceFieldMapRemoved', data: { source: 'vendor-x', removedAt: '2026-03-10T15:00:00.000Z' } }, operator],
+  [{ type: 'GoogleKeyCleared', data: { clearedAt: '2026-03-10T15:00:00.000Z' } }, operator],
 ]
 
 export const IDEMPOTENCY_STORY: ReadonlyArray<readonly [IdempotencyEvent, Actor]> = [

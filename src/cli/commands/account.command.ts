@@ -29,6 +29,8 @@ function settingsLines(account: AccountState): string {
       ['allowed countries', s.allowedCountries?.join(',') ?? `${s.defaultCountry} (the default country)`],
       ['place_call also', s.placeCallCountries?.join(',') ?? '(no other country)'],
       ['messaging service', s.messagingService ?? '(none: texts go from the bare caller ID and may be filtered by carriers)'],
+      ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
+      ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
     ],
   )
 }
@@ -59,6 +61,8 @@ function publicAccount(account: AccountState) {
     createdAt: account.createdAt,
     settings: account.settings,
     webhookToken: account.webhookToken ? { tokenId: account.webhookToken.tokenId, hint: account.webhookToken.hint } : null,
+    googleKey: account.googleKey === null ? null : { setAt: account.googleKey.setAt },
+    fieldMaps: Object.fromEntries([...account.fieldMaps].map(([source, map]) => [source, { mappings: map.mappings, setAt: map.setAt }])),
   }
 }
 
@@ -135,6 +139,7 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'allowed-countries': { type: 'string' },
           'place-call-countries': { type: 'string' },
           'messaging-service': { type: 'string' },
+          'google-key': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -173,10 +178,13 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (placeCall !== undefined) changes.placeCallCountries = placeCall.trim().toLowerCase() === 'none' ? null : placeCall.split(',')
       const service = values['messaging-service']
       if (service !== undefined) changes.messagingService = ['off', 'none'].includes(service.trim().toLowerCase()) ? null : service.trim()
-      if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
+      const googleKey = values['google-key']
+      if (Object.keys(changes).length === 0 && googleKey === undefined) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
-        await leadline.accounts.require(accountId)
-        const account = await leadline.accounts.changeSettings(accountId, changes, operator())
+        let account = await leadline.accounts.require(accountId)
+        if (Object.keys(changes).length > 0) account = await leadline.accounts.changeSettings(accountId, changes, operator())
+        // The key Google's lead forms send: hashed before it is recorded, never printed back.
+        if (googleKey !== undefined) account = await leadline.accounts.setGoogleKey(accountId, googleKey.trim().toLowerCase() === 'none' ? null : googleKey, operator())
         if (values.json) return io.out(json(publicAccount(account)))
         io.out(`account ${account.accountId} updated\n${settingsLines(account)}`)
       })

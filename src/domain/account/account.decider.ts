@@ -5,6 +5,7 @@
 import { DomainError, type Decider } from '../shared/decider.ts'
 import { DEFAULT_SETTINGS, validateSettingsChange, type AccountSettings } from './account-settings.ts'
 import { SCOPES, type AccountEvent, type Scope } from './account.events.ts'
+import { MAX_FIELD_MAP_SOURCES, sourceName, validateFieldMap, type FieldMap, type FieldMapping } from '../lead/intake/field-map.ts'
 
 export interface IssuedSecret {
   readonly id: string
@@ -18,6 +19,11 @@ export type AccountCommand =
   | { type: 'RotateWebhookToken'; newToken: IssuedSecret }
   | { type: 'CreateApiKey'; key: IssuedSecret; scopes: readonly string[]; label: string | null }
   | { type: 'RevokeApiKey'; keyId: string }
+  /** The key's salted hash (made outside: the salt is random); the key itself never reaches the log. */
+  | { type: 'SetGoogleKey'; keyHash: string; salt: string }
+  | { type: 'ClearGoogleKey' }
+  | { type: 'SetFieldMap'; source: string; mappings: readonly FieldMapping[] }
+  | { type: 'RemoveFieldMap'; source: string }
 
 export interface ApiKeyState {
   readonly keyId: string
@@ -39,6 +45,10 @@ export interface AccountState {
   readonly webhookToken: { readonly tokenId: string; readonly tokenHash: string; readonly hint: string } | null
   /** By key id. A Map, so an id such as `constructor` or `__proto__` is looked up as itself, never found on a prototype. */
   readonly apiKeys: ReadonlyMap<string, ApiKeyState>
+  /** The Google lead-form key's salted hash; null when none is set (Google's leads are then refused). */
+  readonly googleKey: { readonly keyHash: string; readonly salt: string; readonly setAt: string } | null
+  /** Each lead source's field map, by source name. */
+  readonly fieldMaps: ReadonlyMap<string, { readonly mappings: FieldMap; readonly setAt: string }>
 }
 
 export const MAX_ACCOUNT_NAME = 200
@@ -68,6 +78,8 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
     settings: DEFAULT_SETTINGS,
     webhookToken: null,
     apiKeys: new Map(),
+    googleKey: null,
+    fieldMaps: new Map(),
   }),
 
   evolve(state, event) {
@@ -107,6 +119,17 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         const key = state.apiKeys.get(event.data.keyId)
         if (!key) return state
         return { ...state, apiKeys: new Map(state.apiKeys).set(key.keyId, { ...key, revokedAt: event.data.revokedAt }) }
+      }
+      case 'GoogleKeySet':
+        return { ...state, googleKey: { keyHash: event.data.keyHash, salt: event.data.salt, setAt: event.data.setAt } }
+      case 'GoogleKeyCleared':
+        return { ...state, googleKey: null }
+      case 'SourceFieldMapSet':
+        return { ...state, fieldMaps: new Map(state.fieldMaps).set(event.data.source, { mappings: event.data.mappings, setAt: event.data.setAt }) }
+      case 'SourceFieldMapRemoved': {
+        const fieldMaps = new Map(state.fieldMaps)
+        fieldMaps.delete(event.data.source)
+        return { ...state, fieldMaps }
       }
     }
   },
@@ -176,6 +199,28 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         if (!key) throw new DomainError('key_not_found', `no key ${command.keyId} in this account`)
         if (key.revokedAt !== null) return []
         return [{ type: 'ApiKeyRevoked', data: { keyId: key.keyId, revokedAt: at } }]
+      }
+      case 'SetGoogleKey':
+        requireAccount(state)
+        return [{ type: 'GoogleKeySet', data: { keyHash: command.keyHash, salt: command.salt, setAt: at } }]
+      case 'ClearGoogleKey':
+        requireAccount(state)
+        return state.googleKey === null ? [] : [{ type: 'GoogleKeyCleared', data: { clearedAt: at } }]
+      case 'SetFieldMap': {
+        requireAccount(state)
+        const source = sourceName(command.source)
+        const mappings = validateFieldMap(command.mappings)
+        const current = state.fieldMaps.get(source)
+        if (current !== undefined && JSON.stringify(current.mappings) === JSON.stringify(mappings)) return []
+        if (current === undefined && state.fieldMaps.size >= MAX_FIELD_MAP_SOURCES) {
+          throw new DomainError('invalid_field_map', `at most ${MAX_FIELD_MAP_SOURCES} sources with a field map per account`)
+        }
+        return [{ type: 'SourceFieldMapSet', data: { source, mappings: [...mappings], setAt: at } }]
+      }
+      case 'RemoveFieldMap': {
+        requireAccount(state)
+        const source = sourceName(command.source)
+        return state.fieldMaps.has(source) ? [{ type: 'SourceFieldMapRemoved', data: { source, removedAt: at } }] : []
       }
     }
   },

@@ -2,6 +2,7 @@
 import type { DomainEvent } from '../shared/decider.ts'
 import type { AccountSettings, SettingsChange } from './account-settings.ts'
 import { changeList, printable, quoted, type EventSummaries } from '../shared/printable.ts'
+import type { FieldMapping } from '../lead/intake/field-map.ts'
 
 export const SCOPES = ['read', 'write', 'dial'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -24,6 +25,15 @@ export type ApiKeyCreated = DomainEvent<
   { keyId: string; keyHash: string; hint: string; scopes: Scope[]; label: string | null; createdAt: string }
 >
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>
+/**
+ * The key Google Ads lead forms send as `google_key`: kept only as a salted SHA-256 hash, never shown
+ * again (it is chosen by the owner and typed into Google's form, so it is no secret of ours to print).
+ */
+export type GoogleKeySet = DomainEvent<'GoogleKeySet', { keyHash: string; salt: string; setAt: string }>
+export type GoogleKeyCleared = DomainEvent<'GoogleKeyCleared', { clearedAt: string }>
+/** A lead source's field map (field-map.ts), replacing any it had; applied to leads that arrive after it. */
+export type SourceFieldMapSet = DomainEvent<'SourceFieldMapSet', { source: string; mappings: FieldMapping[]; setAt: string }>
+export type SourceFieldMapRemoved = DomainEvent<'SourceFieldMapRemoved', { source: string; removedAt: string }>
 
 export type AccountEvent =
   | AccountCreated
@@ -32,6 +42,10 @@ export type AccountEvent =
   | WebhookTokenRevoked
   | ApiKeyCreated
   | ApiKeyRevoked
+  | GoogleKeySet
+  | GoogleKeyCleared
+  | SourceFieldMapSet
+  | SourceFieldMapRemoved
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'AccountCreated',
@@ -40,6 +54,10 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'WebhookTokenRevoked',
   'ApiKeyCreated',
   'ApiKeyRevoked',
+  'GoogleKeySet',
+  'GoogleKeyCleared',
+  'SourceFieldMapSet',
+  'SourceFieldMapRemoved',
 ]
 
 export function accountStream(accountId: string): string {
@@ -53,4 +71,8 @@ export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
   WebhookTokenRevoked: (d) => `webhook token ${d.tokenId} revoked (${printable(d.reason)})`,
   ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,
   ApiKeyRevoked: (d) => `API key ${d.keyId} revoked`,
+  GoogleKeySet: () => 'Google lead-form key set (kept as a hash)',
+  GoogleKeyCleared: () => 'Google lead-form key removed',
+  SourceFieldMapSet: (d) => `field map of source ${quoted(d.source)} set: ${d.mappings.map((m) => `${printable(m.field)} ← ${printable(m.path)}`).join(', ')}`,
+  SourceFieldMapRemoved: (d) => `field map of source ${quoted(d.source)} removed`,
 }

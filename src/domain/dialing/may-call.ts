@@ -2,7 +2,7 @@
  * May this account call (or text) this number now? `mayContact` is the one answer, for a channel:
  * `mayCall` asks it for calls (speed to lead, follow-up, place_call, the dialer as a call goes out,
  * every dry run and get_next_actions' next allowed time), send_sms and the texter for texts. The
- * rules, in order: do-not-call, the account's caller id, the destination (a valid fixed-line or
+ * rules, in order: do-not-call, a test lead (a lead form's test submission), the account's caller id, the destination (a valid fixed-line or
  * mobile number in an allowed country: destination.ts), the daily limit (every call to the person
  * counts, whatever its purpose), then calling hours and the lead-time guard (calling-window.ts). The
  * first rule that refuses is the reason.
@@ -23,7 +23,7 @@ import { parseFollowUpPolicy, withinDailyLimit } from './follow-up-policy.ts'
 
 /** Every reason a call is refused before the carrier is asked; stable codes (docs/errors.md). */
 export const CALL_REFUSALS: ReadonlySet<string> = new Set([
-  'do_not_call', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
+  'do_not_call', 'test_lead', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
   'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours',
 ])
 
@@ -56,6 +56,8 @@ export interface CallTargetFacts {
   readonly phone: string
   readonly state?: string | undefined
   readonly doNotCall: boolean
+  /** Received as a lead form's test submission (Google's `is_test`): never dialed or texted. */
+  readonly testLead?: boolean
   /** place_call may ring the further countries the account widens it to. */
   readonly placeCall?: boolean
   /**
@@ -97,6 +99,7 @@ export function mayContact(channel: ContactChannel, settings: AccountSettings, t
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): ContactCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
   const verb = channel === 'call' ? 'dialed' : 'texted'
   if (target.doNotCall) return refused('do_not_call', `the lead is do-not-call: it is never ${verb}`)
+  if (target.testLead === true) return refused('test_lead', "a test lead (a lead form's test submission): it is never dialed or texted")
   if (!settings.callerId) {
     return refused('no_caller_id', `the account has no caller id to ${channel} from (leadline account set ID --caller-id +1…)`)
   }

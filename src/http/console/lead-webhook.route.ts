@@ -12,7 +12,10 @@ import type { Leadline } from '../../leadline.ts'
 import { DELIVERIES_SHOWN } from '../../read-models/webhook-deliveries.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
-import { actingUser, frameOf, refreshAccount, requireSession, sendPage, signedIn } from './session.ts'
+import { actingUser, frameOf, refreshAccount, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { DomainError } from '../../domain/shared/decider.ts'
+import type { AccountState } from '../../domain/account/account.decider.ts'
+import { parseFieldMapping } from '../../domain/lead/intake/field-map.ts'
 
 const PATH = '/connections/lead-webhook'
 /** How the console's test leads are marked: never dialed (do-not-call), and easy to find. */
@@ -52,11 +55,49 @@ function curlExample(url: string, token: string): string {
   ].join('\n')
 }
 
+/**
+ * Lead sources: the Google lead-form key (set or not; never shown) and each source's field map, with
+ * the forms that change them (docs/lead-sources.md). Each change is an account event.
+ */
+function leadSourcesSection(account: AccountState, webhookUrl: string, csrfToken: string, draft: { source: string; mappings: string } | null): Html {
+  const google = account.googleKey
+  return html`<h2 id="lead-sources">Lead sources</h2>
+<h3>Google Ads lead forms</h3>
+<p>In the lead form's webhook settings, the URL is <code>${webhookUrl}?token=</code> and the webhook token, and the key is the one set here. ${google === null ? html`<strong>No key is set: Google's leads are refused (401).</strong>` : html`A key is set (since ${google.setAt}); Leadline keeps only a hash of it and never shows it.`}</p>
+<form method="post" action="${CONSOLE_PREFIX}${PATH}/google-key" class="actions">
+${csrfField(csrfToken)}
+<label for="google-key">New Google key <span class="hint">12 to 128 characters without spaces; a random one is best.</span></label>
+<input type="password" id="google-key" name="googleKey" autocomplete="off" minlength="12" maxlength="128">
+<button type="submit">Set Google key</button>
+${google === null ? '' : html`<button type="submit" name="remove" value="1" class="danger">Remove the key</button>`}
+</form>
+<h3>Field maps</h3>
+<p>For a source whose field names Leadline does not recognise: add <code>?source=NAME</code> to its webhook URL, and map each field to the path it arrives at (names joined by dots for nested objects and XML). A map reads the leads that arrive after it is saved; earlier leads stay as they came.</p>
+${account.fieldMaps.size === 0
+    ? html`<p class="muted">No field maps.</p>`
+    : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Source</th><th scope="col">Field ← path</th><th scope="col">Set</th><th scope="col"></th></tr></thead>
+<tbody>${[...account.fieldMaps].map(([source, map]) => html`<tr>
+<td><code>${source}</code></td>
+<td>${map.mappings.map((m) => html`<code>${m.field}</code> ← <code>${m.path}</code><br>`)}</td>
+<td>${map.setAt}</td>
+<td><form method="post" action="${CONSOLE_PREFIX}${PATH}/field-map" class="inline">${csrfField(csrfToken)}<input type="hidden" name="source" value="${source}"><button type="submit" name="remove" value="1" class="danger">Remove</button></form></td>
+</tr>`)}</tbody></table></div>`}
+<form method="post" action="${CONSOLE_PREFIX}${PATH}/field-map">
+${csrfField(csrfToken)}
+<label for="map-source">Source <span class="hint">Lower-case letters, digits, - and _: vendor-x.</span></label>
+<input type="text" id="map-source" name="source" value="${draft?.source ?? ''}" required>
+<label for="map-mappings">Mappings <span class="hint">One FIELD=PATH a line, such as phone=contact.primary.number. Saving replaces the source's map.</span></label>
+<textarea id="map-mappings" name="mappings" rows="4" required>${draft?.mappings ?? ''}</textarea>
+<div class="actions"><button type="submit">Save field map</button></div>
+</form>`
+}
+
 export const leadWebhookRoutes: FastifyPluginAsync = async (fastify) => {
   const leadline = fastify.leadline
   const webhookUrl = `${fastify.publicUrl}/api/ingest/lead`
 
-  const show = (request: FastifyRequest, reply: FastifyReply, extra: { newToken?: string; notice?: string | null; sentLeadId?: string | null }) => {
+  const show = (request: FastifyRequest, reply: FastifyReply, extra: { newToken?: string; notice?: string | null; sentLeadId?: string | null; error?: string; draft?: { source: string; mappings: string } }) => {
     const frame = frameOf(request, reply, 'lead-webhook')
     const { account } = signedIn(request)
     const zone = account.settings.timeZone
@@ -106,8 +147,10 @@ ${deliveries.length === 0
 <td>${d.leadId ? html`${d.status === 201 ? 'new lead' : 'updated'} <a href="${CONSOLE_PREFIX}/leads/${d.leadId}">${d.leadId}</a>` : (d.error ?? '')}</td>
 <td>${d.via === 'console' ? 'test button' : html`token in ${d.via}${d.userAgent ? html` <span class="muted">(${d.userAgent})</span>` : ''}`}</td>
 </tr>`)}</tbody></table></div>`}
-<p class="muted">Requests with a wrong token are not listed: they cannot be told apart from anyone's.</p>`
-    return sendPage(reply, { title: 'Lead webhook', frame, body, notice: extra.notice ?? null })
+<p class="muted">Requests with a wrong token are not listed: they cannot be told apart from anyone's.</p>
+${leadSourcesSection(account, webhookUrl, frame.csrfToken, extra.draft ?? null)}`
+    const page = { title: 'Lead webhook', frame, body, notice: extra.error ?? extra.notice ?? null }
+    return extra.error ? sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: extra.error }) : sendPage(reply, page)
   }
 
   fastify.register(async (routes) => {
@@ -123,6 +166,39 @@ ${deliveries.length === 0
       const token = await leadline.accounts.rotateWebhookToken(accountId, actingUser(request))
       await refreshAccount(request, leadline.accounts)
       return show(request, reply, { newToken: token.secret, notice: 'Webhook token rotated.' })
+    })
+
+    // A refusal (a short key, an unknown field) changes nothing and says why, with what was typed kept.
+    const refused = (request: FastifyRequest, reply: FastifyReply, error: unknown, draft?: { source: string; mappings: string }) => {
+      if (!(error instanceof DomainError) || error.code === 'account_not_found') throw error
+      return show(request, reply, { error: `Nothing was saved: ${error.message}.`, ...(draft ? { draft } : {}) })
+    }
+
+    routes.post(`${PATH}/google-key`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>
+      const accountId = signedIn(request).account.accountId
+      try {
+        await leadline.accounts.setGoogleKey(accountId, form.remove === '1' ? null : String(form.googleKey ?? ''), actingUser(request))
+      } catch (error) {
+        return refused(request, reply, error)
+      }
+      await refreshAccount(request, leadline.accounts)
+      return show(request, reply, { notice: form.remove === '1' ? 'Google key removed: Google lead forms are refused until one is set.' : 'Google key set. It is not shown again.' })
+    })
+
+    routes.post(`${PATH}/field-map`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>
+      const accountId = signedIn(request).account.accountId
+      const source = String(form.source ?? '')
+      const text = String(form.mappings ?? '')
+      try {
+        if (form.remove === '1') await leadline.accounts.removeFieldMap(accountId, source, actingUser(request))
+        else await leadline.accounts.setFieldMap(accountId, source, text.split(/\r?\n/).filter((line) => line.trim() !== '').map(parseFieldMapping), actingUser(request))
+      } catch (error) {
+        return refused(request, reply, error, { source, mappings: text })
+      }
+      await refreshAccount(request, leadline.accounts)
+      return show(request, reply, { notice: form.remove === '1' ? `Field map of ${source} removed.` : `Field map of ${source.trim().toLowerCase()} saved: it reads the leads that arrive from now on.` })
     })
 
     routes.post(`${PATH}/test`, { preHandler: fastify.csrfProtection }, async (request, reply) => {

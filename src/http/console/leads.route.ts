@@ -4,6 +4,7 @@
  * with `leadline history`). Recordings and transcripts are never shown: the timeline says only that
  * one was stored, and every field passes the tool endpoint's filter first.
  */
+import { CONSENT_FIELD_NAMES, CONSENT_FIELDS } from '../../domain/lead/intake/consent.ts'
 import type { FastifyPluginAsync } from 'fastify'
 import { DateTime } from 'luxon'
 import { readLeadHistory } from '../../audit/lead-history.ts'
@@ -152,6 +153,7 @@ ${page.leads.length === 0
       const body = html`<p><a href="${CONSOLE_PREFIX}/leads">← Inbound Leads</a></p>
 <h1>${name}</h1>
 ${lead.doNotCall ? html`<p><span class="badge bad">do not call</span></p>` : ''}
+${state.test ? html`<p><span class="badge">test lead</span> <span class="muted">A lead form's test submission: never called or texted.</span></p>` : ''}
 <section aria-labelledby="details"><h2 id="details">Details</h2>
 ${fieldRows([
   ['Lead id', html`<code>${lead.leadId}</code>`], ['Phone', lead.phone], ['Name', nameOf(lead)], ['Email', lead.email], ['State', lead.state], ['Age', lead.age],
@@ -160,6 +162,16 @@ ${fieldRows([
   ...Object.entries(industry ?? {}).map(([k, v]) => [k.replace(/_/g, ' '), v] as const),
   ...extra.map((f) => [f.name, typeof f.value === 'string' ? f.value : JSON.stringify(f.value)] as const),
 ])}
+</section>
+${state.sourceFacts === null ? '' : html`<section aria-labelledby="source-facts"><h2 id="source-facts">From a ${state.sourceFacts.form === 'google_lead_form' ? 'Google Ads lead form' : state.sourceFacts.form}</h2>
+${fieldRows(Object.entries(state.sourceFacts.facts).map(([k, v]) => [k, v] as const))}
+</section>`}
+<section aria-labelledby="consent"><h2 id="consent">Consent evidence</h2>
+<p class="muted">As the lead source sent it, one record per submission that carried any, never overwritten. Leadline keeps the evidence; whether it amounts to consent is the account's to judge.</p>
+${state.consent.length === 0 ? html`<p class="muted">None sent.</p>` : html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Received</th>${CONSENT_FIELDS.map((f) => html`<th scope="col">${CONSENT_FIELD_NAMES[f]}</th>`)}</tr></thead>
+<tbody>${state.consent.map((record) => html`<tr><td>${timeElement(record.receivedAt, zone)}</td>${CONSENT_FIELDS.map((f) => html`<td>${record[f] ?? ''}</td>`)}</tr>`)}</tbody></table></div>
+${state.consentTotal > state.consent.length ? html`<p class="muted">The newest ${state.consent.length} of ${state.consentTotal}; <code>leadline audit export</code> has every one.</p>` : ''}`}
 </section>
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
 <p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.

@@ -3,6 +3,7 @@
  * the key's account only, and a lead as tools return it. A lead of another account is
  * `lead_not_found`, exactly like a lead that does not exist.
  */
+import { CONSENT_FIELD_NAMES, CONSENT_FIELDS, MAX_CONSENT_RECORDS_KEPT } from '../../domain/lead/intake/consent.ts'
 import { z } from 'zod'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { leadStream } from '../../domain/lead/lead.events.ts'
@@ -153,7 +154,7 @@ export function paymentsOutputOf(state: LeadState): z.output<typeof paymentsOutp
 export const speedToLeadOutput = z
   .object({
     status: z.enum(['pending', 'decided', 'skipped']).describe('decided: speed to lead called; skipped: it did not, for `reason`'),
-    reason: z.string().nullable().describe('When skipped: speed_to_lead_off, do_not_call, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, outside_calling_hours, outside_lead_hours, no_calling_hours'),
+    reason: z.string().nullable().describe('When skipped: speed_to_lead_off, do_not_call, test_lead, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, outside_calling_hours, outside_lead_hours, no_calling_hours'),
     message: z.string().nullable(),
     next_allowed_at: z.string().nullable(),
     rule: z.string().nullable().describe('When skipped by a calling rule: its name, e.g. "FL 501.616" (docs/dialing.md)'),
@@ -175,6 +176,45 @@ export const repliesOutput = z
 /** That the lead replied and when, from the lead's own record: never the text. */
 export function repliesOutputOf(state: LeadState): z.output<typeof repliesOutput> {
   return { count: state.replies, last_reply_at: state.lastReplyAt }
+}
+
+export const consentOutput = z
+  .array(
+    z.object({
+      received_at: z.string().describe('When the submission that carried it arrived'),
+      trustedform_cert_url: z.string().optional().describe('TrustedForm certificate URL (xxTrustedFormCertUrl)'),
+      jornaya_leadid: z.string().optional().describe('Jornaya LeadiD token (universal_leadid, leadid_token)'),
+      tcpa_consent_text: z.string().optional().describe('The consent language the person agreed to, as the source sent it'),
+      consent_timestamp: z.string().optional().describe('When the person consented, as the source sent it'),
+      ip_address: z.string().optional().describe("The person's IP address, as the source sent it"),
+      page_url: z.string().optional().describe('The page the form was on, as the source sent it'),
+    }),
+  )
+  .describe(`Consent evidence, one record per submission that carried any, oldest first (the newest ${MAX_CONSENT_RECORDS_KEPT}; the log and audit export keep all). Stored as sent: Leadline does not judge whether it amounts to consent`)
+
+export function consentOutputOf(state: LeadState): z.output<typeof consentOutput> {
+  return state.consent.map((record) => {
+    const out: Record<string, string> = { received_at: record.receivedAt }
+    for (const field of CONSENT_FIELDS) {
+      const value = record[field]
+      if (value !== undefined) out[CONSENT_FIELD_NAMES[field]] = value
+    }
+    return out as z.output<typeof consentOutput>[number]
+  })
+}
+
+export const sourceFactsOutput = z
+  .object({
+    form: z.string().describe('The lead form that sent them: google_lead_form'),
+    facts: z.record(z.string(), z.string()).describe("Its ids for the lead: Google's lead_id, campaign_id, gcl_id, form_id, adgroup_id, creative_id, …"),
+    received_at: z.string(),
+  })
+  .nullable()
+  .describe("The latest lead form's facts about this lead; null when none sent any")
+
+export function sourceFactsOutputOf(state: LeadState): z.output<typeof sourceFactsOutput> {
+  const facts = state.sourceFacts
+  return facts === null ? null : { form: facts.form, facts: { ...facts.facts }, received_at: facts.receivedAt }
 }
 
 export const warningsOutput = z

@@ -12,6 +12,7 @@ import { sendError } from '../errors.ts'
 import { TokenBuckets } from '../token-buckets.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 import { parseFormBody } from './form-body.ts'
+import { parseXmlBody } from './xml-body.ts'
 import { bearerToken } from '../bearer-token.ts'
 import { UNREAD_BODY_BOUNDS } from '../unread-body.ts'
 
@@ -61,8 +62,15 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
   // Keyed by the verified token's id, after authentication: a wrong token cannot drain a real one's
   // bucket, and a rotated token starts afresh. One Map lookup per request (the route is benchmarked).
   const buckets = rateLimit ? new TokenBuckets(rateLimit.ratePerSecond, rateLimit.burst) : null
-  // Only JSON, form-encoded and multipart bodies are leads; anything else is a 415.
+  // Only JSON, form-encoded, multipart and XML bodies are leads; anything else is a 415.
   fastify.removeContentTypeParser(['text/plain'])
+  fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => {
+    try {
+      done(null, parseXmlBody(body as string, WEBHOOK_MAX_DEPTH))
+    } catch (error) {
+      done(error as Error, undefined)
+    }
+  })
   await fastify.register(formbody, { bodyLimit: WEBHOOK_BODY_LIMIT, parser: parseFormBody })
   await fastify.register(multipart, {
     attachFieldsToBody: 'keyValues',
@@ -157,10 +165,12 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
       const body = wellFormedInput(request.body, WEBHOOK_MAX_DEPTH)
       if (!body.ok) return sendError(reply, 'invalid_request', `the body nests objects and arrays more than ${WEBHOOK_MAX_DEPTH} levels deep`)
       // No body at all carries no phone field (400 phone required); a JSON null is a scalar (400 body must be an object).
+      // `?source=vendor-x` names the lead source, whose field map (if it has one) reads the body.
+      const source = (request.query as Record<string, unknown> | undefined)?.source
       const result = await receiveLead(fastify.leadline, principal.account, body.value === undefined ? {} : body.value, {
         actor: { kind: 'webhook_token', id: principal.tokenId },
         correlationId: request.id,
-      })
+      }, { source: typeof source === 'string' ? source : undefined })
       return reply.code(result.created ? 201 : 200).send({
         leadId: result.leadId,
         created: result.created,

@@ -28,7 +28,13 @@ export const CORE_FIELD_ALIASES: Readonly<Record<CoreField, readonly string[]>> 
   fullName: ['name', 'full name', 'fullname', 'full_name', 'lead name', 'contact'],
   firstName: ['first name', 'first_name', 'firstname', 'first'],
   lastName: ['last name', 'last_name', 'lastname', 'last'],
-  phone: ['phone', 'phone number', 'phone_number', 'mobile', 'cell', 'number'],
+  // The spec's names first; then what vendors and CRM exports call it, a mobile before a home line,
+  // and `phone1` before `phone2` before `phone3`.
+  phone: [
+    'phone', 'phone number', 'phone_number', 'mobile', 'cell', 'number',
+    'mobile phone', 'mobilephone', 'cell phone', 'cellphone', 'primary phone', 'primaryphone', 'phone1', 'phone 1',
+    'telephone', 'contact phone', 'contactphone', 'home phone', 'homephone', 'phone2', 'phone 2', 'phone3', 'phone 3', 'work phone',
+  ],
   email: ['email', 'email address', 'email_address', 'e-mail'],
   state: ['state', 'st'],
   age: ['age'],
@@ -94,6 +100,25 @@ function buildIndex(): Map<string, CoreFieldMatch> {
 /** The core field an input name means, with its precedence rank, or undefined. */
 export function matchCoreField(name: string): CoreFieldMatch | undefined {
   return ALIAS_INDEX.get(canonicalFieldName(name))
+}
+
+/**
+ * The last part of a dotted name or path (`Lead.Cellphone` → `Cellphone`, `contact.phone` →
+ * `phone`), or null for a name without a dot. A name is matched as a whole first, then on this.
+ */
+export function lastPathPart(name: string): string | null {
+  const dot = name.lastIndexOf('.')
+  if (dot === -1) return null
+  const last = name.slice(dot + 1)
+  return last.trim() === '' ? null : last
+}
+
+/** matchCoreField for a name that may be a path: the whole name first, then its last part. */
+export function matchCoreFieldPath(name: string): CoreFieldMatch | undefined {
+  const whole = matchCoreField(name)
+  if (whole !== undefined) return whole
+  const last = lastPathPart(name)
+  return last === null ? undefined : matchCoreField(last)
 }
 
 /** The core field an input name means, or undefined when it is not an accepted name. */

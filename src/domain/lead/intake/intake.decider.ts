@@ -10,7 +10,8 @@ import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
 import { mergeExtraFields } from './extra-fields.ts'
 import { joinName, namesAgree } from './full-name.ts'
 import { textKeyword } from './text-keywords.ts'
-import { INBOUND_LEADS, type IntakeEvent, type TextReplyKind, type LeadFieldChanges, type LeadPhoneConflict, type LeadReceived } from './intake.events.ts'
+import { addConsentRecord, type ConsentEvidence, type ConsentRecord } from './consent.ts'
+import { INBOUND_LEADS, type IntakeEvent, type SubmissionExtras, type SubmissionOrigin, type TextReplyKind, type LeadFieldChanges, type LeadPhoneConflict, type LeadReceived } from './intake.events.ts'
 
 export type ReceiveLead = {
   type: 'ReceiveLead'
@@ -32,6 +33,12 @@ export type ReceiveLead = {
    * atomically (lead.decider.ts). Absent (place_call's new person), no speed to lead is decided.
    */
   speedToLead?: { settings: AccountSettings; decisionId: string }
+  /** The submission's consent evidence, kept as one more record on the lead. */
+  consent?: ConsentEvidence
+  /** The lead form and the source it came from (SubmissionOrigin). */
+  origin?: SubmissionOrigin
+  /** A lead form's test submission: a new lead received so is a test lead for good. */
+  test?: boolean
 }
 
 /**
@@ -96,6 +103,14 @@ export interface IntakeState {
   /** Texts from the person that were no keyword (LeadReplied), and when the latest came. */
   readonly replies: number
   readonly lastReplyAt: string | null
+  /** Received as a lead form's test submission: never dialed or texted (may-call.ts refuses `test_lead`). */
+  readonly test: boolean
+  /** The consent evidence of each submission that carried any, oldest first: the latest MAX_CONSENT_RECORDS_KEPT. */
+  readonly consent: readonly ConsentRecord[]
+  /** How many submissions carried consent evidence, in all. */
+  readonly consentTotal: number
+  /** The latest lead-form facts (Google's lead_id, campaign_id, gcl_id, …), with the form that sent them. */
+  readonly sourceFacts: { readonly form: string; readonly facts: Readonly<Record<string, string>>; readonly receivedAt: string } | null
 }
 
 export const INITIAL_INTAKE: IntakeState = {
@@ -114,6 +129,10 @@ export const INITIAL_INTAKE: IntakeState = {
   optOutConfirmed: false,
   replies: 0,
   lastReplyAt: null,
+  test: false,
+  consent: [],
+  consentTotal: 0,
+  sourceFacts: null,
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -162,6 +181,22 @@ function reconcileNames(current: LeadFields, incoming: LeadFields, derived: read
   }
 }
 
+/** The submission's consent, origin and test flag as its event carries them: only those it has. */
+function extrasOf(command: ReceiveLead): SubmissionExtras {
+  return {
+    ...(command.consent !== undefined && Object.keys(command.consent).length > 0 ? { consent: command.consent } : {}),
+    ...(command.origin !== undefined && Object.keys(command.origin).length > 0 ? { origin: command.origin } : {}),
+    ...(command.test === true ? { test: true as const } : {}),
+  }
+}
+
+/** A lead's consent records and lead-form facts after a submission that carried them. */
+function withSubmissionExtras<S extends IntakeState>(state: S, extras: SubmissionExtras, at: string): S {
+  const consent = extras.consent === undefined ? {} : { consent: addConsentRecord(state.consent, { ...extras.consent, receivedAt: at }), consentTotal: state.consentTotal + 1 }
+  const facts = extras.origin?.form !== undefined && extras.origin.facts !== undefined ? { sourceFacts: { form: extras.origin.form, facts: extras.origin.facts, receivedAt: at } } : {}
+  return { ...state, ...consent, ...facts }
+}
+
 /** The submission's warnings as an event carries them: only when there are any, so most events stay as they were. */
 function warningsOf(command: { readonly warnings?: readonly IntakeWarning[] }): { warnings?: readonly IntakeWarning[] } {
   return command.warnings !== undefined && command.warnings.length > 0 ? { warnings: command.warnings } : {}
@@ -187,7 +222,7 @@ export function phoneConflict(state: IntakeState, received: string, receivedRaw:
 export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent): S {
   switch (event.type) {
     case 'LeadReceived':
-      return {
+      return withSubmissionExtras({
         ...state,
         lists: event.data.list === undefined || state.lists.includes(event.data.list.listName) ? state.lists : [...state.lists, event.data.list.listName],
         exists: true,
@@ -199,10 +234,11 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
         updatedAt: event.data.receivedAt,
         submissions: 1,
         warnings: event.data.warnings ?? [],
-      }
+        test: event.data.test === true,
+      }, event.data, event.data.receivedAt)
     case 'LeadUpdated': {
       const fields = state.fields as LeadFields
-      return {
+      return withSubmissionExtras({
         ...state,
         fields: {
           ...fields,
@@ -214,7 +250,7 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
         updatedAt: event.data.updatedAt,
         submissions: state.submissions + 1,
         warnings: event.data.warnings ?? [],
-      }
+      }, event.data, event.data.updatedAt)
     }
     case 'LeadAddedToList':
       return state.lists.includes(event.data.listName) ? state : { ...state, lists: [...state.lists, event.data.listName] }
@@ -265,7 +301,7 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
         // One event says it all when nothing else is decided: the lead, its list and why speed to lead did not call.
         const received: LeadReceived = {
           type: 'LeadReceived',
-          data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at, ...warningsOf(command), ...(command.list === false ? {} : { list: INBOUND_LEADS }) },
+          data: { leadId: command.newLeadId, accountId: command.accountId, fields, receivedAt: at, ...warningsOf(command), ...(command.list === false ? {} : { list: INBOUND_LEADS }), ...extrasOf(command) },
         }
         return [received]
       }
@@ -291,7 +327,7 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
       const events: IntakeEvent[] = [
         {
           type: 'LeadUpdated',
-          data: { leadId: state.leadId, changes, industryFields, extraFields, updatedAt: at, ...warningsOf({ warnings }) },
+          data: { leadId: state.leadId, changes, industryFields, extraFields, updatedAt: at, ...warningsOf({ warnings }), ...extrasOf(command) },
         },
       ]
       if (conflict !== null) events.push(conflict)

@@ -3,9 +3,31 @@ import type { DomainEvent } from '../../shared/decider.ts'
 import { speedToLeadSkipLine, type SpeedToLeadSkip } from '../calls/calls.events.ts'
 import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
 import type { TextKeyword } from './text-keywords.ts'
+import type { ConsentEvidence } from './consent.ts'
 import { changeList, plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
+
+/**
+ * Where a submission came from, beyond its fields: the lead form that sent it (`google_lead_form`)
+ * with the facts it gives about the lead (Google's `lead_id`, `campaign_id`, `gcl_id`, …), and the
+ * source named in the webhook URL whose field map read it, with the fields the map filled.
+ */
+export interface SubmissionOrigin {
+  readonly form?: 'google_lead_form'
+  readonly facts?: Readonly<Record<string, string>>
+  readonly source?: string
+  readonly mapped?: ReadonlyArray<{ readonly field: string; readonly path: string }>
+}
+
+/** What a submission carries besides the lead's fields; every member absent when it has nothing to say. */
+export interface SubmissionExtras {
+  /** The submission's consent evidence (consent.ts), as sent: one record per submission, never overwritten. */
+  consent?: ConsentEvidence
+  origin?: SubmissionOrigin
+  /** A lead form's test submission (Google's `is_test`): a lead received this way is a test lead, never dialed or texted. */
+  test?: true
+}
 
 /** The core fields a later submission may change (identity fields excepted). */
 export type LeadFieldChanges = Partial<Omit<LeadFields, 'phoneLast10' | 'phoneRaw' | 'industryFields' | 'extraFields'>>
@@ -30,7 +52,7 @@ export type LeadReceived = DomainEvent<
      * SpeedToLeadSkipped right after.
      */
     speedToLeadSkipped?: SpeedToLeadSkip
-  }
+  } & SubmissionExtras
 >
 /** A later submission for the same person: only what changed (empty values never erase data). */
 export type LeadUpdated = DomainEvent<
@@ -43,7 +65,7 @@ export type LeadUpdated = DomainEvent<
     updatedAt: string
     /** What intake told the sender about this submission (absent when it had nothing to say). */
     warnings?: readonly IntakeWarning[]
-  }
+  } & SubmissionExtras
 >
 export interface LeadList {
   readonly listId: string
@@ -130,6 +152,16 @@ function receivedSummary(fields: LeadFields): string {
   return `lead received: ${parts.join(', ')}`
 }
 
+/** What else a submission brought, in a few words: `; test submission; consent evidence; google lead form`. */
+function extrasLine(d: SubmissionExtras): string {
+  const parts: string[] = []
+  if (d.test === true) parts.push('test submission')
+  if (d.consent !== undefined) parts.push(`consent evidence (${Object.keys(d.consent).map(printable).join(', ')})`)
+  if (d.origin?.form !== undefined) parts.push(`from a ${d.origin.form === 'google_lead_form' ? 'Google Ads lead form' : printable(d.origin.form)}`)
+  if (d.origin?.source !== undefined) parts.push(`source ${quoted(d.origin.source)}${d.origin.mapped !== undefined ? ` (field map: ${d.origin.mapped.map((m) => printable(m.field)).join(', ')})` : ''}`)
+  return parts.map((p) => `; ${p}`).join('')
+}
+
 /** A submission's warnings, by code and the field as sent: `; warnings: phone_not_valid (phone)`. */
 function warningList(warnings: readonly { code: string; field: string }[] | undefined): string {
   if (warnings === undefined || warnings.length === 0) return ''
@@ -145,6 +177,7 @@ const addedToList = (listName: string) => `added to list ${quoted(listName)}`
 export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
   LeadReceived: (d) =>
     receivedSummary(d.fields) +
+    extrasLine(d) +
     warningList(d.warnings) +
     (d.list ? `; ${addedToList(d.list.listName)}` : '') +
     (d.speedToLeadSkipped ? `; ${speedToLeadSkipLine(d.speedToLeadSkipped)}` : ''),
@@ -155,7 +188,7 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
       ...(d.extraFields.length > 0 ? [`${plural(d.extraFields.length, 'extra field')} added`] : []),
     ]
     const all = [...changed, ...more]
-    return `submitted again: ${all.length === 0 ? 'nothing changed' : all.join(', ')}${warningList(d.warnings)}`
+    return `submitted again: ${all.length === 0 ? 'nothing changed' : all.join(', ')}${extrasLine(d)}${warningList(d.warnings)}`
   },
   LeadAddedToList: (d) => addedToList(d.listName),
   LeadDoNotCallCleared: () => 'do-not-call cleared',

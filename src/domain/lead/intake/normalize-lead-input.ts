@@ -3,8 +3,10 @@
 // through ctx, so the same body always yields the same lead.
 
 import { ageOn, MAX_PLAUSIBLE_AGE, parseDateInput } from './dates.ts'
-import { matchCoreField } from './field-aliases.ts'
+import { canonicalFieldName, lastPathPart, matchCoreFieldPath } from './field-aliases.ts'
 import type { CoreField } from './field-aliases.ts'
+import { CONSENT_FIELDS, matchConsentField, type ConsentEvidence, type ConsentField } from './consent.ts'
+import { fieldMapTarget, type FieldMap, type FieldMapTarget } from './field-map.ts'
 import { boundText, isPresent, MAX_FIELD_LENGTH, readFieldValue } from './field-value.ts'
 import type { FieldValue } from './field-value.ts'
 import { boundExtraFields, MAX_EXTRA_FIELDS_BYTES } from './extra-fields.ts'
@@ -50,6 +52,10 @@ export type NormalizeResult =
       warnings: IntakeWarning[]
       /** Name fields filled from another form of the name rather than sent: they may fill a gap, never overwrite. */
       derived: DerivedNameField[]
+      /** The submission's consent evidence (consent.ts), when it carried any. */
+      consent?: ConsentEvidence
+      /** The fields the source's field map filled, and the path each came from. */
+      mapped?: Array<{ field: string; path: string }>
     }
   | { ok: false; error: { code: PhoneErrorCode; message: string } }
 
@@ -63,6 +69,8 @@ export interface IntakeContext {
   /** The account's industry (see INDUSTRIES), or null for none. */
   industry: string | null
   now: Date
+  /** The source's field map (field-map.ts): a mapped path fills its field before any name does. */
+  fieldMap?: FieldMap
 }
 
 // Spec §2.1 lists the truthy do-not-call values 1, true, yes and y. `on` is what a browser sends
@@ -81,6 +89,8 @@ interface Entry {
   read: FieldValue
   /** Position in the body, so extras keep the sender's order. */
   order: number
+  /** How deep in nested objects it was sent (0: a member of the body itself). */
+  depth: number
 }
 
 type TextRead = Extract<FieldValue, { kind: 'text' }>
@@ -95,6 +105,12 @@ type CoreLead = Omit<LeadFields, 'industryFields' | 'extraFields'>
 interface CoreCandidate extends Entry {
   rank: number
 }
+
+/**
+ * Nested objects are read as their members' paths (`{"contact":{"phone":…}}` is `contact.phone`), at
+ * most this deep; a deeper object is kept whole as an extra field (the webhook refuses deeper bodies).
+ */
+export const MAX_PATH_DEPTH = 32
 
 const NO_CANDIDATES: readonly CoreCandidate[] = []
 
@@ -114,33 +130,64 @@ class Intake {
   private readonly extras: Entry[] = []
   private readonly warnings: IntakeWarning[] = []
   private readonly derived: DerivedNameField[] = []
+  private readonly consent = new Map<ConsentField, CoreCandidate[]>()
+  private readonly mapped: Array<{ field: string; path: string }> = []
+  private readonly fieldMap: ReadonlyMap<string, FieldMapTarget>
+  private order = 0
 
-  constructor(private readonly ctx: IntakeContext) {}
+  constructor(private readonly ctx: IntakeContext) {
+    this.fieldMap = new Map((ctx.fieldMap ?? []).flatMap((m) => {
+      const target = fieldMapTarget(m.field)
+      return target === undefined ? [] : [[canonicalFieldName(m.path), target] as const]
+    }))
+  }
 
-  classify(input: unknown): void {
+  classify(input: unknown, prefix = '', depth = 0): void {
     // The type says Record, but a webhook body can be anything; never throw on it.
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return
     const body = input as Record<string, unknown>
-    let order = 0
-    for (const name of Object.keys(body)) {
-      const value = body[name]
-      const entry: Entry = { name, value, read: readFieldValue(value), order: order++ }
-      // Empty, null and whitespace values are absent: they produce no field, not even an extra.
-      if (entry.read.kind === 'absent') continue
-      const core = matchCoreField(name)
-      if (core !== undefined) {
-        push(this.core, core.field, { name, value, read: entry.read, order: entry.order, rank: core.rank })
+    for (const key of Object.keys(body)) {
+      const name = depth === 0 ? key : `${prefix}.${key}`
+      const value = body[key]
+      if (isPlainObject(value) && depth + 1 < MAX_PATH_DEPTH) {
+        this.classify(value, name, depth + 1)
         continue
       }
-      const industryField = matchIndustryField(this.ctx.industry, name)
-      if (industryField !== undefined) {
-        const group = this.industry.get(industryField.key) ?? { field: industryField, entries: [] }
-        group.entries.push(entry)
-        this.industry.set(industryField.key, group)
-        continue
-      }
-      this.extras.push(entry)
+      this.classifyEntry({ name, value, read: readFieldValue(value), order: this.order++, depth })
     }
+  }
+
+  private classifyEntry(entry: Entry): void {
+    const { name } = entry
+    // Empty, null and whitespace values are absent: they produce no field, not even an extra.
+    if (entry.read.kind === 'absent') return
+    const target = this.fieldMap.size === 0 ? undefined : this.fieldMap.get(canonicalFieldName(name))
+    if (target !== undefined) {
+      // The source's own map names this path: it fills the field ahead of any name.
+      this.mapped.push({ field: target.name, path: name })
+      if (target.kind === 'core') push(this.core, target.field, { ...entry, rank: -1 })
+      else push(this.consent, target.field, { ...entry, rank: -1 })
+      return
+    }
+    const core = matchCoreFieldPath(name)
+    if (core !== undefined) {
+      push(this.core, core.field, { ...entry, rank: core.rank })
+      return
+    }
+    const consent = matchConsentField(name)
+    if (consent !== undefined) {
+      push(this.consent, consent.field, { ...entry, rank: consent.rank })
+      return
+    }
+    const last = lastPathPart(name)
+    const industryField = matchIndustryField(this.ctx.industry, name) ?? (last === null ? undefined : matchIndustryField(this.ctx.industry, last))
+    if (industryField !== undefined) {
+      const group = this.industry.get(industryField.key) ?? { field: industryField, entries: [] }
+      group.entries.push(entry)
+      this.industry.set(industryField.key, group)
+      return
+    }
+    this.extras.push(entry)
   }
 
   finish(): NormalizeResult {
@@ -160,9 +207,14 @@ class Intake {
       if (text !== undefined) lead[field] = text
     }
     const industryFields = this.readIndustryFields()
+    const consent = this.readConsent()
 
     const extraFields = this.extras.length === 0 ? [] : this.boundExtras(this.extras.sort((a, b) => a.order - b.order).map(({ name, value }) => ({ name, value })))
-    return { ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived }
+    return {
+      ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived,
+      ...(consent === undefined ? {} : { consent }),
+      ...(this.mapped.length === 0 ? {} : { mapped: this.mapped }),
+    }
   }
 
   // The lead is kept whatever extra fields come with it: those past the bound are dropped, and named.
@@ -296,6 +348,22 @@ class Intake {
     return industryFields
   }
 
+  // Each evidence field's first text value, as sent; the rest are extras, as for any repeated field.
+  private readConsent(): ConsentEvidence | undefined {
+    const evidence: { -readonly [F in ConsentField]?: string } = {}
+    for (const field of CONSENT_FIELDS) {
+      const candidates = sorted(this.consent.get(field) ?? NO_CANDIDATES)
+      const chosen = candidates.find(isText)
+      if (chosen === undefined) {
+        this.keepObjects(candidates)
+        continue
+      }
+      this.setAside(candidates, chosen)
+      evidence[field] = this.bound(chosen.name, chosen.read.text)
+    }
+    return Object.keys(evidence).length === 0 ? undefined : evidence
+  }
+
   /** The chosen text of a core field (trimmed, bounded), setting the other candidates aside. */
   private readText(field: CoreField): string | undefined {
     return this.pick(field)?.text
@@ -312,11 +380,8 @@ class Intake {
     return { name: chosen.name, text: this.bound(chosen.name, chosen.read.text), entry: chosen }
   }
 
-  // Spec alias order first, then body order among names that fold to the same alias.
   private candidates(field: CoreField): readonly CoreCandidate[] {
-    const entries = this.core.get(field)
-    if (entries === undefined) return NO_CANDIDATES
-    return entries.length === 1 ? entries : [...entries].sort((a, b) => a.rank - b.rank || a.order - b.order)
+    return sorted(this.core.get(field) ?? NO_CANDIDATES)
   }
 
   /**
@@ -373,6 +438,18 @@ class Intake {
   private warn(code: string, field: string, message: string): void {
     this.warnings.push({ code, field, message })
   }
+}
+
+/**
+ * A field map's path first, then spec alias order, then a name sent at the top before one nested in an
+ * object, then body order among names that fold to the same alias.
+ */
+function sorted(entries: readonly CoreCandidate[]): readonly CoreCandidate[] {
+  return entries.length <= 1 ? entries : [...entries].sort((a, b) => a.rank - b.rank || a.depth - b.depth || a.order - b.order)
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value)
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -543,3 +543,23 @@ t.test('claiming a due follow-up', async (t) => {
     })
   })
 })
+
+t.test("a lead form's test lead: speed to lead skips it (test_lead), place_call and request_payment refuse it, and it stays one", async (t) => {
+  const testLead = (command: LeadCommand): LeadCommand => ({ ...command, test: true }) as LeadCommand
+  const received = play([[NOW, testLead(withSettings(ON))]])
+  t.same(received.map((e) => e.type), ['LeadReceived'], 'no call decided')
+  t.match(skipOf(received), { reason: 'test_lead' })
+  t.equal((received[0] as Extract<LeadEvent, { type: 'LeadReceived' }>).data.test, true)
+  t.throws(() => leadDecider.decide({ type: 'DecidePlaceCall', settings: ON, decisionId: 'dec_1', idempotencyKey: 'k1' }, stateOf(received), NOW), { code: 'test_lead' })
+  const pay: LeadCommand = {
+    type: 'RequestPayment', requestId: 'pay_1', amountCents: 100, currency: 'usd', description: 'x', connectedAccount: null, provider: 'simulated',
+    idempotencyKey: 'k', providerIdempotencyKey: 'pk', from: CALLER_ID,
+  } as LeadCommand
+  t.throws(() => leadDecider.decide(pay, stateOf(received), NOW), { code: 'test_lead' })
+  // A real submission later leaves it a test lead; a test submission on a real lead leaves that one real.
+  const again = play([[plus(NOW, MIN), receive({ email: 'real@example.com' })]], received)
+  t.equal(stateOf(again).test, true)
+  const real = play([[NOW, withSettings(ON)], [plus(NOW, MIN), testLead(receive())]])
+  t.equal(stateOf(real).test, false)
+  t.equal((real.find((e) => e.type === 'LeadUpdated') as Extract<LeadEvent, { type: 'LeadUpdated' }>).data.test, true, 'the submission says it was a test')
+})

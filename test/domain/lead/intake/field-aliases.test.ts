@@ -24,6 +24,12 @@ const SPEC_TABLE: Record<string, readonly string[]> = {
   doNotCall: ['dnc', 'do not call', 'do_not_call'],
 }
 
+// Beyond the spec: what vendors and CRM exports call the phone (issue #28), ranked after the spec's names.
+const VENDOR_PHONES: readonly string[] = [
+  'mobile phone', 'mobilephone', 'cell phone', 'cellphone', 'primary phone', 'primaryphone', 'phone1', 'phone 1',
+  'telephone', 'contact phone', 'contactphone', 'home phone', 'homephone', 'phone2', 'phone 2', 'phone3', 'phone 3', 'work phone',
+]
+
 const LOCATION_TABLE: Record<string, readonly string[]> = {
   city: ['city', 'town'],
   zip: ['zip', 'zip code', 'zipcode', 'postal code', 'postcode', 'zip_code', 'post code', 'post_code'],
@@ -79,7 +85,7 @@ t.test('every spec alias resolves to its field', async (t) => {
 
 t.test('the source table holds every spec alias and nothing else for spec fields', async (t) => {
   for (const [field, aliases] of Object.entries(SPEC_TABLE)) {
-    const table = CORE_FIELD_ALIASES[field as CoreField]
+    const table = CORE_FIELD_ALIASES[field as CoreField].filter((alias) => field !== 'phone' || !VENDOR_PHONES.includes(alias))
     const canon = (names: readonly string[]) => [...new Set(names.map(canonicalFieldName))].sort()
     // date_of_birth is an extra spelling of the spec's `date of birth`.
     t.same(canon(table), canon(aliases), field)
@@ -87,7 +93,7 @@ t.test('the source table holds every spec alias and nothing else for spec fields
 })
 
 t.test('every alias in every spelling variant resolves to its field', async (t) => {
-  const all = { ...SPEC_TABLE, ...LOCATION_TABLE, dob: [...(SPEC_TABLE['dob'] ?? []), 'date_of_birth'] }
+  const all = { ...SPEC_TABLE, ...LOCATION_TABLE, phone: [...(SPEC_TABLE['phone'] ?? []), ...VENDOR_PHONES], dob: [...(SPEC_TABLE['dob'] ?? []), 'date_of_birth'] }
   let checked = 0
   for (const [field, aliases] of Object.entries(all)) {
     for (const alias of aliases) {
@@ -102,7 +108,7 @@ t.test('every alias in every spelling variant resolves to its field', async (t) 
 
 t.test('names that are not aliases resolve to nothing', async (t) => {
   const others = [
-    'phone2', 'work phone number', 'work_phone_number', 'e mail', 'emailaddress', 'names', 'nam',
+    'phone4', 'work phone number', 'work_phone_number', 'e mail', 'emailaddress', 'names', 'nam',
     'first-name', 'dateofbirth', 'lead', '', '   ', 'constructor', '__proto__', 'prototype',
     'toString', 'hasOwnProperty', 'valueOf',
   ]
@@ -110,6 +116,14 @@ t.test('names that are not aliases resolve to nothing', async (t) => {
     t.equal(lookupCoreField(name), undefined, JSON.stringify(name))
     t.equal(matchCoreField(name), undefined, JSON.stringify(name))
   }
+})
+
+t.test('vendor phone names rank after the spec names: a mobile before a home line, phone1 before phone2 before phone3', async (t) => {
+  const rank = (name: string) => matchCoreField(name)?.rank ?? -1
+  t.ok(rank('number') < rank('Lead.Cellphone'.split('.')[1] as string))
+  t.ok(rank('cell_phone') < rank('home_phone'))
+  t.ok(rank('Phone1') < rank('phone2') && rank('phone2') < rank('phone3'))
+  t.equal(lookupCoreField('PrimaryPhone'), 'phone')
 })
 
 t.test('phone aliases rank in spec order; spellings of one alias share a rank', async (t) => {

@@ -73,7 +73,7 @@ t.test('no usable phone: phone_required, exactly "phone required"', async (t) =>
     { phone: null },
     { phone: [] },
     { phone: ['', '  '] },
-    { 'work phone': '2122345678', phone2: '2122345678' },
+    { fax: '2122345678', phone4: '2122345678' },
     null,
     [],
     'phone=2122345678',
@@ -87,7 +87,7 @@ t.test('an unusable phone: phone_invalid', async (t) => {
   const bodies: Array<[Record<string, unknown>, RegExp]> = [
     [{ phone: '555-1234' }, /at least 10 digits/],
     [{ phone: 'call me' }, /received 0/],
-    [{ phone: { number: '2122345678' } }, /not an object/],
+    [{ phone: [{ number: '2122345678' }] }, /not an object/],
   ]
   for (const [body, message] of bodies) {
     const result = normalizeLeadInput(body, CTX)
@@ -121,10 +121,14 @@ t.test('several phones: first non-empty in spec alias order, whatever the body o
   t.equal(accept(t, { phone: '  ', Phone: '212-200-0007', PHONE: '212-200-0008' }).lead.phoneRaw, '212-200-0007')
   t.equal(accept(t, { Phone_Number: '212-200-0002', 'phone number': '212-200-0009' }).lead.phoneRaw, '212-200-0002')
   // An object phone loses to any text phone and is kept as an extra.
-  const withObject = accept(t, { phone: { n: 1 }, cell: '212-200-0004' })
+  const withObject = accept(t, { phone: [{ n: 1 }], cell: '212-200-0004' })
   t.equal(withObject.lead.phoneRaw, '212-200-0004')
-  t.same(withObject.lead.extraFields, [{ name: 'phone', value: { n: 1 } }])
+  t.same(withObject.lead.extraFields, [{ name: 'phone', value: [{ n: 1 }] }])
   t.same(codes(withObject), ['field_type_invalid:phone'])
+  // A nested object is read as paths: `phone.n` is no phone, and is kept as an extra.
+  const nested = accept(t, { phone: { n: 1 }, cell: '212-200-0004' })
+  t.same(nested.lead.extraFields, [{ name: 'phone.n', value: 1 }])
+  t.same(codes(nested), [])
   // The first non-empty phone is used even when a later alias would have been valid.
   t.match(normalizeLeadInput({ phone: '555-1234', mobile: '212-200-0003' }, CTX), { ok: false, error: { code: 'phone_invalid' } })
 })
@@ -236,9 +240,9 @@ t.test('dob and age', async (t) => {
   t.same([result.lead.dob, result.lead.age], ['1850-01-01', undefined])
   t.same(codes(result), ['dob_implausible:dob'])
 
-  result = run({ dob: { y: 1980 } })
+  result = run({ dob: [{ y: 1980 }] })
   t.equal(result.lead.dob, undefined)
-  t.same(result.lead.extraFields, [{ name: 'dob', value: { y: 1980 } }])
+  t.same(result.lead.extraFields, [{ name: 'dob', value: [{ y: 1980 }] }])
   t.same(codes(result), ['field_type_invalid:dob'])
 
   result = run({ dob: '03/04/1980', lead_date: '05/06/2025' }, { defaultCountry: 'GB', timeZone: 'Europe/London' })
@@ -359,16 +363,16 @@ t.test('values of any JSON type never throw', async (t) => {
     source: ['', null, 'Spring FB', 'ignored'],
     city: [['Austin']],
     zip: 78701,
-    address: { line1: '12 Main St' },
-    lead_source: { id: 7 },
+    address: [{ line1: '12 Main St' }],
+    lead_source: [{ id: 7 }],
   })
   t.match(result.lead, { phone: '+12122345678', phoneRaw: '2122345678', fullName: '123', vendor: 'true', source: 'Spring FB', city: 'Austin', zip: '78701' })
   t.equal(result.lead.address, undefined)
   t.same(result.lead.extraFields, [
     // Two values for one field: the first fills it, and the list is kept as received.
     { name: 'source', value: ['', null, 'Spring FB', 'ignored'] },
-    { name: 'address', value: { line1: '12 Main St' } },
-    { name: 'lead_source', value: { id: 7 } },
+    { name: 'address', value: [{ line1: '12 Main St' }] },
+    { name: 'lead_source', value: [{ id: 7 }] },
   ])
   t.same(codes(result).sort(), ['field_multiple_values:source', 'field_type_invalid:address', 'field_type_invalid:lead_source'])
 })
@@ -407,12 +411,13 @@ t.test('unrecognised fields are kept as received, in body order', async (t) => {
   const result = accept(t, body)
   t.same(result.lead.extraFields, [
     { name: 'utm_source', value: 'facebook' },
-    { name: 'Custom Thing', value: { nested: [1, { deep: true }] } },
+    // A nested object is kept as its paths.
+    { name: 'Custom Thing.nested', value: [1, { deep: true }] },
     { name: 'count', value: 3 },
     { name: 'flags', value: [true, false] },
     { name: 'opted_in', value: false },
   ])
-  t.equal(result.lead.extraFields[1]?.value, body['Custom Thing'], 'the very value received')
+  t.equal(result.lead.extraFields[1]?.value, body['Custom Thing'].nested, 'the very value received')
   t.same(result.warnings, [])
 })
 
@@ -434,17 +439,19 @@ t.test('industry fields', async (t) => {
     t.same(none.lead.extraFields.map((e) => e.name), Object.keys(fields), `${industry} fields are extras without an industry`)
   }
 
-  const dup = accept(t, { phone: PHONE, 'Electric Bill': '', 'avg bill': '150', monthly_electric_bill: '200', power_bill: { amount: 1 } }, { industry: 'solar' })
+  const dup = accept(t, { phone: PHONE, 'Electric Bill': '', 'avg bill': '150', monthly_electric_bill: '200', power_bill: [{ amount: 1 }] }, { industry: 'solar' })
   t.same(dup.lead.industryFields, { monthly_electric_bill: '150' })
   t.same(dup.lead.extraFields, [
     { name: 'monthly_electric_bill', value: '200' },
-    { name: 'power_bill', value: { amount: 1 } },
+    { name: 'power_bill', value: [{ amount: 1 }] },
   ])
   t.same(codes(dup), ['field_duplicate:monthly_electric_bill', 'field_type_invalid:power_bill'])
 
-  const onlyObject = accept(t, { phone: PHONE, roof_type: { a: 1 } }, { industry: 'Solar' })
+  const onlyObject = accept(t, { phone: PHONE, roof_type: [{ a: 1 }] }, { industry: 'Solar' })
   t.same(onlyObject.lead.industryFields, {})
-  t.same(onlyObject.lead.extraFields, [{ name: 'roof_type', value: { a: 1 } }])
+  t.same(onlyObject.lead.extraFields, [{ name: 'roof_type', value: [{ a: 1 }] }])
+  // A nested name is matched on its last part, for industry fields too.
+  t.same(accept(t, { phone: PHONE, home: { roof_type: 'tile' } }, { industry: 'solar' }).lead.industryFields, { roof_type: 'tile' })
 
   // Core aliases win over industry lists: `name` is a name, not a field.
   t.equal(accept(t, { phone: PHONE, name: 'Ada' }, { industry: 'auto' }).lead.fullName, 'Ada')
@@ -457,16 +464,18 @@ t.test('__proto__, constructor and prototype pollute nothing', async (t) => {
   for (const industry of [null, 'solar']) {
     const result = accept(t, body, { industry })
     t.equal(result.lead.phone, '+12122345678')
-    t.same(result.lead.extraFields.map((e) => e.name), ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'])
-    t.same(result.lead.extraFields[0]?.value, { polluted: 'yes', phone: '2122000000' })
+    // Nested objects are read as paths, whatever their names: `__proto__.phone` is data, a second phone.
+    t.same(result.lead.extraFields.map((e) => e.name), ['__proto__.polluted', '__proto__.phone', 'constructor.prototype.polluted', 'prototype', 'toString', 'hasOwnProperty'])
+    t.same(result.lead.extraFields[0]?.value, 'yes')
     t.equal(Object.getPrototypeOf(result.lead), Object.prototype)
     t.equal(Object.getPrototypeOf(result.lead.industryFields), Object.prototype)
     t.equal((result.lead as unknown as Record<string, unknown>)['polluted'], undefined)
     t.equal(typeof result.lead.toString, 'function')
   }
   t.equal(({} as Record<string, unknown>)['polluted'], undefined, 'Object.prototype untouched')
-  // A body whose only phone is under __proto__ has no phone.
-  t.match(normalizeLeadInput(JSON.parse('{"__proto__": {"phone": "2122345678"}}') as Record<string, unknown>, CTX), { ok: false, error: { code: 'phone_required' } })
+  // A body whose only phone is under __proto__ has it as data, like any nested phone.
+  t.match(normalizeLeadInput(JSON.parse('{"__proto__": {"phone": "2122345678"}}') as Record<string, unknown>, CTX), { ok: true, lead: { phone: '+12122345678' } })
+  t.equal(({} as Record<string, unknown>)['phone'], undefined, 'Object.prototype untouched')
 })
 
 t.test('pure: same body, same lead; the body is not modified', async (t) => {
@@ -490,8 +499,10 @@ t.test('property: any body with a phone is accepted and never throws', async (t)
     fc.property(body, fc.constantFrom<string | null>(null, ...['insurance', 'real_estate', 'solar', 'home_services', 'auto']), (fields, industry) => {
       const result = normalizeLeadInput({ ...fields, '  PHONE ': '+1 212 234 5678' }, { ...CTX, industry })
       if (!result.ok) return false
-      // Nothing non-empty is lost: every sent name with a value is in a field, an extra, or a core alias.
-      return result.lead.phoneLast10 === '2122345678' && result.lead.extraFields.every((e) => Object.hasOwn(fields, e.name) || e.name === '  PHONE ')
+      // Nothing non-empty is lost: every sent name with a value is in a field, an extra, or a core alias;
+      // an extra is a name sent, or a path in a nested object sent under one.
+      const sent = (name: string) => name === '  PHONE ' || Object.keys(fields).some((key) => name === key || name.startsWith(`${key}.`))
+      return result.lead.phoneLast10 === '2122345678' && result.lead.extraFields.every((e) => sent(e.name))
     }),
     { numRuns: 300 },
   )
