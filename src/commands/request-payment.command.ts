@@ -89,7 +89,7 @@ export interface RequestPaymentDeps {
 /**
  * Texts the customer a card pay-link that settles into the account's connected account (or, for a
  * dry run, reports what would be sent). Refusals throw DomainError with codes
- * payments_not_configured, no_connected_account, customer_not_found, do_not_contact, stripe_error,
+ * payments_not_configured, no_connected_account, customer_not_found, do_not_call, stripe_error,
  * carrier_error.
  */
 export async function requestPayment(deps: RequestPaymentDeps, account: AccountState, input: RequestPaymentInput, context: CommandContext): Promise<RequestPaymentResult> {
@@ -112,7 +112,7 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
   const stream = customerStream(deps, account, input)
   const { state } = await commands.load(stream, leadDecider)
   const lead = requireCustomer(state)
-  if (lead.doNotCall) throw new DomainError('do_not_contact', 'the lead is do-not-call: Leadline does not text them')
+  if (lead.doNotCall) throw new DomainError('do_not_call', 'the lead is do-not-call: Leadline does not text them')
   // Dry runs too: a lead form's test submission is never texted.
   if (lead.test) throw new DomainError('test_lead', "a test lead (a lead form's test submission): Leadline does not text it")
 
@@ -185,7 +185,7 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
         ...(outcome.providerCode !== null ? { providerCode: outcome.providerCode } : {}),
       })
     case 'text_failed':
-      if (outcome.failure === 'do_not_contact') throw new DomainError('do_not_contact', outcome.message, { requestId: request.requestId })
+      if (outcome.failure === 'do_not_contact') throw new DomainError('do_not_call', outcome.message, { requestId: request.requestId })
       throw new DomainError('carrier_error', `the carrier did not send the pay-link: ${outcome.message}`, { requestId: request.requestId, failure: outcome.failure })
     case 'unknown':
       throw new DomainError(

@@ -60,7 +60,7 @@ for (const stop of ['stop', ' Stop. ', 'OPT OUT', 'unsubscribe!', 'Revoke']) {
 
     await app.settle()
     t.match(await app.call(app.acme.keys.all, 'place_call', { phone: '3125550142', name: 'Jane Doe', idempotency_key: 'after-stop' }), { error: { data: { code: 'do_not_call' } } })
-    t.match(await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'pay-after-stop' }), { error: { data: { code: 'do_not_contact' } } })
+    t.match(await app.call(app.acme.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'pay-after-stop' }), { error: { data: { code: 'do_not_call' } } })
     t.equal(texts().length, 1, 'no pay-link text either')
   })
 }

@@ -136,7 +136,7 @@ t.test('refusals: -32603 with a stable data.code, and nothing charged or texted'
 
   await app.call(app.acme.keys.write, 'mark_do_not_call', { phone: '(312) 555-0143', idempotency_key: 'x' })
   await app.acme.pushLead({ name: 'Dan', phone: '(312) 555-0143', dnc: 'yes' })
-  t.match(await call({ phone: '(312) 555-0143' }), { error: { code: -32603, data: { code: 'do_not_contact' } } })
+  t.match(await call({ phone: '(312) 555-0143' }), { error: { code: -32603, data: { code: 'do_not_call' } } })
 
   const noCaller = await app.account('No Number', { stripeAccount: FAKE_CONNECTED_ACCOUNT })
   await noCaller.pushLead({ phone: '(312) 555-0142' })

@@ -170,7 +170,7 @@ export function decidePayments(command: PaymentCommand, state: LeadWithPayments,
       if (!state.exists || !state.fields) throw new DomainError('customer_not_found', 'no lead with that phone number or id in this account')
       // The same key on the same lead is the same request: decided once, whatever the retries.
       if (requestByIdempotencyKey(state, command.idempotencyKey, now)) return []
-      if (state.doNotCall) throw new DomainError('do_not_contact', 'the lead is do-not-call: Leadline does not text them')
+      if (state.doNotCall) throw new DomainError('do_not_call', 'the lead is do-not-call: Leadline does not text them')
       if (state.test) throw new DomainError('test_lead', "a test lead (a lead form's test submission): Leadline does not text it")
       return [
         {

@@ -58,7 +58,7 @@ t.test('the decision: once per idempotency key, to the lead\'s own number', asyn
 
 t.test('refused: not a lead of the account, or do-not-call', async (t) => {
   spec([]).when(request).thenThrows(t, 'customer_not_found')
-  spec([received, { type: 'LeadMarkedDoNotCall', data: { leadId: 'ld_1', markedAt: AT } }]).when(request).thenThrows(t, 'do_not_contact')
+  spec([received, { type: 'LeadMarkedDoNotCall', data: { leadId: 'ld_1', markedAt: AT } }]).when(request).thenThrows(t, 'do_not_call')
 })
 
 t.test('the link is recorded once; a failed link is final', async (t) => {
