@@ -41,6 +41,8 @@ import { scryptLogNFromEnv } from './commands/password-hasher.ts'
 import { WebhookDeliveries } from './read-models/webhook-deliveries.ts'
 import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
+import type { SecretBox } from './integrations/secrets/secret-box.ts'
+import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
 
 export { PROJECTIONS }
 
@@ -101,6 +103,8 @@ export interface Leadline {
   readonly webhookDeliveries: WebhookDeliveries
   /** When each API key was last used (views database; the console's AI access page). */
   readonly apiKeyUsage: ApiKeyUsage
+  /** Seals secrets kept on the log for later use (LEADLINE_SECRET_KEY, or the key file beside the embedded log). */
+  readonly secretBox: SecretBox
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -117,6 +121,8 @@ export interface Leadline {
 export async function openLeadline(options: LeadlineOptions): Promise<Leadline> {
   const clock = options.clock ?? (() => new Date())
   const scryptLogN = scryptLogNFromEnv(options.env ?? process.env)
+  // Before the store opens: an EventStoreDB deployment without its key stops here, with what to set.
+  const secretBox = openSecretBox(options.store, options.env ?? process.env)
   const store = await openEventStore(options.store, { clock, serving: options.serving === true, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
@@ -171,7 +177,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
-    users, usersQueries, webhookDeliveries, apiKeyUsage,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()

@@ -59,7 +59,45 @@ const schema = z.object({
     .transform((text) => text.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''))
     .refine((hashes) => hashes.every((h) => /^[0-9a-f]{64}$/.test(h)), { message: 'must be SHA-256 hashes (64 hex digits each, comma-separated) as `leadline operator-token` prints them, never the token itself' })
     .default([]),
+  // The key that seals secrets Leadline must use later (signing secrets, page access tokens): 32 bytes, base64 or hex.
+  LEADLINE_SECRET_KEY: z
+    .string()
+    .trim()
+    .transform((text, context) => {
+      const key = parseSecretKey(text)
+      if (key !== null) return key
+      context.addIssue({ code: 'custom', message: 'must be 32 random bytes as base64 (44 characters) or hex (64 digits), as `openssl rand -base64 32` prints them' })
+      return z.NEVER
+    })
+    .optional(),
 })
+
+/** 32 bytes written as base64 (standard or URL-safe, padded or not) or as 64 hex digits; null for anything else. */
+export function parseSecretKey(text: string): Buffer | null {
+  const trimmed = text.trim()
+  if (/^[0-9a-f]{64}$/i.test(trimmed)) return Buffer.from(trimmed, 'hex')
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
+    const key = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+    if (key.length === 32) return key
+  }
+  return null
+}
+
+/** LEADLINE_SECRET_KEY from an environment, checked as loadConfig checks it; null when not set. */
+export function secretKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | null {
+  const text = env.LEADLINE_SECRET_KEY
+  if (text === undefined || text.trim() === '') return null
+  const key = parseSecretKey(text)
+  if (key === null) throw new ConfigError(['LEADLINE_SECRET_KEY: must be 32 random bytes as base64 (44 characters) or hex (64 digits), as `openssl rand -base64 32` prints them'])
+  return key
+}
+
+/** Where the embedded store keeps its generated secret key when LEADLINE_SECRET_KEY is not set: beside the log. */
+export function defaultSecretKeyPath(store: string): string | null {
+  if (!store.startsWith('sqlite:')) return null
+  const file = store.slice('sqlite:'.length)
+  return file.endsWith('.db') ? `${file.slice(0, -3)}.secret-key` : `${file}.secret-key`
+}
 
 /**
  * Which peers may tell the client's address in X-Forwarded-For (fastify's `trustProxy`): none, every
@@ -85,6 +123,8 @@ export interface Config {
   readonly trustProxy: TrustProxy
   /** LEADLINE_OPERATOR_TOKEN_HASH: the hashes of the tokens that open /metrics and /readyz's details. */
   readonly operatorTokenHashes: readonly string[]
+  /** LEADLINE_SECRET_KEY: the key that seals stored secrets; null means the embedded store's key file. */
+  readonly secretKey: Buffer | null
 }
 
 export class ConfigError extends Error {
@@ -121,5 +161,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyLagMs: c.LEADLINE_READY_LAG_MS,
     trustProxy: c.LEADLINE_TRUST_PROXY,
     operatorTokenHashes: c.LEADLINE_OPERATOR_TOKEN_HASH,
+    secretKey: c.LEADLINE_SECRET_KEY ?? null,
   }
 }
