@@ -11,6 +11,7 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     logLevel: 'info',
     webhookRateLimit: { ratePerSecond: 50, burst: 200 },
     readyLagMs: 1000,
+    facebook: null,
     trustProxy: false,
     operatorTokenHashes: [],
     secretKey: null,
