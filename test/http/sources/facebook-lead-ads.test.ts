@@ -7,6 +7,7 @@
 import t, { type Test } from 'tap'
 import { buildApp, operatorContext } from '../../helpers/build-app.ts'
 import { mcpApp } from '../mcp/mcp-helpers.ts'
+import { signedInConsole, TEST_ENV } from '../console/console-helpers.ts'
 import { FAKE_APP_SECRET, FAKE_PAGE_TOKEN, FAKE_VERIFY_TOKEN, hubSignature, leadgenNotification, startFakeGraph, type FakeGraph } from '../../doubles/fake-facebook-graph.ts'
 import { facebookLeadStream } from '../../../src/domain/facebook-lead-ads/facebook-lead.events.ts'
 import { openLeadline, type Leadline } from '../../../src/leadline.ts'
@@ -243,4 +244,26 @@ t.test('the verify token in a subscription check URL is never logged', async (t)
     '/api/ingest/facebook?hub.mode=subscribe&hub.verify_token=[REDACTED]&hub.challenge=1158201444',
   )
   t.notMatch(redactUrl(`/api/ingest/facebook?hub.verify_token=${FAKE_VERIFY_TOKEN}`), FAKE_VERIFY_TOKEN)
+})
+
+t.test("the owner's console shows the Facebook lead with Facebook's ids, and nowhere the page token", async (t) => {
+  const fake = await graph(t)
+  const app = await buildApp(t, { env: { ...facebookEnv(fake), ...TEST_ENV } })
+  const { accountId, browser } = await signedInConsole(t, { app })
+  await app.leadline.facebookLeadAds.connectPage(accountId, PAGE, FAKE_PAGE_TOKEN, operatorContext)
+  const leadgenId = '900000000000008'
+  fake.addLead(leadgenId, { full_name: 'Lou Park', phone_number: '+15125550148' })
+  const body = leadgenNotification([{ leadgenId, pageId: PAGE, formId: '1200000000000008', adId: '238500000000008' }])
+  t.equal((await app.app.inject({ method: 'POST', url: PATH, headers: { 'x-hub-signature-256': hubSignature(body) }, payload: body })).statusCode, 200)
+  await until(async () => (await leadReceived(app.leadline)).length === 1, 'the lead')
+  const leadId = (await leadReceived(app.leadline))[0]?.data.leadId as string
+  await app.leadline.runner.catchUp()
+  const pages = [await browser.get('/app/leads'), await browser.get(`/app/leads/${leadId}`)]
+  t.same(pages.map((p) => p.statusCode), [200, 200])
+  t.match(pages[1]?.body, 'Lou Park')
+  t.match(pages[1]?.body, leadgenId, "Facebook's leadgen id on the lead's page")
+  for (const page of pages) {
+    t.notOk(page.body.includes(FAKE_PAGE_TOKEN), 'no page token')
+    t.notOk(page.body.includes('llsealed1.'), 'nor its sealed form')
+  }
 })
