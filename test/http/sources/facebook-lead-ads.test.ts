@@ -267,3 +267,22 @@ t.test("the owner's console shows the Facebook lead with Facebook's ids, and now
     t.notOk(page.body.includes('llsealed1.'), 'nor its sealed form')
   }
 })
+
+t.test('a Graph API that does not answer in time is retried; an error that quotes the token is kept without it', async (t) => {
+  const fake = await graph(t)
+  const { app, leadline, createAccount } = await buildApp(t, { env: { ...facebookEnv(fake), FACEBOOK_GRAPH_TIMEOUT_MS: '300' }, facebookRetryDelaysMs: [50, 50] })
+  const { account } = await createAccount()
+  await leadline.facebookLeadAds.connectPage(account.accountId, PAGE, FAKE_PAGE_TOKEN, operatorContext)
+  const leadgenId = '900000000000009'
+  fake.addLead(leadgenId, { full_name: 'Max Wu', phone_number: '+15125550149' })
+  fake.fail({ kind: 'hang' }, { kind: 'status', status: 400, code: 190, message: `Malformed access token ${FAKE_PAGE_TOKEN}` })
+  const body = leadgenNotification([{ leadgenId, pageId: PAGE }])
+  t.equal((await app.inject({ method: 'POST', url: PATH, headers: { 'x-hub-signature-256': hubSignature(body) }, payload: body })).statusCode, 200)
+  await until(async () => (await leadline.facebookLeadAds.leads(account.accountId, { stage: 'failed' })).length === 1, 'the refusal')
+  const failures = (await facebookEvents(leadline)).filter((e) => e.type === 'FacebookLeadFetchFailed').map((e) => e.data)
+  t.match(failures, [
+    { failure: 'timeout', willRetry: true, httpStatus: null, message: 'the Graph API did not answer within 300 ms' },
+    { failure: 'graph_refused', willRetry: false, httpStatus: 400, graphCode: 190, message: 'Malformed access token [REDACTED]' },
+  ])
+  t.notOk(JSON.stringify(await leadline.store.readAll()).includes(FAKE_PAGE_TOKEN), 'the token is nowhere on the log')
+})
