@@ -262,7 +262,25 @@ t.test("the owner's console shows the Facebook lead with Facebook's ids, and now
   t.same(pages.map((p) => p.statusCode), [200, 200])
   t.match(pages[1]?.body, 'Lou Park')
   t.match(pages[1]?.body, leadgenId, "Facebook's leadgen id on the lead's page")
-  for (const page of pages) {
+
+  // A lead Facebook refused (an expired token): shown to the owner as needing them, fetched again from the page.
+  const refusedId = '900000000000010'
+  fake.addLead(refusedId, { full_name: 'Ada Roe', phone_number: '+15125550150' })
+  fake.fail({ kind: 'status', status: 400, code: 190, message: 'Error validating access token: Session has expired.' })
+  const second = leadgenNotification([{ leadgenId: refusedId, pageId: PAGE }])
+  t.equal((await app.app.inject({ method: 'POST', url: PATH, headers: { 'x-hub-signature-256': hubSignature(second) }, payload: second })).statusCode, 200)
+  await until(async () => (await app.leadline.facebookLeadAds.leads(accountId, { stage: 'failed' })).length === 1, 'the refusal')
+  const facebookPage = await browser.get('/app/connections/facebook')
+  pages.push(facebookPage)
+  t.equal(facebookPage.statusCode, 200)
+  t.match(facebookPage.body, `Page <code>${PAGE}</code>`)
+  t.match(facebookPage.body, /needs you<\/span><br><span class="muted">graph_refused: Error validating access token/)
+  t.match(facebookPage.body, `action="/app/connections/facebook/${refusedId}/retry"`)
+  t.match(facebookPage.body, `href="/app/leads/${leadId}"`, 'the received lead links to its page')
+  const retried = await browser.post(`/app/connections/facebook/${refusedId}/retry`)
+  t.equal(retried.statusCode, 303)
+  await until(async () => (await leadReceived(app.leadline)).length === 2, 'the lead after the retry')
+  for (const page of [...pages, await browser.get('/app/connections/facebook')]) {
     t.notOk(page.body.includes(FAKE_PAGE_TOKEN), 'no page token')
     t.notOk(page.body.includes('llsealed1.'), 'nor its sealed form')
   }
