@@ -304,3 +304,23 @@ t.test('a Graph API that does not answer in time is retried; an error that quote
   ])
   t.notOk(JSON.stringify(await leadline.store.readAll()).includes(FAKE_PAGE_TOKEN), 'the token is nowhere on the log')
 })
+
+t.test('signed bodies that are no notification are answered without a 5xx, and record nothing', async (t) => {
+  const fake = await graph(t)
+  const { app, leadline, createAccount } = await buildApp(t, { env: facebookEnv(fake) })
+  const { account } = await createAccount()
+  await leadline.facebookLeadAds.connectPage(account.accountId, PAGE, FAKE_PAGE_TOKEN, operatorContext)
+  const head = await leadline.store.headPosition()
+  const bodies: Array<[string, number]> = [
+    ['', 400], ['{not json', 400], ['null', 200], ['[]', 200], ['"page"', 200], ['{"entry": "x"}', 200], ['{"entry": [{"changes": null}]}', 200],
+    [`${'['.repeat(200)}${']'.repeat(200)}`, 400],
+    [JSON.stringify({ object: 'page', entry: [{ id: PAGE, changes: [{ field: 'leadgen', value: { leadgen_id: '\ud83d', page_id: PAGE } }] }] }), 200],
+    [JSON.stringify({ object: 'page', entry: [{ id: PAGE, changes: [{ field: 'leadgen', value: { leadgen_id: '1e21', page_id: PAGE } }] }] }), 200],
+    [JSON.stringify({ object: 'page', entry: [{ id: PAGE, changes: [{ field: 'leadgen', value: { leadgen_id: '9'.repeat(40), page_id: PAGE } }] }] }), 200],
+  ]
+  for (const [body, status] of bodies) {
+    const response = await app.inject({ method: 'POST', url: PATH, headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(body) }, payload: body })
+    t.equal(response.statusCode, status, body.slice(0, 40))
+  }
+  t.equal(await leadline.store.headPosition(), head, 'nothing recorded')
+})
