@@ -6,5 +6,6 @@ import { inboundLeadsProjection } from './inbound-leads/inbound-leads.projection
 import { paymentsProjection } from './payments/payments.projection.ts'
 import { staleLeadsProjection } from './stale-leads/stale-leads.projection.ts'
 import { usersProjection } from './users/users.projection.ts'
+import { facebookLeadAdsProjection } from './facebook-lead-ads/facebook-lead-ads.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection] as const

@@ -42,6 +42,13 @@ import { scryptLogNFromEnv } from './commands/password-hasher.ts'
 import { WebhookDeliveries } from './read-models/webhook-deliveries.ts'
 import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
+import type { SecretBox } from './integrations/secrets/secret-box.ts'
+import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
+import { facebookConfig, type FacebookConfig } from './config/config.ts'
+import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
+import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
+import { createFacebookGraph, type FacebookGraph } from './integrations/facebook/graph-api.ts'
+import { FacebookLeadFetcher } from './processes/facebook-lead-fetcher/facebook-lead-fetcher.process.ts'
 
 export { PROJECTIONS }
 
@@ -66,6 +73,10 @@ export interface LeadlineOptions {
   readonly followUpIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
   readonly serving?: boolean
+  /** Facebook Lead Ads' settings; default: FACEBOOK_* of `env` (null: not set up). */
+  readonly facebook?: FacebookConfig | null
+  /** The Facebook fetcher's waits before each retry (tests shorten them). */
+  readonly facebookRetryDelaysMs?: readonly number[]
 }
 
 export interface Leadline {
@@ -104,6 +115,12 @@ export interface Leadline {
   readonly webhookDeliveries: WebhookDeliveries
   /** When each API key was last used (views database; the console's AI access page). */
   readonly apiKeyUsage: ApiKeyUsage
+  /** Seals secrets kept on the log for later use (LEADLINE_SECRET_KEY, or the key file beside the embedded log). */
+  readonly secretBox: SecretBox
+  /** Facebook pages, their notifications and their leads (connect a page with the CLI even where the server has no FACEBOOK_*). */
+  readonly facebookLeadAds: FacebookLeadAds
+  /** The Facebook webhook's settings and use cases; null when FACEBOOK_* are not set (the route answers 404). */
+  readonly facebook: { readonly config: FacebookConfig; readonly ads: FacebookLeadAds; readonly fetcher: FacebookLeadFetcher } | null
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -120,6 +137,8 @@ export interface Leadline {
 export async function openLeadline(options: LeadlineOptions): Promise<Leadline> {
   const clock = options.clock ?? (() => new Date())
   const scryptLogN = scryptLogNFromEnv(options.env ?? process.env)
+  // Before the store opens: an EventStoreDB deployment without its key stops here, with what to set.
+  const secretBox = openSecretBox(options.store, options.env ?? process.env)
   const store = await openEventStore(options.store, { clock, serving: options.serving === true, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
@@ -166,8 +185,23 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), calls, clock)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const facebookSettings = options.facebook === undefined ? facebookConfig(options.env ?? process.env) : options.facebook
+  const facebookLeadAds = new FacebookLeadAds({
+    commands, runner, accounts, queries: new FacebookLeadAdsQueries(views), box: secretBox, clock, ...(options.logger ? { logger: options.logger } : {}),
+  })
+  let facebook: Leadline['facebook'] = null
+  if (facebookSettings !== null) {
+    const { graphTimeoutMs } = facebookSettings
+    const graph: FacebookGraph = createFacebookGraph({ graphUrl: facebookSettings.graphUrl, version: facebookSettings.graphVersion, appSecret: facebookSettings.appSecret, timeoutMs: graphTimeoutMs })
+    const fetcher = new FacebookLeadFetcher({
+      commands, runner, claims, clock, accounts, facebook: facebookLeadAds, graph, graphTimeoutMs,
+      ...(options.facebookRetryDelaysMs ? { retryDelaysMs: options.facebookRetryDelaysMs } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    })
+    facebook = { config: facebookSettings, ads: facebookLeadAds, fetcher }
+  }
   // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
-  const effectProcesses = [dialer, payLinkSender, texter]
+  const effectProcesses = [dialer, payLinkSender, texter, ...(facebook ? [facebook.fetcher] : [])]
   const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.map((p) => p.reactor()), options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
@@ -175,7 +209,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, texter, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
-    users, usersQueries, webhookDeliveries, apiKeyUsage,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()

@@ -1,5 +1,6 @@
 /**
- * Claims: one row per decision of every effect the domain declares (LEAD_EFFECTS), and how far it
+ * Claims: one row per decision of every effect the domain declares (LEAD_EFFECTS, and the Facebook
+ * lead fetcher's on its own streams), and how far it
  * got: decided (no one claimed it), claimed (performing, no outcome yet), done. Every effect process
  * reads its own here: the decisions to resume after a start, the claims its sweep marks outcome
  * unknown. A new effect is followed once its slice declares it; this file does not change.
@@ -7,6 +8,7 @@
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import { LEAD_EFFECTS, parseLeadStream } from '../../src/domain/lead/lead.events.ts'
+import { FACEBOOK_FETCH_EFFECT, parseFacebookLeadStream } from '../../src/domain/facebook-lead-ads/facebook-lead.events.ts'
 import type { Effect } from '../../src/domain/shared/effect.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
@@ -27,7 +29,12 @@ function stepsOf(effects: readonly Effect[]): Map<string, Step[]> {
   return steps
 }
 
-const STEPS = stepsOf(LEAD_EFFECTS)
+const STEPS = stepsOf([...LEAD_EFFECTS, FACEBOOK_FETCH_EFFECT])
+
+/** The account a decision's stream belongs to. */
+function accountOf(stream: string): string {
+  return parseLeadStream(stream)?.accountId ?? parseFacebookLeadStream(stream)?.accountId ?? ''
+}
 
 export const claimsProjection: Projection = {
   name: 'claims',
@@ -65,7 +72,7 @@ export const claimsProjection: Projection = {
           statement(
             db,
             `INSERT OR IGNORE INTO claims (effect, id, stream, account_id, decided_at, decided_position, stage) VALUES (?, ?, ?, ?, ?, ?, 'decided')`,
-          ).run(effect.name, id, recorded.stream, parseLeadStream(recorded.stream)?.accountId ?? '', data[step.at], recorded.position)
+          ).run(effect.name, id, recorded.stream, accountOf(recorded.stream), data[step.at], recorded.position)
           break
         case 'claimed':
           statement(db, "UPDATE claims SET stage = 'claimed', claimed_at = ? WHERE effect = ? AND id = ?").run(data[step.at], effect.name, id)

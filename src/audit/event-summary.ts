@@ -13,10 +13,12 @@ import { upcast } from '../domain/upcasters.ts'
 import type { Actor, RecordedEvent } from '../domain/event.ts'
 import { IDEMPOTENCY_SUMMARIES } from '../domain/idempotency/idempotency.events.ts'
 import { USER_SUMMARIES } from '../domain/user/user.events.ts'
+import { FACEBOOK_LEAD_SUMMARIES } from '../domain/facebook-lead-ads/facebook-lead.events.ts'
+import { FACEBOOK_PAGE_SUMMARIES } from '../domain/facebook-lead-ads/facebook-page.events.ts'
 import { MAX_TEXT, printable, quoted } from '../domain/shared/printable.ts'
 
 // Each slice declares its events' lines beside them (a missing one is a type error there).
-const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES }
+const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES, ...FACEBOOK_LEAD_SUMMARIES, ...FACEBOOK_PAGE_SUMMARIES }
 
 /** Every event type with its own summary. */
 export const SUMMARISED_TYPES: readonly string[] = Object.keys(SUMMARIES)
@@ -56,6 +58,7 @@ const ACTOR_KINDS: Readonly<Record<Actor['kind'], string>> = {
   process: 'process',
   carrier: 'carrier',
   payments: 'payments',
+  lead_source: 'lead source',
 }
 
 /** Who caused it: `webhook token wht_…`, `API key key_…`, `operator alice`, `process speed-to-lead`. */

@@ -6,12 +6,14 @@
  * holds one is exported with it removed and `"redacted": true`. Its own hash can then not be
  * recomputed, but the chain still runs through it (the next event's `prevHash` is its `hash`).
  * `includeRecordings` keeps recordings and transcripts. The hash of a secret (webhook token, API
- * key, session, set-password link, console password) never leaves, whatever the flags.
+ * key, session, set-password link, console password) and a sealed secret (an outbound events signing
+ * secret, a page access token: src/domain/sealed-secrets.ts) never leave, whatever the flags.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import { withoutRecordings } from '../domain/recordings-policy.ts'
+import { withoutSealedSecrets } from '../domain/sealed-secrets.ts'
 import { belongsToAccount, scanLog } from './audited-log.ts'
 
 /** One line of an export. The fields the hash covers are exactly those of src/eventstore/hash-chain.ts. */
@@ -50,7 +52,7 @@ export function exportLine(event: RecordedEvent, includeRecordings: boolean): Ex
     hash: event.hash,
   }
   const withoutMedia = includeRecordings ? event.data : (withoutRecordings(event.data) ?? null)
-  const filtered = withoutSecretHashes(withoutMedia)
+  const filtered = withoutSealedSecrets(withoutSecretHashes(withoutMedia)) ?? null
   const recordings = !isDeepStrictEqual(withoutMedia, event.data)
   const secrets = filtered !== withoutMedia
   return recordings || secrets ? { ...line, data: filtered, redacted: true, removed: { recordings, secrets } } : line
@@ -72,7 +74,7 @@ export interface ExportSummary {
   readonly streams: number
   /** Events exported without their recording or transcript. */
   readonly redacted: number
-  /** Events exported without a secret's hash. */
+  /** Events exported without a secret's hash or a sealed secret. */
   readonly secretsRemoved: number
 }
 

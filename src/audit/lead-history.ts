@@ -12,6 +12,7 @@ import { upcast } from '../domain/upcasters.ts'
 import type { RecordedEvent } from '../domain/event.ts'
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import { withoutRecordings } from '../domain/recordings-policy.ts'
+import { withoutSealedSecrets } from '../domain/sealed-secrets.ts'
 import type { AccountEvent } from '../domain/account/account.events.ts'
 import { leadName } from '../domain/lead/intake/intake.events.ts'
 import { money, printable } from '../domain/shared/printable.ts'
@@ -56,7 +57,7 @@ export function historyEntry(event: RecordedEvent): HistoryEntry {
     summary: summarise(event),
     actor: { kind: actor.kind, id: actor.id },
     actorText: describeActor(actor),
-    data: withoutRecordings(event.data) ?? null,
+    data: withoutSealedSecrets(withoutRecordings(event.data)) ?? null,
   }
 }
 

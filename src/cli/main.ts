@@ -25,6 +25,10 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
   leadline token rotate --account ACCOUNT_ID
+  leadline source facebook connect --account ACCOUNT_ID --page-id PAGE_ID --page-token TOKEN|--page-token-file PATH
+  leadline source facebook list --account ACCOUNT_ID [--stage due|fetching|received|failed] [--limit N]
+  leadline source facebook disconnect --account ACCOUNT_ID --page-id PAGE_ID
+  leadline source facebook retry --account ACCOUNT_ID --leadgen-id LEADGEN_ID
   leadline user create --account ACCOUNT_ID --email EMAIL   the account's owner, for the console at /app
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline operator-token                          a token for /metrics and /readyz's details (shown once)

@@ -18,6 +18,14 @@ export const DEFAULT_READY_LAG_MS = 1000
 /** proxy-addr's names for address ranges, usable in LEADLINE_TRUST_PROXY. */
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
 
+/** An http(s) base URL, without its trailing slashes. */
+const httpUrl = z
+  .string()
+  .trim()
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
+  .transform((u) => u.replace(/\/+$/, ''))
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -29,13 +37,7 @@ const schema = z.object({
       message: 'must be sqlite:PATH or an EventStoreDB connection string (esdb://host:2113?tls=false)',
     }),
   LEADLINE_VIEWS: z.string().trim().min(1).optional(),
-  LEADLINE_PUBLIC_URL: z
-    .string()
-    .trim()
-    .url()
-    .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
-    .transform((u) => u.replace(/\/+$/, ''))
-    .optional(),
+  LEADLINE_PUBLIC_URL: z.optional(httpUrl),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   // Per webhook token: sustained leads per second, or `off` where a gateway in front already limits.
   LEADLINE_WEBHOOK_RATE: z
@@ -59,7 +61,87 @@ const schema = z.object({
     .transform((text) => text.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''))
     .refine((hashes) => hashes.every((h) => /^[0-9a-f]{64}$/.test(h)), { message: 'must be SHA-256 hashes (64 hex digits each, comma-separated) as `leadline operator-token` prints them, never the token itself' })
     .default([]),
+  // The key that seals secrets Leadline must use later (signing secrets, page access tokens): 32 bytes, base64 or hex.
+  LEADLINE_SECRET_KEY: z
+    .string()
+    .trim()
+    .transform((text, context) => {
+      const key = parseSecretKey(text)
+      if (key !== null) return key
+      context.addIssue({ code: 'custom', message: 'must be 32 random bytes as base64 (44 characters) or hex (64 digits), as `openssl rand -base64 32` prints them' })
+      return z.NEVER
+    })
+    .optional(),
 })
+
+/** 32 bytes written as base64 (standard or URL-safe, padded or not) or as 64 hex digits; null for anything else. */
+export function parseSecretKey(text: string): Buffer | null {
+  const trimmed = text.trim()
+  if (/^[0-9a-f]{64}$/i.test(trimmed)) return Buffer.from(trimmed, 'hex')
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
+    const key = Buffer.from(trimmed.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+    if (key.length === 32) return key
+  }
+  return null
+}
+
+/** LEADLINE_SECRET_KEY from an environment, checked as loadConfig checks it; null when not set. */
+export function secretKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | null {
+  const text = env.LEADLINE_SECRET_KEY
+  if (text === undefined || text.trim() === '') return null
+  const key = parseSecretKey(text)
+  if (key === null) throw new ConfigError(['LEADLINE_SECRET_KEY: must be 32 random bytes as base64 (44 characters) or hex (64 digits), as `openssl rand -base64 32` prints them'])
+  return key
+}
+
+/** Where the embedded store keeps its generated secret key when LEADLINE_SECRET_KEY is not set: beside the log. */
+export function defaultSecretKeyPath(store: string): string | null {
+  if (!store.startsWith('sqlite:')) return null
+  const file = store.slice('sqlite:'.length)
+  return file.endsWith('.db') ? `${file.slice(0, -3)}.secret-key` : `${file}.secret-key`
+}
+
+/** Facebook's Graph API version Leadline is built and tested against; FACEBOOK_GRAPH_VERSION overrides it. */
+export const FACEBOOK_GRAPH_VERSION = 'v24.0'
+
+// Facebook Lead Ads (docs/facebook-lead-ads.md): both secrets or neither; the Graph API's URL for tests and proxies.
+const facebookSchema = z.object({
+  FACEBOOK_APP_SECRET: z.string().trim().min(1).optional(),
+  FACEBOOK_VERIFY_TOKEN: z.string().trim().min(8, { message: 'must be at least 8 characters (Facebook sends it back on the subscription check)' }).optional(),
+  FACEBOOK_GRAPH_URL: z.optional(httpUrl),
+  FACEBOOK_GRAPH_VERSION: z.string().trim().regex(/^v\d{1,3}\.\d{1,2}$/, { message: 'must be a Graph API version such as v24.0' }).optional(),
+  FACEBOOK_GRAPH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).optional(),
+})
+
+/** Facebook Lead Ads' settings: the app's secret (signatures, appsecret_proof), the subscription's verify token, the Graph API. */
+export interface FacebookConfig {
+  readonly appSecret: string
+  readonly verifyToken: string
+  readonly graphUrl: string
+  readonly graphVersion: string
+  /** How long one Graph API request may take (default 10 s); a fetch claimed twice as long ago with no outcome was interrupted. */
+  readonly graphTimeoutMs: number
+}
+
+/**
+ * FACEBOOK_* from an environment: null when none is set; a ConfigError when it is half done (one
+ * secret without the other, or a Graph URL with neither), so a server never runs with a Facebook that
+ * cannot check its notifications or fetch their leads.
+ */
+export function facebookConfig(env: NodeJS.ProcessEnv): FacebookConfig | null {
+  const parsed = facebookSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([name, v]) => name.startsWith('FACEBOOK_') && v !== undefined && v !== '')))
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+  const { FACEBOOK_APP_SECRET: appSecret, FACEBOOK_VERIFY_TOKEN: verifyToken, FACEBOOK_GRAPH_URL: graphUrl, FACEBOOK_GRAPH_VERSION: graphVersion, FACEBOOK_GRAPH_TIMEOUT_MS: graphTimeoutMs } = parsed.data
+  if (appSecret === undefined && verifyToken === undefined) {
+    const set = Object.keys(parsed.data)
+    if (set.length === 0) return null
+    throw new ConfigError([`${set.join(', ')}: set only with FACEBOOK_APP_SECRET and FACEBOOK_VERIFY_TOKEN (Facebook Lead Ads is half configured)`])
+  }
+  if (appSecret === undefined || verifyToken === undefined) {
+    throw new ConfigError([`${appSecret === undefined ? 'FACEBOOK_APP_SECRET' : 'FACEBOOK_VERIFY_TOKEN'}: required with ${appSecret === undefined ? 'FACEBOOK_VERIFY_TOKEN' : 'FACEBOOK_APP_SECRET'} (Facebook Lead Ads is half configured: set both, or neither)`])
+  }
+  return { appSecret, verifyToken, graphUrl: graphUrl ?? 'https://graph.facebook.com', graphVersion: graphVersion ?? FACEBOOK_GRAPH_VERSION, graphTimeoutMs: graphTimeoutMs ?? 10_000 }
+}
 
 /**
  * Which peers may tell the client's address in X-Forwarded-For (fastify's `trustProxy`): none, every
@@ -81,10 +163,14 @@ export interface Config {
   readonly webhookRateLimit: RateLimit | null
   /** LEADLINE_READY_LAG_MS: see DEFAULT_READY_LAG_MS. */
   readonly readyLagMs: number
+  /** FACEBOOK_*: see facebookConfig; null when Facebook Lead Ads is not set up. */
+  readonly facebook: FacebookConfig | null
   /** LEADLINE_TRUST_PROXY: see TrustProxy. */
   readonly trustProxy: TrustProxy
   /** LEADLINE_OPERATOR_TOKEN_HASH: the hashes of the tokens that open /metrics and /readyz's details. */
   readonly operatorTokenHashes: readonly string[]
+  /** LEADLINE_SECRET_KEY: the key that seals stored secrets; null means the embedded store's key file. */
+  readonly secretKey: Buffer | null
 }
 
 export class ConfigError extends Error {
@@ -119,7 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     webhookRateLimit: c.LEADLINE_WEBHOOK_RATE === 'off' ? null : { ratePerSecond: c.LEADLINE_WEBHOOK_RATE, burst: c.LEADLINE_WEBHOOK_BURST },
     readyLagMs: c.LEADLINE_READY_LAG_MS,
+    facebook: facebookConfig(env),
     trustProxy: c.LEADLINE_TRUST_PROXY,
     operatorTokenHashes: c.LEADLINE_OPERATOR_TOKEN_HASH,
+    secretKey: c.LEADLINE_SECRET_KEY ?? null,
   }
 }

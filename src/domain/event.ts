@@ -12,6 +12,8 @@ export type Actor =
   | { readonly kind: 'process'; readonly id: string }
   | { readonly kind: 'carrier'; readonly id: string }
   | { readonly kind: 'payments'; readonly id: string }
+  /** A lead source that signs its own requests (Facebook Lead Ads: `facebook`). */
+  | { readonly kind: 'lead_source'; readonly id: string }
 
 export interface EventMetadata {
   /** Ties together every event caused by one request or one process run. */

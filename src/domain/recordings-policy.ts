@@ -14,6 +14,7 @@
  */
 import type { CallRecordingAvailable, CallTranscriptAvailable } from './lead/calls/calls.events.ts'
 import type { TextReceived } from './lead/intake/intake.events.ts'
+import { DROP, filterArray } from './shared/copy-on-write.ts'
 
 /**
  * The events that hold a recording or a transcript, and the member that holds it: each is named so
@@ -29,7 +30,6 @@ export const MEDIA_MEMBERS = {
 const SENSITIVE_NAME = /recording|transcript/i
 const MEDIA_URL = /https?:\/\/[^\s"'<>]*?\/(?:recordings?|transcriptions?|transcripts?)(?=[/.?#\s"'<>]|$)/i
 
-const DROP = Symbol('drop')
 const nameCache = new Map<string, boolean>()
 
 /** True for a member name that names a recording or transcript (`recordingUrl`, `TranscriptionText`, …). */
@@ -58,19 +58,7 @@ function assign(target: Record<string, unknown>, name: string, value: unknown): 
 function filter(value: unknown): unknown {
   if (typeof value === 'string') return holdsRecordingUrl(value) ? DROP : value
   if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) {
-    let kept: unknown[] | null = null
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i]
-      const filtered = filter(item)
-      if (kept === null) {
-        if (filtered === item) continue
-        kept = value.slice(0, i)
-      }
-      if (filtered !== DROP) kept.push(filtered)
-    }
-    return kept ?? value
-  }
+  if (Array.isArray(value)) return filterArray(value, filter)
   const toJSON = (value as { toJSON?: unknown }).toJSON
   if (typeof toJSON === 'function') return filter((toJSON as () => unknown).call(value))
   const object = value as Record<string, unknown>

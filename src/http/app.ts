@@ -10,6 +10,7 @@ import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
 import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
+import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
 import { mcpRoutes } from './mcp/mcp.route.ts'
@@ -100,6 +101,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
     ...(options.operatorTokenHashes === undefined ? {} : { operatorTokenHashes: options.operatorTokenHashes }),
   })
   await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
+  await fastify.register(facebookWebhookRoute)
   await fastify.register(carrierCallbackRoutes)
   await fastify.register(mcpRoutes)
   await fastify.register(stripeWebhookRoute)

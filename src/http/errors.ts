@@ -15,6 +15,7 @@ export const HTTP_ERRORS = {
   invalid_token: { status: 401, error: 'invalid token' },
   invalid_google_key: { status: 401, error: 'invalid google key' },
   invalid_signature: { status: 403, error: 'invalid signature' },
+  invalid_verify_token: { status: 403, error: 'invalid verify token' },
   not_found: { status: 404, error: 'not found' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   payload_too_large: { status: 413, error: 'payload too large' },

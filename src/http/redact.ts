@@ -7,7 +7,7 @@
  * scan (test/security/secrets-in-logs.test.ts) found `?%74oken=` and secrets in the path leaking.
  */
 const REDACTED = '[REDACTED]'
-const SECRET_NAME = /^(?:token|key|api_key|apikey|api-key|access_token|webhook_token|service_token)$/i
+const SECRET_NAME = /^(?:token|key|api_key|apikey|api-key|access_token|webhook_token|service_token|hub\.verify_token)$/i
 const SECRET_SHAPE = /llwh_|ll_live_/i
 /** Anything that might decode to a secret's name or shape: a quick test before the careful one. */
 const MAYBE = /%|llwh|ll_live|token|key/i

@@ -81,7 +81,7 @@ t.test('no export carries a secret\'s hash, with --include-recordings or without
     }
   }
   const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
-  t.match(full.stderr, /; 3 with secret hashes removed \("redacted": true\)$/)
+  t.match(full.stderr, /; 3 with secrets removed \(hashes, sealed secrets\) \("redacted": true\)$/)
   t.match(full.stdout, /"type":"ApiKeyCreated","data":\{"keyId":"[^"]+","hint":"ll_live_abcd…"/, 'the rest of the event stays: the key id and its hint')
 })
 

@@ -11,7 +11,7 @@ import { openLogForReading } from '../../src/audit/audited-log.ts'
 import { verifyLog, verifyStream, type ChainFinding, type VerifyReport } from '../../src/audit/hash-chain-verifier.ts'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import { hashEvent } from '../../src/eventstore/hash-chain.ts'
-import { ACCOUNT, ACCOUNT_STORY, ACCOUNT_STREAM, LEAD_STORY, OTHER_ACCOUNT, STREAM, USER_STORY, writeAuditLog } from '../helpers/audit-log.ts'
+import { ACCOUNT, ACCOUNT_STORY, ACCOUNT_STREAM, FACEBOOK_LEAD_STORY, FACEBOOK_PAGE_STORY, LEAD_STORY, OTHER_ACCOUNT, STREAM, USER_STORY, writeAuditLog } from '../helpers/audit-log.ts'
 
 interface Row {
   position: number
@@ -63,8 +63,8 @@ function only(t: Test, report: VerifyReport): ChainFinding {
 }
 
 const intact = await tampered(() => {})
-const streams = 6
-const total = LEAD_STORY.length + ACCOUNT_STORY.length + 2 + 1 + 2 + USER_STORY.length
+const streams = 8
+const total = LEAD_STORY.length + ACCOUNT_STORY.length + 2 + 1 + 2 + USER_STORY.length + FACEBOOK_PAGE_STORY.length + FACEBOOK_LEAD_STORY.length
 
 t.test('an untouched log verifies: every stream, every event', async (t) => {
   t.same(intact.findings, [])

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, defaultViewsPath, loadConfig } from '../../src/config/config.ts'
+import { ConfigError, defaultSecretKeyPath, defaultViewsPath, loadConfig } from '../../src/config/config.ts'
 
 t.test('defaults: embedded store, loopback, port 3000', async (t) => {
   t.same(loadConfig({}), {
@@ -11,8 +11,10 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     logLevel: 'info',
     webhookRateLimit: { ratePerSecond: 50, burst: 200 },
     readyLagMs: 1000,
+    facebook: null,
     trustProxy: false,
     operatorTokenHashes: [],
+    secretKey: null,
   })
 })
 
@@ -65,4 +67,15 @@ t.test('bad values stop the start with every problem named', async (t) => {
     t.ok(error instanceof ConfigError)
     t.equal((error as ConfigError).problems.length, 2, 'both problems are reported at once')
   }
+})
+
+t.test('LEADLINE_SECRET_KEY: 32 bytes as base64 or hex; anything else stops the start', async (t) => {
+  const key = Buffer.alloc(32, 9)
+  t.same(loadConfig({ LEADLINE_SECRET_KEY: key.toString('base64') }).secretKey, key)
+  t.same(loadConfig({ LEADLINE_SECRET_KEY: ` ${key.toString('hex')} ` }).secretKey, key)
+  for (const value of ['secret', Buffer.alloc(31).toString('base64'), Buffer.alloc(32).toString('hex').slice(2)]) {
+    t.throws(() => loadConfig({ LEADLINE_SECRET_KEY: value }), /LEADLINE_SECRET_KEY: must be 32 random bytes/, value)
+  }
+  t.equal(defaultSecretKeyPath('sqlite:./data/leadline.db'), './data/leadline.secret-key')
+  t.equal(defaultSecretKeyPath('esdb://host:2113'), null)
 })

@@ -15,7 +15,7 @@ import { extractExamples, type CliExample, type DocExample, type HttpExample, ty
 import { operatorContext, type TestApp } from '../helpers/build-app.ts'
 import { ROOT } from '../helpers/cli.ts'
 import { ShellSession } from '../helpers/shell-session.ts'
-import { listeningApp } from './listening-app.ts'
+import { DOCS_FACEBOOK_ENV, DOCS_PAGE_TOKEN, listeningApp } from './listening-app.ts'
 import { compareCliOutput, compareResponse, fillExample, parseCurlOutput, runCliExample, runCurl, shellWords, type CliRun, type Placeholders, type RealResponse } from './example-runner.ts'
 
 /** API key placeholders and the scopes of the key each stands for. */
@@ -37,7 +37,7 @@ async function accountPlaceholders(app: TestApp, example: DocExample, pageSource
     keys[placeholder] = key.secret
     keys['<KEY_ID>'] ??= key.id
   }
-  return { ...urls, '<WEBHOOK_TOKEN>': token, '<ACCOUNT_ID>': account.accountId, ...keys }
+  return { ...urls, '<WEBHOOK_TOKEN>': token, '<ACCOUNT_ID>': account.accountId, '<FACEBOOK_VERIFY_TOKEN>': DOCS_FACEBOOK_ENV.FACEBOOK_VERIFY_TOKEN, '<PAGE_TOKEN>': DOCS_PAGE_TOKEN, ...keys }
 }
 
 /** Known placeholders in a documented response are filled; anything else in it is text. */

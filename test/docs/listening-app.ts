@@ -16,12 +16,19 @@ async function freePort(): Promise<number> {
   })
 }
 
+/** The docs server's Facebook app: `<FACEBOOK_VERIFY_TOKEN>` in the examples. */
+export const DOCS_FACEBOOK_ENV = { FACEBOOK_APP_SECRET: 'docs-app-secret-0123456789', FACEBOOK_VERIFY_TOKEN: 'docs-verify-token-0123', FACEBOOK_GRAPH_URL: 'http://127.0.0.1:9' } as const
+
+/** `<PAGE_TOKEN>` in the examples: a Facebook page access token, sealed on connect like a real one. */
+export const DOCS_PAGE_TOKEN = 'EAADocsPageAccessToken0123456789'
+
 export async function listeningApp(tap: TestTap): Promise<{ app: TestApp; baseUrl: string }> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort()
     const baseUrl = `http://127.0.0.1:${port}`
     // On the files: the docs' command-line examples open the same log from another process.
-    const app = await buildApp(tap, { publicUrl: baseUrl, store: 'sqlite' })
+    // Facebook Lead Ads set up, so its page's subscription check runs (its Graph API is never reached).
+    const app = await buildApp(tap, { publicUrl: baseUrl, store: 'sqlite', env: { LEADLINE_SIMULATED_DELAY_MS: '20', ...DOCS_FACEBOOK_ENV } })
     try {
       await app.app.listen({ port, host: '127.0.0.1' })
       return { app, baseUrl }

@@ -174,6 +174,24 @@ export const USER_STORY: ReadonlyArray<readonly [UserEvent, Actor]> = [
   [{ type: 'SessionRevoked', data: { sessionId: 'ses_audit000000000c', reason: 'password_set', revokedAt: '2026-03-10T18:06:00.000Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
 ]
 
+/** A third account's Facebook page and one lead fetched through a failure: every Facebook event type, once. */
+export const FACEBOOK_ACCOUNT = 'acc_audit0000000000c'
+const facebook: Actor = { kind: 'lead_source', id: 'facebook' }
+const fetcher: Actor = { kind: 'process', id: 'facebook-lead-fetcher' }
+export const FACEBOOK_PAGE_STORY: ReadonlyArray<readonly [{ type: string; data: unknown }, Actor]> = [
+  [{ type: 'FacebookPageConnected', data: { pageId: '104000000000001', accountId: FACEBOOK_ACCOUNT, pageTokenSealed: 'llsealed1.00000000.AAAA.AAAA.AAAA', replaced: false, connectedAt: '2026-03-10T16:50:00.000Z' } }, operator],
+  [{ type: 'FacebookPageDisconnected', data: { pageId: '104000000000001', accountId: FACEBOOK_ACCOUNT, disconnectedAt: '2026-03-10T18:10:00.000Z' } }, operator],
+]
+export const FACEBOOK_LEAD_STORY: ReadonlyArray<readonly [{ type: string; data: unknown }, Actor]> = [
+  [{ type: 'FacebookLeadNotified', data: { accountId: FACEBOOK_ACCOUNT, leadgenId: '900000000000001', pageId: '104000000000001', formId: '1200000000000001', adId: null, createdTime: '2026-03-10T16:59:00.000Z', notifiedAt: '2026-03-10T17:00:00.000Z' } }, facebook],
+  [{ type: 'FacebookLeadFetchDue', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000001', attempt: 1, reason: 'notified', dueAt: '2026-03-10T17:00:00.000Z' } }, facebook],
+  [{ type: 'FacebookLeadFetchStarted', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000001', node: 'host:1', startedAt: '2026-03-10T17:00:00.000Z' } }, fetcher],
+  [{ type: 'FacebookLeadFetchFailed', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000001', failure: 'graph_unavailable', message: 'Service temporarily unavailable', httpStatus: 500, graphCode: 2, willRetry: true, at: '2026-03-10T17:00:01.000Z' } }, fetcher],
+  [{ type: 'FacebookLeadFetchDue', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000002', attempt: 2, reason: 'retry', dueAt: '2026-03-10T17:00:02.000Z' } }, fetcher],
+  [{ type: 'FacebookLeadFetchStarted', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000002', node: 'host:1', startedAt: '2026-03-10T17:00:02.000Z' } }, fetcher],
+  [{ type: 'FacebookLeadReceived', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000002', leadId: 'ld_audit0000000000c', created: true, at: '2026-03-10T17:00:03.000Z' } }, fetcher],
+]
+
 export interface AuditLog {
   readonly file: string
   readonly url: string
@@ -206,6 +224,8 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   ]
   await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  await store.appendToStream('fbpage-104000000000001', FACEBOOK_PAGE_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  await store.appendToStream(`fblead-${FACEBOOK_ACCOUNT}-900000000000001`, FACEBOOK_LEAD_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

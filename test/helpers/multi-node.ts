@@ -84,6 +84,9 @@ export interface NodeOptions {
   readonly env?: NodeJS.ProcessEnv
 }
 
+/** Every node of one log seals secrets with the same key (an EventStoreDB store requires it). */
+export const SECRET_KEY = Buffer.alloc(32, 7).toString('base64')
+
 /** Starts `leadline serve` on the store with its own read models; its public URL is its own address. */
 export async function startNode(t: Test, options: NodeOptions): Promise<RunningServer> {
   const port = await freePort()
@@ -93,6 +96,7 @@ export async function startNode(t: Test, options: NodeOptions): Promise<RunningS
       LEADLINE_VIEWS: options.views,
       LEADLINE_PUBLIC_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'info',
+      LEADLINE_SECRET_KEY: SECRET_KEY,
       ...options.env,
     },
     { port, timeoutMs: 60_000 },
@@ -123,7 +127,7 @@ export async function spawnNodeWatchingReadiness(
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, LEADLINE_STORE: options.store, LEADLINE_VIEWS: options.views, LEADLINE_PUBLIC_URL: url, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', LEADLINE_OPERATOR_TOKEN_HASH: OPERATOR.hash, ...options.env },
+    env: { ...process.env, LEADLINE_STORE: options.store, LEADLINE_VIEWS: options.views, LEADLINE_PUBLIC_URL: url, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', LEADLINE_OPERATOR_TOKEN_HASH: OPERATOR.hash, LEADLINE_SECRET_KEY: SECRET_KEY, ...options.env },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -168,7 +172,7 @@ export async function createAccount(
   dir: string,
   settings: Record<string, unknown>,
 ): Promise<{ accountId: string; token: string; apiKey: string }> {
-  const leadline = await openLeadline({ store, viewsPath: path.join(dir, 'setup.views.db'), env: { LEADLINE_SIMULATED_DELAY_MS: '20' } })
+  const leadline = await openLeadline({ store, viewsPath: path.join(dir, 'setup.views.db'), env: { LEADLINE_SIMULATED_DELAY_MS: '20', LEADLINE_SECRET_KEY: SECRET_KEY } })
   try {
     const { account, webhookToken } = await leadline.accounts.create('Many Nodes Co', settings, operatorContext)
     const { key } = await leadline.accounts.createApiKey(account.accountId, ['read', 'write', 'dial'], 'multi-node', operatorContext)

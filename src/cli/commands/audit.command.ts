@@ -91,7 +91,7 @@ async function exportEvents(args: string[], io: Io): Promise<void> {
     }
     const removed = [
       summary.redacted > 0 ? `${summary.redacted} with recordings or transcripts removed` : '',
-      summary.secretsRemoved > 0 ? `${summary.secretsRemoved} with secret hashes removed` : '',
+      summary.secretsRemoved > 0 ? `${summary.secretsRemoved} with secrets removed (hashes, sealed secrets)` : '',
     ].filter((part) => part !== '')
     const redacted = removed.length > 0 ? `; ${removed.join('; ')} ("redacted": true)` : ''
     const line = `exported ${formatCount(summary.events)} events in ${formatCount(summary.streams)} streams of account ${accountId}${output !== undefined ? ` to ${output}` : ''}${redacted}`

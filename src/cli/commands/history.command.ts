@@ -5,6 +5,7 @@
 import { DateTime } from 'luxon'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'
+import { withoutSealedSecrets } from '../../domain/sealed-secrets.ts'
 import { openLogForReading } from '../../audit/audited-log.ts'
 import { printable } from '../../domain/shared/printable.ts'
 import type { ChainFinding } from '../../audit/hash-chain-verifier.ts'
@@ -101,7 +102,7 @@ export async function historyCommand(args: string[], io: Io): Promise<void> {
           events: history.entries.map(({ actorText, ...entry }) => ({ ...entry, by: actorText })),
           laterEvents: history.later,
           chain: { intact: chain === null, firstBadEvent: chain },
-          state: withoutRecordings(history.state),
+          state: withoutSealedSecrets(withoutRecordings(history.state)),
         }),
       )
     }

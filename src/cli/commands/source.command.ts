@@ -1,7 +1,7 @@
 /**
  * `leadline source map|maps|unmap`: a lead source's field map, which path of its bodies fills which
  * field (docs/lead-sources.md#field-maps). Each change is an account event, so it is audited, and
- * applies to the leads that arrive after it. (Lead-ads connections will join this command.)
+ * applies to the leads that arrive after it. `leadline source facebook …` connects Facebook Lead Ads pages (source-facebook.command.ts).
  */
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import { parseFieldMapping } from '../../domain/lead/intake/field-map.ts'
@@ -66,7 +66,9 @@ export async function sourceCommand(args: string[], io: Io): Promise<void> {
       })
       return
     }
+    case 'facebook':
+      return (await import('./source-facebook.command.ts')).sourceFacebookCommand(rest, io)
     default:
-      throw new UsageError(`unknown command "source ${sub ?? ''}": use map, maps or unmap`)
+      throw new UsageError(`unknown command "source ${sub ?? ''}": use map, maps, unmap or facebook`)
   }
 }

@@ -11,11 +11,12 @@ export const CONSOLE_PREFIX = '/app'
 // Raise it with every change to the assets: browsers keep them for a long time.
 export const ASSET_VERSION = '2'
 
-export type NavKey = 'leads' | 'lead-webhook' | 'ai-access' | 'settings'
+export type NavKey = 'leads' | 'lead-webhook' | 'facebook' | 'ai-access' | 'settings'
 
 const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; label: string }> = [
   { key: 'leads', href: `${CONSOLE_PREFIX}/leads`, section: null, label: 'Leads' },
   { key: 'lead-webhook', href: `${CONSOLE_PREFIX}/connections/lead-webhook`, section: 'Connections', label: 'Lead webhook' },
+  { key: 'facebook', href: `${CONSOLE_PREFIX}/connections/facebook`, section: 'Connections', label: 'Facebook Lead Ads' },
   { key: 'ai-access', href: `${CONSOLE_PREFIX}/setup/ai-access`, section: 'Setup', label: 'AI access' },
   { key: 'settings', href: `${CONSOLE_PREFIX}/settings`, section: null, label: 'Settings' },
 ]

@@ -20,6 +20,7 @@ import { MAX_OUTPUT_BYTES } from './answer-budget.ts'
 import { HeavyReads } from './heavy-reads.ts'
 import type { ReadCache } from './read-cache.ts'
 import { holdsRecordingUrl, withoutRecordings } from '../../domain/recordings-policy.ts'
+import { SEALED_PREFIX, withoutSealedSecrets } from '../../domain/sealed-secrets.ts'
 import { TokenBuckets } from '../token-buckets.ts'
 import type { McpServices, Tool, ToolContext } from './tool.ts'
 import type { ToolRegistry } from './tool-registry.ts'
@@ -117,10 +118,10 @@ function invalidParams(message: string, extra: Record<string, unknown> = {}): Rp
 /** An error as it leaves: data through the filter, and a message that quoted a recording URL replaced. */
 function outgoingError(error: RpcError): RpcErrorObject {
   const object = error.toObject()
-  const data = withoutRecordings(object.data) as RpcErrorObject['data']
+  const data = withoutSealedSecrets(withoutRecordings(object.data)) as RpcErrorObject['data']
   return {
     code: object.code,
-    message: holdsRecordingUrl(object.message) ? 'the tool failed (details withheld)' : object.message,
+    message: holdsRecordingUrl(object.message) || object.message.includes(SEALED_PREFIX) ? 'the tool failed (details withheld)' : object.message,
     data: { ...data, code: object.data.code },
   }
 }
@@ -296,7 +297,7 @@ export class McpEndpoint {
     }
     const compute = async () => {
       const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)
-      const text = JSON.stringify(withoutRecordings(outcome.output) ?? {})
+      const text = JSON.stringify(withoutSealedSecrets(withoutRecordings(outcome.output)) ?? {})
       // Tools page and bound their own answers; this is the guarantee should one ever not.
       if (Buffer.byteLength(text, 'utf8') > MAX_OUTPUT_BYTES) {
         call.log.error({ tool: tool.name, bytes: Buffer.byteLength(text, 'utf8') }, 'tool endpoint: an answer over the output bound')

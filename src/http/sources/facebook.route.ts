@@ -1,0 +1,90 @@
+/**
+ * `GET/POST /api/ingest/facebook`: Facebook Lead Ads' app-level webhook (docs/facebook-lead-ads.md).
+ * GET answers the subscription check (`hub.mode=subscribe`) with `hub.challenge` when
+ * `hub.verify_token` is the operator's FACEBOOK_VERIFY_TOKEN. POST checks `X-Hub-Signature-256` (an
+ * HMAC-SHA256 of the raw body with FACEBOOK_APP_SECRET) before the body is even parsed: a bad or
+ * missing one is a 403 and nothing is recorded. Each `leadgen` change is recorded on the log, once
+ * per leadgen id, and answered 200 at once; the lead is fetched after the answer, from the log
+ * (src/processes/facebook-lead-fetcher/). A page no account connected is logged and answered 200
+ * too: Facebook retries anything else for days, and a retry would not change the answer. Without
+ * Facebook configured, 404.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { FastifyPluginAsync } from 'fastify'
+import { readLeadgenNotification } from '../../domain/facebook-lead-ads/leadgen-notification.ts'
+import { sendError } from '../errors.ts'
+import { wellFormedInput } from '../well-formed-input.ts'
+
+export const FACEBOOK_WEBHOOK_PATH = '/api/ingest/facebook'
+/** Facebook batches changes into one delivery; a batch of leadgen changes is far below this. */
+export const FACEBOOK_WEBHOOK_BODY_LIMIT = 1024 * 1024
+const MAX_DEPTH = 16
+/** Facebook's challenge is a number; anything echoed back is kept to plain characters. */
+const CHALLENGE = /^[A-Za-z0-9._~-]{1,256}$/
+
+/** Constant time over the SHA-256 of both sides, so neither length nor content leaks through timing. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHmac('sha256', 'leadline-compare').update(text).digest()
+  return timingSafeEqual(digest(given), digest(expected))
+}
+
+/** `sha256=<hex>` as Facebook signs the raw body with the app secret; false when missing or wrong. */
+export function validSignature(raw: Buffer, header: string | string[] | undefined, appSecret: string): boolean {
+  const value = Array.isArray(header) ? header[0] : header
+  const match = /^sha256=([0-9a-f]{64})$/i.exec(value?.trim() ?? '')
+  if (match === null) return false
+  const expected = createHmac('sha256', appSecret).update(raw).digest()
+  return timingSafeEqual(Buffer.from((match[1] as string).toLowerCase(), 'hex'), expected)
+}
+
+export const facebookWebhookRoute: FastifyPluginAsync = async (fastify) => {
+  // This plugin's scope only: the body stays the exact bytes Facebook signed, whatever its content type.
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FACEBOOK_WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
+
+  fastify.get(FACEBOOK_WEBHOOK_PATH, async (request, reply) => {
+    const facebook = fastify.leadline.facebook
+    if (facebook === null) return sendError(reply, 'not_found', 'Facebook Lead Ads is not configured on this server (FACEBOOK_APP_SECRET, FACEBOOK_VERIFY_TOKEN)')
+    const query = request.query as Record<string, unknown>
+    const mode = query['hub.mode']
+    const token = query['hub.verify_token']
+    const challenge = query['hub.challenge']
+    if (mode !== 'subscribe' || typeof challenge !== 'string' || !CHALLENGE.test(challenge)) {
+      return sendError(reply, 'invalid_request', 'expected hub.mode=subscribe with hub.challenge and hub.verify_token (Facebook\'s subscription check)')
+    }
+    if (typeof token !== 'string' || !sameSecret(token, facebook.config.verifyToken)) {
+      request.log.warn('refused a Facebook subscription check: hub.verify_token is not FACEBOOK_VERIFY_TOKEN')
+      return sendError(reply, 'invalid_verify_token', 'hub.verify_token is not the verify token this server was given (FACEBOOK_VERIFY_TOKEN)')
+    }
+    request.log.info('Facebook subscription check answered')
+    return reply.code(200).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(challenge)
+  })
+
+  fastify.post(FACEBOOK_WEBHOOK_PATH, async (request, reply) => {
+    const facebook = fastify.leadline.facebook
+    if (facebook === null) return sendError(reply, 'not_found', 'Facebook Lead Ads is not configured on this server (FACEBOOK_APP_SECRET, FACEBOOK_VERIFY_TOKEN)')
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+    if (!validSignature(raw, request.headers['x-hub-signature-256'], facebook.config.appSecret)) {
+      request.log.warn({ signed: request.headers['x-hub-signature-256'] !== undefined }, 'refused a Facebook webhook: X-Hub-Signature-256 is missing or does not match FACEBOOK_APP_SECRET')
+      return sendError(reply, 'invalid_signature', 'X-Hub-Signature-256 is missing or is not the HMAC-SHA256 of the body with FACEBOOK_APP_SECRET')
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(raw.toString('utf8'))
+    } catch {
+      return sendError(reply, 'invalid_json', 'a signed Facebook webhook whose body is not JSON')
+    }
+    const body = wellFormedInput(parsed, MAX_DEPTH)
+    if (!body.ok) return sendError(reply, 'invalid_request', `the body nests more than ${MAX_DEPTH} levels deep`)
+    const notification = readLeadgenNotification(body.value)
+    if (notification.skipped > 0) request.log.info({ object: notification.object, skipped: notification.skipped }, 'Facebook webhook changes that are not leadgen notifications: not used')
+    const outcome = await facebook.ads.recordNotifications(notification.notices, { actor: { kind: 'lead_source', id: 'facebook' }, correlationId: request.id })
+    return reply.code(200).send({ received: notification.notices.length, recorded: outcome.recorded, duplicates: outcome.duplicates, unknown_pages: outcome.unknownPages })
+  })
+
+  fastify.route({
+    method: ['PUT', 'DELETE', 'PATCH'],
+    url: FACEBOOK_WEBHOOK_PATH,
+    handler: (_request, reply) => sendError(reply.header('allow', 'GET, POST'), 'method_not_allowed', 'GET (the subscription check) or POST (notifications)'),
+  })
+}
