@@ -141,7 +141,10 @@ export class FacebookLeadAds {
       const { state, events } = await this.deps.commands.load(leadStream(account.accountId, normalised.lead.phoneLast10), leadDecider)
       if (events.some((e) => e.metadata.correlationId === correlationId && (e.type === 'LeadReceived' || e.type === 'LeadUpdated'))) return { leadId: state.leadId, created: false, already: true }
     }
-    return receiveLead(this.deps, account, body, { ...context, correlationId })
+    const facts: Record<string, string> = { leadgen_id: notice.leadgenId, page_id: notice.pageId }
+    if (notice.formId !== null) facts['form_id'] = notice.formId
+    if (notice.adId !== null) facts['ad_id'] = notice.adId
+    return receiveLead(this.deps, account, body, { ...context, correlationId }, { form: { form: 'facebook_lead_ads', facts } })
   }
 }
 

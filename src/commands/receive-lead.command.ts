@@ -34,6 +34,8 @@ export interface ReceiveLeadDeps {
 export interface ReceiveLeadOptions {
   /** The lead source named in the webhook URL (`?source=vendor-x`): its field map reads the body. */
   readonly source?: string | undefined
+  /** A lead form fetched by Leadline itself (Facebook Lead Ads): its name and its ids for the lead, kept as source facts. */
+  readonly form?: { readonly form: 'facebook_lead_ads'; readonly facts: Readonly<Record<string, string>> }
 }
 
 /**
@@ -68,6 +70,7 @@ export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, 
   const { lead, warnings, derived, consent, mapped } = normalised
   const origin: SubmissionOrigin = {
     ...(google === null ? {} : { form: 'google_lead_form' as const, facts: google.facts }),
+    ...(options.form === undefined ? {} : { form: options.form.form, facts: options.form.facts }),
     ...(source === undefined ? {} : { source }),
     ...(mapped === undefined ? {} : { mapped }),
   }

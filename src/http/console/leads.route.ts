@@ -163,7 +163,7 @@ ${fieldRows([
   ...extra.map((f) => [f.name, typeof f.value === 'string' ? f.value : JSON.stringify(f.value)] as const),
 ])}
 </section>
-${state.sourceFacts === null ? '' : html`<section aria-labelledby="source-facts"><h2 id="source-facts">From a ${state.sourceFacts.form === 'google_lead_form' ? 'Google Ads lead form' : state.sourceFacts.form}</h2>
+${state.sourceFacts === null ? '' : html`<section aria-labelledby="source-facts"><h2 id="source-facts">From a ${state.sourceFacts.form === 'google_lead_form' ? 'Google Ads lead form' : state.sourceFacts.form === 'facebook_lead_ads' ? 'Facebook lead ad' : state.sourceFacts.form}</h2>
 ${fieldRows(Object.entries(state.sourceFacts.facts).map(([k, v]) => [k, v] as const))}
 </section>`}
 <section aria-labelledby="consent"><h2 id="consent">Consent evidence</h2>

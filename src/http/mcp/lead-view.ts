@@ -205,7 +205,7 @@ export function consentOutputOf(state: LeadState): z.output<typeof consentOutput
 
 export const sourceFactsOutput = z
   .object({
-    form: z.string().describe('The lead form that sent them: google_lead_form'),
+    form: z.string().describe('The lead form that sent them: google_lead_form or facebook_lead_ads'),
     facts: z.record(z.string(), z.string()).describe("Its ids for the lead: Google's lead_id, campaign_id, gcl_id, form_id, adgroup_id, creative_id, …"),
     received_at: z.string(),
   })

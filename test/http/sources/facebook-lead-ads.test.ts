@@ -143,6 +143,7 @@ t.test('a leadgen notification: 200 at once, then the lead fetched through two G
   const answer = await built.call(acme.keys.read, 'get_lead', { phone: '+15125550143' })
   const lead = answer.result?.structuredContent.lead
   t.equal(lead.full_name, 'Jane Roe')
+  t.match(answer.result?.structuredContent.source_facts, { form: 'facebook_lead_ads', facts: { leadgen_id: leadgenId, page_id: PAGE, form_id: '1200000000000003', ad_id: '238500000000003' } }, "Facebook's ids are the lead's source facts")
   t.notMatch(JSON.stringify(answer), FAKE_PAGE_TOKEN, 'no token in the tool answer')
   t.notMatch(JSON.stringify(answer), /llsealed1\./, 'nor its sealed form')
 

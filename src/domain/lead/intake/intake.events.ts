@@ -9,12 +9,12 @@ import { changeList, plural, printable, quoted, type EventSummaries } from '../.
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
 
 /**
- * Where a submission came from, beyond its fields: the lead form that sent it (`google_lead_form`)
+ * Where a submission came from, beyond its fields: the lead form that sent it (`google_lead_form`, `facebook_lead_ads`)
  * with the facts it gives about the lead (Google's `lead_id`, `campaign_id`, `gcl_id`, …), and the
  * source named in the webhook URL whose field map read it, with the fields the map filled.
  */
 export interface SubmissionOrigin {
-  readonly form?: 'google_lead_form'
+  readonly form?: 'google_lead_form' | 'facebook_lead_ads'
   readonly facts?: Readonly<Record<string, string>>
   readonly source?: string
   readonly mapped?: ReadonlyArray<{ readonly field: string; readonly path: string }>
@@ -157,7 +157,7 @@ function extrasLine(d: SubmissionExtras): string {
   const parts: string[] = []
   if (d.test === true) parts.push('test submission')
   if (d.consent !== undefined) parts.push(`consent evidence (${Object.keys(d.consent).map(printable).join(', ')})`)
-  if (d.origin?.form !== undefined) parts.push(`from a ${d.origin.form === 'google_lead_form' ? 'Google Ads lead form' : printable(d.origin.form)}`)
+  if (d.origin?.form !== undefined) parts.push(`from a ${d.origin.form === 'google_lead_form' ? 'Google Ads lead form' : d.origin.form === 'facebook_lead_ads' ? 'Facebook lead ad' : printable(d.origin.form)}`)
   if (d.origin?.source !== undefined) parts.push(`source ${quoted(d.origin.source)}${d.origin.mapped !== undefined ? ` (field map: ${d.origin.mapped.map((m) => printable(m.field)).join(', ')})` : ''}`)
   return parts.map((p) => `; ${p}`).join('')
 }
