@@ -7,7 +7,8 @@ import t from 'tap'
 import { DEFAULT_SETTINGS, type AccountSettings } from '../../../src/domain/account/account-settings.ts'
 import { CONTACT_RULES, stateRulesFor } from '../../../src/domain/dialing/contact-rules.ts'
 import { mayCall, type CallTargetFacts } from '../../../src/domain/dialing/may-call.ts'
-import { IANAZone } from 'luxon'
+import { DateTime, IANAZone } from 'luxon'
+import fc from 'fast-check'
 
 const ALWAYS: AccountSettings = { ...DEFAULT_SETTINGS, callerId: '+13125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }
 const MIAMI = '+13055550142'
@@ -190,4 +191,45 @@ t.test('the new rows reach a lead by its state field or by its area code, as the
   t.match(mayCall(ALWAYS, lead(SALT_LAKE, 'NV'), at('2026-12-06T17:00:00Z')), { allowed: false, rule: 'UT 13-25a-103' }, 'a Utah number on Sunday')
   t.same(stateRulesFor({ phone: DALLAS, state: 'TX' }), [], 'Texas has no row: the federal hours alone')
   t.match(mayCall(ALWAYS, lead(DALLAS, 'TX'), at('2026-12-07T02:30:00Z')), { allowed: true }, 'Texas on Sunday 20:30 Central is allowed')
+})
+
+// The weekly rows against an oracle written here from the statutes' words, not from the code: at any
+// instant in 2025-2027 (DST switches included), allowed exactly when the lead's wall clock is inside
+// the week below, and next_allowed_at is the first allowed minute.
+const WEEKS: ReadonlyArray<{ phone: string; state: string; zone: string; week: readonly (readonly [number, number] | null)[] }> = [
+  // index 0 unused; 1 = Monday … 7 = Sunday; minutes after midnight, already within the federal 08:00-21:00
+  { phone: SALT_LAKE, state: 'UT', zone: 'America/Denver', week: [null, [480, 1260], [480, 1260], [480, 1260], [480, 1260], [480, 1260], [480, 1260], null] },
+  { phone: PROVIDENCE, state: 'RI', zone: 'America/New_York', week: [null, [540, 1080], [540, 1080], [540, 1080], [540, 1080], [540, 1080], [600, 1020], null] },
+  { phone: NEW_ORLEANS, state: 'LA', zone: 'America/Chicago', week: [null, [480, 1200], [480, 1200], [480, 1200], [480, 1200], [480, 1200], [480, 1200], null] },
+]
+
+function weekAllows(week: (typeof WEEKS)[number], ms: number): boolean {
+  const local = DateTime.fromMillis(ms, { zone: week.zone })
+  const span = week.week[local.weekday]
+  const minutes = local.hour * 60 + local.minute
+  return span !== null && span !== undefined && minutes >= span[0] && minutes < span[1]
+}
+
+t.test('weekly rows agree with the statutes week, and next_allowed_at is the first allowed minute', async (t) => {
+  const MINUTE = 60_000
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...WEEKS),
+      fc.integer({ min: Date.parse('2025-01-01T00:00:00Z') / MINUTE, max: Date.parse('2027-12-31T00:00:00Z') / MINUTE }),
+      (week, minute) => {
+        const ms = minute * MINUTE
+        const check = mayCall(ALWAYS, lead(week.phone, week.state), new Date(ms))
+        if (check.allowed !== weekAllows(week, ms)) return false
+        if (check.allowed) return true
+        if (check.nextAllowedAt === null || check.nextAllowedAt === undefined) return false
+        const next = Date.parse(check.nextAllowedAt)
+        if (!weekAllows(week, next)) return false
+        // No allowed minute between now and next_allowed_at (every minute checked: at most three days).
+        for (let m = ms + MINUTE; m < next; m += MINUTE) if (weekAllows(week, m)) return false
+        return true
+      },
+    ),
+    { numRuns: 300 },
+  )
+  t.pass('300 instants')
 })
