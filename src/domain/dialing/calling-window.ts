@@ -8,7 +8,8 @@
  *   2. the lead-time guard (on by default): the lead's wall clock is in [08:00, 21:00), in the lead's
  *      own zone (from its state, else its phone number) or the account's zone when that is unknown
  *      (the federal row of contact-rules.ts), and inside the hours of every state row that reaches
- *      the lead (its state or its area code's state), read in each zone the row names for it. The
+ *      the lead (its state or its area code's state), read in each zone the row names for it, on that
+ *      zone's weekday (a row may give Saturday other hours, or allow no calls on Sunday). The
  *      refusal names the row that refused (`rule`).
  *
  * Daylight-saving choices, all following from "windows are wall-clock times":
@@ -27,7 +28,7 @@ import { DateTime, IANAZone } from 'luxon'
 import { formatCallingHours, parseCallingHours } from '../account/calling-hours.ts'
 import type { CallingWindow } from '../account/calling-hours.ts'
 import { DomainError } from '../shared/decider.ts'
-import { FEDERAL_RULE, stateRulesFor, type AppliedStateRule } from './contact-rules.ts'
+import { FEDERAL_RULE, ruleHoursOn, ruleHoursText, stateRulesFor, type AppliedStateRule, type ContactRule, type Weekday } from './contact-rules.ts'
 import { leadTimeZone } from './lead-time-zone.ts'
 
 /** The lead's own hours, in the lead's zone: never ring outside them while the guard is on. */
@@ -118,12 +119,18 @@ interface Rules {
   readonly leadZoneFrom: LeadZoneSource
 }
 
+/** Minutes after local midnight, half-open [start, end). */
+interface Span {
+  readonly start: number
+  readonly end: number
+}
+
 /** One row's hours, read in one zone. */
 interface Guard {
   readonly rule: string
   readonly zone: string
-  readonly start: number
-  readonly end: number
+  /** Indexed by ISO weekday (index 0 unused); null: no calls that day. */
+  readonly days: readonly (Span | null)[]
   /** The state row this came from; absent for the federal row. */
   readonly state?: AppliedStateRule
 }
@@ -149,15 +156,21 @@ function resolveRules(policy: CallingPolicy, target: CallTarget): Rules {
   const guards: Guard[] = []
   if (guardZone !== null) {
     for (const state of stateRulesFor(target)) {
-      for (const zone of state.zones) guards.push(guardOf(state.rule.rule, zone, state.rule.hours, state))
+      for (const zone of state.zones) guards.push(guardOf(state.rule, zone, state))
     }
-    guards.push(guardOf(FEDERAL_RULE.rule, guardZone, FEDERAL_RULE.hours))
+    guards.push(guardOf(FEDERAL_RULE, guardZone))
   }
   return { accountZone: policy.timeZone, windows, guardZone, guards, leadZone, leadZoneFrom: lead?.from ?? 'account' }
 }
 
-function guardOf(rule: string, zone: string, hours: { start: string; end: string }, state?: AppliedStateRule): Guard {
-  return { rule, zone, start: clockMinutes(hours.start), end: clockMinutes(hours.end), ...(state === undefined ? {} : { state }) }
+const WEEKDAYS: readonly Weekday[] = [1, 2, 3, 4, 5, 6, 7]
+
+function guardOf(rule: ContactRule, zone: string, state?: AppliedStateRule): Guard {
+  const days = [null, ...WEEKDAYS.map((day) => {
+    const hours = ruleHoursOn(rule, day)
+    return hours === null ? null : { start: clockMinutes(hours.start), end: clockMinutes(hours.end) }
+  })]
+  return { rule: rule.rule, zone, days, ...(state === undefined ? {} : { state }) }
 }
 
 interface WallClock {
@@ -184,7 +197,8 @@ function insideWindows(windows: readonly CallingWindow[], wall: WallClock): bool
 
 function insideGuard(guard: Guard, ms: number): boolean {
   const wall = wallClock(ms, guard.zone)
-  return wall.minutes >= guard.start && wall.minutes < guard.end
+  const span = guard.days[wall.weekday]
+  return span !== null && span !== undefined && wall.minutes >= span.start && wall.minutes < span.end
 }
 
 function failingGuard(rules: Rules, ms: number): Guard | undefined {
@@ -198,7 +212,7 @@ function judge(rules: Rules, ms: number): 'allowed' | CallRefusal {
   return 'allowed'
 }
 
-// The allowed set only begins at a window start, at 08:00 for the lead, or where a zone's offset
+// The allowed set only begins at a window start, at a row's start for the lead on that day, or where a zone's offset
 // changes (a start swallowed by a spring-forward gap, an hour repeated at fall-back). So we list
 // those instants over the look-ahead, check each, and take the first that passes.
 function earliestAllowed(rules: Rules, after: number): number | null {
@@ -213,7 +227,8 @@ function earliestAllowed(rules: Rules, after: number): number | null {
   }
   for (const guard of rules.guards) {
     for (const date of localDates(after, guard.zone)) {
-      candidates.push(...instantsOfWallTime(date, guard.start, guard.zone))
+      const span = guard.days[date.weekday]
+      if (span !== null && span !== undefined) candidates.push(...instantsOfWallTime(date, span.start, guard.zone))
     }
   }
   for (const zone of new Set([rules.accountZone, ...rules.guards.map((guard) => guard.zone)])) {
@@ -286,7 +301,7 @@ function stateHoursText(guard: Guard, state: AppliedStateRule): string {
   const source =
     state.from === 'state' ? "the lead's state" : state.from === 'area_code' ? "the lead's area code" : "the lead's state and area code"
   const zones = state.zones.length > 1 ? `in each of ${state.zones.join(', ')}, as the lead's zone there is unknown` : guard.zone
-  return `${rule.hours.start}-${rule.hours.end} ${zones}: ${rule.rule}, ${rule.citation}, applies by ${source}`
+  return `${ruleHoursText(rule)} ${zones}: ${rule.rule}, ${rule.citation}, applies by ${source}`
 }
 
 function refusalMessage(rules: Rules, reason: CallRefusal, next: number | null, guard?: Guard): string {
