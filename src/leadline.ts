@@ -43,6 +43,10 @@ import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
 import type { SecretBox } from './integrations/secrets/secret-box.ts'
 import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
+import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
+import { OutboundEvents, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
+import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
+import { EventSubscriptions } from './commands/event-subscriptions.ts'
 
 export { PROJECTIONS }
 
@@ -67,6 +71,8 @@ export interface LeadlineOptions {
   readonly followUpIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
   readonly serving?: boolean
+  /** How outbound events are retried and paced (tests shorten it); see DEFAULT_DELIVERY_POLICY. */
+  readonly deliveryPolicy?: Partial<DeliveryPolicy>
 }
 
 export interface Leadline {
@@ -105,6 +111,12 @@ export interface Leadline {
   readonly apiKeyUsage: ApiKeyUsage
   /** Seals secrets kept on the log for later use (LEADLINE_SECRET_KEY, or the key file beside the embedded log). */
   readonly secretBox: SecretBox
+  /** Outbound events: the accounts' subscriptions and the deliveries' log. */
+  readonly eventSubscriptions: EventSubscriptions
+  /** Delivers outbound events from the log (started with the server). */
+  readonly outboundEvents: OutboundEvents
+  /** Texts the owner of what they asked to hear of. */
+  readonly ownerAlerts: OwnerAlerts
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -170,14 +182,22 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
   const effectProcesses = [dialer, payLinkSender]
-  const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.map((p) => p.reactor()), options.logger)
+  const outboundDeliveries = new OutboundDeliveries(views)
+  const outboundEvents = new OutboundEvents({
+    accounts, inboundLeads, deliveries: outboundDeliveries, views, secretBox, clock,
+    ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}), ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })
+  const reactors = [...effectProcesses.map((p) => p.reactor()), outboundEvents.reactor(), ownerAlerts.reactor()]
+  const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, eventSubscriptions, outboundEvents, ownerAlerts,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
@@ -187,6 +207,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       carrier.warm?.()
       for (const process of effectProcesses) await process.recover(attemptTimeoutMs)
       await processes.start()
+      outboundEvents.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
       sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
@@ -197,7 +218,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       if (sweeper) clearInterval(sweeper)
       await followUps.stop()
       await Promise.all(effectProcesses.map((p) => p.stop()))
+      await ownerAlerts.stop()
       await processes.stop()
+      await outboundEvents.stop()
       await runner.stop()
       await carrier.close?.()
       await opened.provider.close?.()

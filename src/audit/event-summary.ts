@@ -13,10 +13,11 @@ import { upcast } from '../domain/upcasters.ts'
 import type { Actor, RecordedEvent } from '../domain/event.ts'
 import { IDEMPOTENCY_SUMMARIES } from '../domain/idempotency/idempotency.events.ts'
 import { USER_SUMMARIES } from '../domain/user/user.events.ts'
+import { OWNER_ALERT_SUMMARIES } from '../domain/owner-alerts/owner-alerts.events.ts'
 import { MAX_TEXT, printable, quoted } from '../domain/shared/printable.ts'
 
 // Each slice declares its events' lines beside them (a missing one is a type error there).
-const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES }
+const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES, ...OWNER_ALERT_SUMMARIES }
 
 /** Every event type with its own summary. */
 export const SUMMARISED_TYPES: readonly string[] = Object.keys(SUMMARIES)

@@ -17,11 +17,18 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--amd on|off] [--voicemail TEXT] [--voicemail-url URL|none] [--voicemail-per-day N]
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
-                       [--place-call-countries CC,CC|none]
+                       [--place-call-countries CC,CC|none] [--alert-to E164|none]
+                       [--alerts new_lead,callback,replied,payment|none]
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
   leadline token rotate --account ACCOUNT_ID
+  leadline events subscribe --account ACCOUNT_ID --url URL [--types lead.received,call.answered,…]
+  leadline events list --account ACCOUNT_ID
+  leadline events unsubscribe --account ACCOUNT_ID --subscription SUB_ID
+  leadline events rotate-secret --account ACCOUNT_ID --subscription SUB_ID
+  leadline events deliveries --account ACCOUNT_ID [--subscription SUB_ID] [--status pending|delivered|failed|cancelled] [--limit N]
+  leadline events retry --account ACCOUNT_ID --delivery N | --subscription SUB_ID | --failed
   leadline user create --account ACCOUNT_ID --email EMAIL   the account's owner, for the console at /app
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline operator-token                          a token for /metrics and /readyz's details (shown once)
@@ -80,6 +87,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   account: async (args, io) => (await import('./commands/account.command.ts')).accountCommand(args, io),
   key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
   token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
+  events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),

@@ -56,6 +56,8 @@ export async function buildApp(
     trustProxy?: TrustProxy
     /** The embedded store's files in the test's directory instead of memory (default: memory). */
     store?: 'memory' | 'sqlite'
+    /** How outbound events are retried and paced (default: the documented policy). */
+    deliveryPolicy?: LeadlineOptions['deliveryPolicy']
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -73,6 +75,7 @@ export async function buildApp(
     ...(options.carrier ? { carrier: options.carrier } : {}),
     ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
     ...(options.followUpIntervalMs !== undefined ? { followUpIntervalMs: options.followUpIntervalMs } : {}),
+    ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
   })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,

@@ -28,6 +28,8 @@ function settingsLines(account: AccountState): string {
       ['pay-link text', s.payLinkTemplate],
       ['allowed countries', s.allowedCountries?.join(',') ?? `${s.defaultCountry} (the default country)`],
       ['place_call also', s.placeCallCountries?.join(',') ?? '(no other country)'],
+      ['owner alerts to', s.alertTo ?? '(not set: no alerts)'],
+      ['owner alerts', s.alerts.length === 0 ? 'none' : s.alerts.join(',')],
     ],
   )
 }
@@ -133,6 +135,8 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'pay-text': { type: 'string' },
           'allowed-countries': { type: 'string' },
           'place-call-countries': { type: 'string' },
+          'alert-to': { type: 'string' },
+          alerts: { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -169,6 +173,9 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (allowed !== undefined) changes.allowedCountries = allowed.trim().toLowerCase() === 'default' ? null : allowed.split(',')
       const placeCall = values['place-call-countries']
       if (placeCall !== undefined) changes.placeCallCountries = placeCall.trim().toLowerCase() === 'none' ? null : placeCall.split(',')
+      if (values['alert-to'] !== undefined) changes.alertTo = values['alert-to'].trim().toLowerCase() === 'none' ? null : values['alert-to'].trim()
+      // Read by the settings' own rules (known kinds, none, order), as the console's form is.
+      if (values.alerts !== undefined) changes.alerts = values.alerts as unknown as SettingsChange['alerts']
       if (Object.keys(changes).length === 0) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
         await leadline.accounts.require(accountId)

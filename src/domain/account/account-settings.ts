@@ -11,6 +11,7 @@ import { INDUSTRIES } from '../lead/intake/industry-fields.ts'
 import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up-policy.ts'
 import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, DEFAULT_VOICEMAILS_PER_DAY, MAX_VOICEMAILS_PER_DAY, voicemailTemplateProblem } from '../dialing/voicemail.ts'
+import { ALERT_KINDS, type AlertKind } from '../owner-alerts/owner-alerts.events.ts'
 import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
 
 export interface AccountSettings {
@@ -53,6 +54,10 @@ export interface AccountSettings {
   readonly currency: string
   /** The pay-link text (see pay-link-text.ts): `{business}`, `{description}`, `{amount}`, `{link}`. */
   readonly payLinkTemplate: string
+  /** The owner's own number (E.164) that alerts are texted to; null: no alerts. */
+  readonly alertTo: string | null
+  /** What the owner is alerted of (with `alertTo`). */
+  readonly alerts: readonly AlertKind[]
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -76,6 +81,8 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   stripeAccount: null,
   currency: DEFAULT_CURRENCY,
   payLinkTemplate: DEFAULT_PAY_LINK_TEMPLATE,
+  alertTo: null,
+  alerts: ALERT_KINDS,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -141,6 +148,16 @@ export const settingsChangeSchema = z
       const problem = payLinkTemplateProblem(template)
       if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
     }),
+    alertTo: z.string().regex(e164, 'must be an E.164 number such as +15551234567').nullable(),
+    // `new_lead,callback` or an array; `none` (or nothing) for none. Stored once each, in ALERT_KINDS' order.
+    alerts: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (typeof value === 'string' ? value.split(/[\s,]+/) : value).map((k) => k.trim().toLowerCase()).filter((k) => k !== '' && k !== 'none'))
+      .superRefine((list, ctx) => {
+        const unknown = list.filter((k) => !(ALERT_KINDS as readonly string[]).includes(k))
+        if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown alert ${unknown.join(', ')} (known: ${ALERT_KINDS.join(', ')}, or none)` })
+      })
+      .transform((list) => ALERT_KINDS.filter((k) => list.includes(k))),
   })
   .partial()
   .strict()

@@ -2,6 +2,7 @@
 import type { DomainEvent } from '../shared/decider.ts'
 import type { AccountSettings, SettingsChange } from './account-settings.ts'
 import { changeList, printable, quoted, type EventSummaries } from '../shared/printable.ts'
+import type { OutboundEventType } from '../outbound-events/outbound-events.ts'
 
 export const SCOPES = ['read', 'write', 'dial'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -24,6 +25,16 @@ export type ApiKeyCreated = DomainEvent<
   { keyId: string; keyHash: string; hint: string; scopes: Scope[]; label: string | null; createdAt: string }
 >
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>
+/**
+ * A URL subscribed to the account's outbound events (`types` null: every type). The signing secret
+ * is kept sealed (src/domain/sealed-secrets.ts): the delivery needs it again, so a hash will not do.
+ */
+export type EventsSubscribed = DomainEvent<
+  'EventsSubscribed',
+  { subscriptionId: string; url: string; types: OutboundEventType[] | null; sealedSecret: string; secretHint: string; subscribedAt: string }
+>
+export type EventsSecretRotated = DomainEvent<'EventsSecretRotated', { subscriptionId: string; sealedSecret: string; secretHint: string; rotatedAt: string }>
+export type EventsUnsubscribed = DomainEvent<'EventsUnsubscribed', { subscriptionId: string; unsubscribedAt: string }>
 
 export type AccountEvent =
   | AccountCreated
@@ -32,6 +43,9 @@ export type AccountEvent =
   | WebhookTokenRevoked
   | ApiKeyCreated
   | ApiKeyRevoked
+  | EventsSubscribed
+  | EventsSecretRotated
+  | EventsUnsubscribed
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'AccountCreated',
@@ -40,6 +54,9 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'WebhookTokenRevoked',
   'ApiKeyCreated',
   'ApiKeyRevoked',
+  'EventsSubscribed',
+  'EventsSecretRotated',
+  'EventsUnsubscribed',
 ]
 
 export function accountStream(accountId: string): string {
@@ -53,4 +70,7 @@ export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
   WebhookTokenRevoked: (d) => `webhook token ${d.tokenId} revoked (${printable(d.reason)})`,
   ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,
   ApiKeyRevoked: (d) => `API key ${d.keyId} revoked`,
+  EventsSubscribed: (d) => `events subscription ${d.subscriptionId} to ${quoted(d.url)} (${d.types === null ? 'every type' : d.types.join(', ')}), secret ${printable(d.secretHint)}`,
+  EventsSecretRotated: (d) => `events subscription ${d.subscriptionId}: signing secret rotated (${printable(d.secretHint)})`,
+  EventsUnsubscribed: (d) => `events subscription ${d.subscriptionId} removed`,
 }
