@@ -50,6 +50,11 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   pollMs: 1_000,
 }
 
+/** How long the delivery log keeps a delivered (or cancelled) delivery, and a failed one not retried. */
+export const KEEP_DELIVERED_MS = 7 * 24 * 60 * 60_000
+export const KEEP_FAILED_MS = 30 * 24 * 60 * 60_000
+const PRUNE_EVERY_MS = 60 * 60_000
+
 export interface OutboundEventsOptions {
   readonly accounts: Accounts
   readonly inboundLeads: InboundLeadsQueries
@@ -84,6 +89,7 @@ export class OutboundEvents {
   private readonly inFlight = new Map<number, { subscriptionId: string; controller: AbortController }>()
   private readonly signers = new Map<string, Webhook>()
   private timer: NodeJS.Timeout | null = null
+  private pruner: NodeJS.Timeout | null = null
   private running = false
   private pumping = false
   private pumpAgain = false
@@ -162,14 +168,28 @@ export class OutboundEvents {
   start(): void {
     if (this.running) return
     this.running = true
+    this.prune()
+    this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS)
+    this.pruner.unref()
     this.wake()
+  }
+
+  private prune(): void {
+    const now = this.options.clock().getTime()
+    try {
+      this.options.deliveries.prune(new Date(now - KEEP_DELIVERED_MS).toISOString(), new Date(now - KEEP_FAILED_MS).toISOString())
+    } catch (error) {
+      this.options.logger?.warn({ err: error }, 'outbound events: old deliveries not pruned')
+    }
   }
 
   /** Stops taking deliveries and cancels those in flight: they stay pending and go out again after a start. */
   async stop(): Promise<void> {
     this.running = false
     if (this.timer !== null) clearTimeout(this.timer)
+    if (this.pruner !== null) clearInterval(this.pruner)
     this.timer = null
+    this.pruner = null
     for (const { controller } of this.inFlight.values()) controller.abort()
     await Promise.allSettled([...this.settledRequests])
     if (this.flushing !== null) this.flush()
