@@ -122,6 +122,13 @@ export class OutboundDeliveries {
     return row.at
   }
 
+  /** Records attempts, in one transaction (see recordAttempt). */
+  recordAttempts(outcomes: ReadonlyArray<{ id: number; attempt: DeliveryAttempt; next: { status: DeliveryStatus; nextAttemptAt: number } }>): void {
+    this.db.transaction(() => {
+      for (const { id, attempt, next } of outcomes) this.recordAttempt(id, attempt, next)
+    }).immediate()
+  }
+
   /** Records an attempt and what follows it: delivered, failed for good, or pending until `nextAttemptAt`. */
   recordAttempt(id: number, attempt: DeliveryAttempt, next: { status: DeliveryStatus; nextAttemptAt: number }): void {
     this.db.transaction(() => {

@@ -94,6 +94,8 @@ export class OutboundEvents {
   private pumping = false
   private pumpAgain = false
   private readonly settledRequests = new Set<Promise<void>>()
+  private outcomes: AttemptOutcome[] = []
+  private recording: Promise<void> | null = null
 
   constructor(private readonly options: OutboundEventsOptions) {
     this.policy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy }
@@ -257,7 +259,8 @@ export class OutboundEvents {
       .finally(() => {
         this.inFlight.delete(delivery.id)
         this.settledRequests.delete(request)
-        this.wake()
+        // Refill in batches, not after every answer: each look for due work is a query on the main thread.
+        if (this.inFlight.size <= this.policy.concurrency / 2) this.wake()
       })
     this.settledRequests.add(request)
   }
@@ -304,8 +307,31 @@ export class OutboundEvents {
       const at = nowMs + retryDelayMs(this.policy, attempt)
       next = at - delivery.windowStart > this.policy.giveUpAfterMs ? { status: 'failed', nextAttemptAt: nowMs } : { status: 'pending', nextAttemptAt: at }
     }
-    this.options.deliveries.recordAttempt(delivery.id, { attempt, at: started.toISOString(), status, error, durationMs: Math.round(performance.now() - startedMs) }, next)
+    await this.record({ id: delivery.id, attempt: { attempt, at: started.toISOString(), status, error, durationMs: Math.round(performance.now() - startedMs) }, next })
     if (next.status === 'failed') this.options.logger?.warn({ deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, attempts: attempt }, 'outbound event failed for good: retry it by hand')
+  }
+
+  /**
+   * Records an attempt with the others that ended in the same turn of the event loop, in one
+   * transaction: one commit per answer was most of the delivery's cost on the main thread. The
+   * delivery stays in flight (never picked again) until its attempt is written.
+   */
+  private record(outcome: AttemptOutcome): Promise<void> {
+    this.outcomes.push(outcome)
+    this.recording ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        const outcomes = this.outcomes
+        this.outcomes = []
+        this.recording = null
+        try {
+          this.options.deliveries.recordAttempts(outcomes)
+          resolve()
+        } catch (error) {
+          reject(error)
+        }
+      })
+    })
+    return this.recording
   }
 
   /** The subscription's signer, made once per secret (a rotation makes a new one). */
@@ -327,6 +353,8 @@ export class OutboundEvents {
 }
 
 class SecretUnavailable extends Error {}
+
+type AttemptOutcome = Parameters<OutboundDeliveries['recordAttempts']>[0][number]
 
 function describe(error: unknown, timeoutMs: number): string {
   if (error instanceof SecretUnavailable) return `secret_unavailable: ${error.message}`
