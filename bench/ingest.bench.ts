@@ -8,11 +8,16 @@
  * every run records the load average and the server's CPU time per lead (all its threads). The
  * disk's own fdatasync latency, measured in the same directory while the servers are idle, is the
  * baseline of the durable part: a stall of the disk's flush is a stall of every request in flight.
- * `--million` then pushes 1,000,000 new leads and reports the server's RSS.
+ * `--million` then pushes 1,000,000 new leads and reports the server's RSS. `--receivers N` subscribes N
+ * receivers (HTTP servers in this process answering 204) to the account's outbound events, so every
+ * lead is also delivered N times, signed; it reports the events delivered per second during the runs
+ * and how long the backlog took to drain after them.
  *
- *   npm run bench:ingest [-- --runs 3 --duration 10 --million]
+ *   npm run bench:ingest [-- --runs 3 --duration 10 --million --receivers 3 --port 3901]
  */
 import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -23,7 +28,7 @@ import { describeProbe, probeFsync } from './disk-probe.ts'
 import { COLD_REPEAT_POOL, ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, scrapeMetrics, operatorAccessForBench, serveChild, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false } },
+  options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false }, receivers: { type: 'string', default: '0' }, port: { type: 'string', default: '3901' } },
 })
 const runs = Number(values.runs)
 const duration = Number(values.duration)
@@ -33,12 +38,16 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
 const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db') })
 const { account, webhookToken } = await setup.accounts.create('Bench', {}, { actor: { kind: 'operator', id: 'bench' } })
+const receivers = await Promise.all(Array.from({ length: Number(values.receivers) }, () => startCountingReceiver()))
+for (const receiver of receivers) await setup.eventSubscriptions.subscribe(account.accountId, receiver.url, null, { actor: { kind: 'operator', id: 'bench' } })
 await setup.close()
+const delivered = () => receivers.reduce((n, r) => n + r.count(), 0)
 
-const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, 3901)
+// --port: the bare route's port, Leadline's the next one (another benchmark may hold the defaults).
+const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, Number(values.port))
 // One token carries the whole load: the per-token rate limit stays on (its cost is measured) but far above it.
 const operator = operatorAccessForBench()
-const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000', ...operator.env }, 3902)
+const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000', ...operator.env }, Number(values.port) + 1)
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 
 const NEW_LEADS_FROM = 125_000_000
@@ -57,6 +66,10 @@ const coldSeeded = readLog((db) => (db.prepare("SELECT count(DISTINCT stream) AS
 if (coldSeeded < COLD_REPEAT_POOL.size) throw new Error(`seeding the cold repeat pool: ${coldSeeded} of ${COLD_REPEAT_POOL.size} people in the log`)
 await load({ url: `${bare.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: 2, pattern: bareLead })
 
+// The seeding's own deliveries go out first, so the runs measure intake with the deliveries of their own leads only.
+const seedDrain = await drain()
+if (seedDrain) process.stderr.write(`deliveries of the seeding: ${seedDrain.pendingAtEnd} drained in ${seedDrain.seconds.toFixed(1)} s (${seedDrain.eventsPerSecond}/s)\n`)
+
 // The disk's baseline, where the store is, before the runs (the servers are idle).
 const PROBE_SECONDS = 10
 const disk = probeFsync({ dir, seconds: PROBE_SECONDS })
@@ -65,10 +78,13 @@ process.stderr.write(`${describeProbe(disk, PROBE_SECONDS)}\n`)
 const results: Record<'bare' | 'newLeads' | 'repeats' | 'coldRepeats', LoadResult[]> = { bare: [], newLeads: [], repeats: [], coldRepeats: [] }
 const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; ratioColdRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number; coldRepeats: number } }> = []
 /** One scenario against the Leadline server, with the server's CPU time per request. */
+const eventsPerSecond: number[] = []
 async function leadlineRun(pattern: RequestPattern, countsNew: boolean): Promise<{ result: LoadResult; cpuPerLead: number }> {
   const pid = leadline.child.pid as number
   const before = cpuMicros(pid)
+  const deliveredBefore = delivered()
   const result = await load({ url: `${leadline.url}/api/ingest/lead`, connections: CONNECTIONS, durationSeconds: duration, pattern })
+  if (receivers.length > 0 && countsNew) eventsPerSecond.push(Math.round((delivered() - deliveredBefore) / duration))
   // Every request sent was a new number, answered or not. The numbers are dealt out to the load
   // generator's threads in turn and a thread may send more than another, so the count of requests
   // does not say where they reached: the log does. Requests still in flight at the end are each
@@ -96,7 +112,21 @@ for (let run = 1; run <= runs; run++) {
   process.stderr.write(`run ${run}/${runs} done (load ${loadBefore} → ${load1()})\n`)
 }
 
+/** After the runs: how long the deliveries still pending took to go out, and how many there were. */
+async function drain(): Promise<{ pendingAtEnd: number; seconds: number; left: number; eventsPerSecond: number } | null> {
+  if (receivers.length === 0) return null
+  const pending = () => readViews((db) => (db.prepare("SELECT count(*) AS n FROM outbound_deliveries WHERE status = 'pending'").get() as { n: number }).n)
+  const pendingAtEnd = pending()
+  const started = Date.now()
+  const from = delivered()
+  while (pending() > 0 && Date.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 250))
+  const seconds = (Date.now() - started) / 1000
+  return { pendingAtEnd, seconds, left: pending(), eventsPerSecond: Math.round((delivered() - from) / Math.max(seconds, 0.001)) }
+}
+const drained = await drain()
+
 const summary = {
+  outboundEvents: receivers.length === 0 ? null : { receivers: receivers.length, deliveredPerSecondDuringNewLeads: median(eventsPerSecond), drain: drained, delivered: delivered() },
   machine: { cpus: os.cpus().length, node: process.version },
   generator: results.bare[0]?.generator,
   connections: CONNECTIONS,
@@ -129,6 +159,30 @@ function readLog<T>(query: (db: Database.Database) => T): T {
   } finally {
     db.close()
   }
+}
+
+/** Runs `query` on the read models' database as the server keeps it, read-only. */
+function readViews<T>(query: (db: Database.Database) => T): T {
+  const db = new Database(path.join(dir, 'leadline.views.db'), { readonly: true, fileMustExist: true })
+  try {
+    return query(db)
+  } finally {
+    db.close()
+  }
+}
+
+/** A subscriber that counts what it is sent and answers 204 (it does not verify: the tests do). */
+async function startCountingReceiver(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+  let count = 0
+  const server = http.createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      count++
+      response.writeHead(204).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, count: () => count, close: () => new Promise((resolve) => server.close(() => resolve())) }
 }
 
 /** New leads the log holds (LeadReceived events). */
@@ -168,6 +222,7 @@ if (values.million) {
 
 await bare.stop()
 await leadline.stop()
+for (const receiver of receivers) await receiver.close()
 fs.rmSync(dir, { recursive: true, force: true })
 
 const row = (name: string, r: LoadResult) =>
@@ -184,6 +239,10 @@ console.log(`ratio to bare (median of runs): new ${summary.ratio.newLeads.toFixe
 console.log(`server CPU per lead (all threads): new ${summary.cpuMicrosPerLead.newLeads} µs, repeats ${summary.cpuMicrosPerLead.repeats} µs, repeats long after ${summary.cpuMicrosPerLead.coldRepeats} µs`)
 console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→${r.load[1]}`).join(', ')}`)
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
+if (summary.outboundEvents) {
+  const o = summary.outboundEvents
+  console.log(`outbound events to ${o.receivers} receivers: ${o.deliveredPerSecondDuringNewLeads} delivered/s during the new-leads runs (median); ${o.drain?.pendingAtEnd ?? 0} pending after the runs, ${o.drain?.left ? `${o.drain.left} still pending after` : 'drained in'} ${o.drain?.seconds.toFixed(1)} s (${o.drain?.eventsPerSecond} delivered/s); ${o.delivered} in all`)
+}
 if (summary.million) {
   const m = summary.million
   console.log(`1,000,000 leads: ${m.seconds.toFixed(0)} s (${m.leadsPerSecond} leads/s, p50 ${m.p50} ms, p90 ${m.p90} ms, p99 ${m.p99} ms, max ${m.max.toFixed(0)} ms), RSS ${m.rssMb} MB at the end (peak sampled ${m.peakRssMb} MB; the process's high-water mark since start ${m.highWaterRssMb} MB), errors ${m.errors}, load ${m.load[0]}→${m.load[1]}`)

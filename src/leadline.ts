@@ -49,6 +49,10 @@ import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
 import { createFacebookGraph, type FacebookGraph } from './integrations/facebook/graph-api.ts'
 import { FacebookLeadFetcher } from './processes/facebook-lead-fetcher/facebook-lead-fetcher.process.ts'
+import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
+import { OutboundEvents, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
+import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
+import { EventSubscriptions } from './commands/event-subscriptions.ts'
 
 export { PROJECTIONS }
 
@@ -77,6 +81,8 @@ export interface LeadlineOptions {
   readonly facebook?: FacebookConfig | null
   /** The Facebook fetcher's waits before each retry (tests shorten them). */
   readonly facebookRetryDelaysMs?: readonly number[]
+  /** How outbound events are retried and paced (tests shorten it); see DEFAULT_DELIVERY_POLICY. */
+  readonly deliveryPolicy?: Partial<DeliveryPolicy>
 }
 
 export interface Leadline {
@@ -121,6 +127,12 @@ export interface Leadline {
   readonly facebookLeadAds: FacebookLeadAds
   /** The Facebook webhook's settings and use cases; null when FACEBOOK_* are not set (the route answers 404). */
   readonly facebook: { readonly config: FacebookConfig; readonly ads: FacebookLeadAds; readonly fetcher: FacebookLeadFetcher } | null
+  /** Outbound events: the accounts' subscriptions and the deliveries' log. */
+  readonly eventSubscriptions: EventSubscriptions
+  /** Delivers outbound events from the log (started with the server). */
+  readonly outboundEvents: OutboundEvents
+  /** Texts the owner of what they asked to hear of. */
+  readonly ownerAlerts: OwnerAlerts
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -202,14 +214,22 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   }
   // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
   const effectProcesses = [dialer, payLinkSender, texter, ...(facebook ? [facebook.fetcher] : [])]
-  const processes = new ProcessRunner(store, views, PROCESSES, effectProcesses.map((p) => p.reactor()), options.logger)
+  const outboundDeliveries = new OutboundDeliveries(views)
+  const outboundEvents = new OutboundEvents({
+    accounts, inboundLeads, deliveries: outboundDeliveries, views, secretBox, clock,
+    ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}), ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })
+  const reactors = [...effectProcesses.map((p) => p.reactor()), outboundEvents.reactor(), ownerAlerts.reactor()]
+  const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, texter, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
@@ -219,6 +239,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       carrier.warm?.()
       for (const process of effectProcesses) await process.recover(attemptTimeoutMs)
       await processes.start()
+      outboundEvents.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
       sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
@@ -229,7 +250,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       if (sweeper) clearInterval(sweeper)
       await followUps.stop()
       await Promise.all(effectProcesses.map((p) => p.stop()))
+      await ownerAlerts.stop()
       await processes.stop()
+      await outboundEvents.stop()
       await runner.stop()
       await carrier.close?.()
       await opened.provider.close?.()

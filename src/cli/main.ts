@@ -18,6 +18,7 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
                        [--place-call-countries CC,CC|none] [--messaging-service MG…|off] [--google-key KEY|none]
+                       [--alert-to E164|none] [--alerts new_lead,callback,replied,payment|none]
   leadline source map --account ACCOUNT_ID --source NAME FIELD=PATH [FIELD=PATH …]   a lead source's field map
   leadline source maps --account ACCOUNT_ID
   leadline source unmap --account ACCOUNT_ID --source NAME
@@ -29,6 +30,12 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline source facebook list --account ACCOUNT_ID [--stage due|fetching|received|failed] [--limit N]
   leadline source facebook disconnect --account ACCOUNT_ID --page-id PAGE_ID
   leadline source facebook retry --account ACCOUNT_ID --leadgen-id LEADGEN_ID
+  leadline events subscribe --account ACCOUNT_ID --url URL [--types lead.received,call.answered,…]
+  leadline events list --account ACCOUNT_ID
+  leadline events unsubscribe --account ACCOUNT_ID --subscription SUB_ID
+  leadline events rotate-secret --account ACCOUNT_ID --subscription SUB_ID
+  leadline events deliveries --account ACCOUNT_ID [--subscription SUB_ID] [--status pending|delivered|failed|cancelled] [--limit N]
+  leadline events retry --account ACCOUNT_ID --delivery N | --subscription SUB_ID | --failed
   leadline user create --account ACCOUNT_ID --email EMAIL   the account's owner, for the console at /app
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline operator-token                          a token for /metrics and /readyz's details (shown once)
@@ -89,6 +96,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
   token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
   source: async (args, io) => (await import('./commands/source.command.ts')).sourceCommand(args, io),
+  events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),

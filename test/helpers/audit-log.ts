@@ -13,6 +13,7 @@ import type { Actor, NewEvent } from '../../src/domain/event.ts'
 import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
 import type { IdempotencyEvent } from '../../src/domain/idempotency/idempotency.events.ts'
 import type { UserEvent } from '../../src/domain/user/user.events.ts'
+import type { OwnerAlertEvent } from '../../src/domain/owner-alerts/owner-alerts.events.ts'
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
@@ -36,7 +37,7 @@ const speedToLead: Actor = { kind: 'process', id: 'speed-to-lead' }
 const carrier: Actor = { kind: 'carrier', id: 'twilio' }
 const payments: Actor = { kind: 'payments', id: 'stripe' }
 
-type AnyEvent = AccountEvent | LeadEvent | IdempotencyEvent | UserEvent | { type: string; data: unknown }
+type AnyEvent = AccountEvent | LeadEvent | IdempotencyEvent | UserEvent | OwnerAlertEvent | { type: string; data: unknown }
 
 export function newEvent(event: AnyEvent, actor: Actor, schemaVersion = schemaVersionOf(event.type)): NewEvent {
   return { type: event.type, data: event.data, metadata: { correlationId: 'corr-audit', causationId: null, actor, schemaVersion } }
@@ -191,6 +192,25 @@ export const FACEBOOK_LEAD_STORY: ReadonlyArray<readonly [{ type: string; data: 
   [{ type: 'FacebookLeadFetchStarted', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000002', node: 'host:1', startedAt: '2026-03-10T17:00:02.000Z' } }, fetcher],
   [{ type: 'FacebookLeadReceived', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000002', leadId: 'ld_audit0000000000c', created: true, at: '2026-03-10T17:00:03.000Z' } }, fetcher],
 ]
+/** The other account's outbound events subscription: its secret only ever sealed (this one is a made-up sealed value). */
+export const SEALED_SECRET = 'llsealed1.0a1b2c3d.bm9uY2UtYXVkaXQ.Y2lwaGVydGV4dA.dGFnLXRhZy10YWctdGFn'
+export const OTHER_ACCOUNT_STORY: ReadonlyArray<readonly [AccountEvent, Actor]> = [
+  [{ type: 'EventsSubscribed', data: { subscriptionId: 'sub_audit00000000b', url: 'https://crm.example.com/hooks', types: ['lead.received', 'call.answered'], sealedSecret: SEALED_SECRET, secretHint: 'whsec_abcd…', subscribedAt: '2026-03-10T16:43:00.000Z' } }, operator],
+  [{ type: 'EventsSecretRotated', data: { subscriptionId: 'sub_audit00000000b', sealedSecret: SEALED_SECRET, secretHint: 'whsec_efgh…', rotatedAt: '2026-03-10T16:44:00.000Z' } }, operator],
+  [{ type: 'EventsUnsubscribed', data: { subscriptionId: 'sub_audit00000000b', unsubscribedAt: '2026-03-10T16:45:00.000Z' } }, operator],
+]
+
+/** Two owner alerts of the other account: one texted, one the carrier refused. */
+export const ALERT_STORIES: ReadonlyArray<readonly [string, ReadonlyArray<OwnerAlertEvent>]> = [
+  [`alert-${OTHER_ACCOUNT}-evt_audit_alert_1`, [
+    { type: 'OwnerAlertClaimed', data: { eventId: 'evt_audit_alert_1', kind: 'new_lead', leadStream: `lead-${OTHER_ACCOUNT}-${PHONE}`, from: '+15125550100', to: '+15125550199', body: 'Leadline: new lead Other Person +13125550142', node: 'node-1', at: '2026-03-10T16:30:01.000Z' } },
+    { type: 'OwnerAlertSent', data: { eventId: 'evt_audit_alert_1', messageId: 'SM1', carrier: 'twilio', at: '2026-03-10T16:30:02.000Z' } },
+  ]],
+  [`alert-${OTHER_ACCOUNT}-evt_audit_alert_2`, [
+    { type: 'OwnerAlertClaimed', data: { eventId: 'evt_audit_alert_2', kind: 'replied', leadStream: `lead-${OTHER_ACCOUNT}-${PHONE}`, from: '+15125550100', to: '+15125550199', body: 'Leadline: Other Person +13125550142 replied by text (read it in the console)', node: 'node-1', at: '2026-03-10T16:31:01.000Z' } },
+    { type: 'OwnerAlertFailed', data: { eventId: 'evt_audit_alert_2', failure: 'rejected', message: 'the number is not a mobile', at: '2026-03-10T16:31:02.000Z' } },
+  ]],
+]
 
 export interface AuditLog {
   readonly file: string
@@ -226,6 +246,9 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream('fbpage-104000000000001', FACEBOOK_PAGE_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream(`fblead-${FACEBOOK_ACCOUNT}-900000000000001`, FACEBOOK_LEAD_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  await store.appendToStream(`account-${OTHER_ACCOUNT}`, OTHER_ACCOUNT_STORY.map(([event, actor]) => newEvent(event, actor)), 0)
+  const ownerAlerts: Actor = { kind: 'process', id: 'owner-alerts' }
+  for (const [stream, events] of ALERT_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, ownerAlerts)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

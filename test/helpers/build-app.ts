@@ -58,6 +58,8 @@ export async function buildApp(
     store?: 'memory' | 'sqlite'
     /** The Facebook fetcher's waits before each retry (default: its own, seconds to hours). */
     facebookRetryDelaysMs?: readonly number[]
+    /** How outbound events are retried and paced (default: the documented policy). */
+    deliveryPolicy?: LeadlineOptions['deliveryPolicy']
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -76,6 +78,7 @@ export async function buildApp(
     ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
     ...(options.followUpIntervalMs !== undefined ? { followUpIntervalMs: options.followUpIntervalMs } : {}),
     ...(options.facebookRetryDelaysMs !== undefined ? { facebookRetryDelaysMs: options.facebookRetryDelaysMs } : {}),
+    ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
   })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,

@@ -56,6 +56,7 @@ export interface DialingAppOptions {
   readonly env?: NodeJS.ProcessEnv
   /** The embedded store's files instead of memory: for tests that `reopen` them. */
   readonly store?: 'memory' | 'sqlite'
+  readonly deliveryPolicy?: LeadlineOptions['deliveryPolicy']
 }
 
 export async function dialingApp(t: Test, options: DialingAppOptions = {}): Promise<TestApp> {
@@ -68,6 +69,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.carrier ? { carrier: options.carrier } : {}),
     ...(options.start !== undefined ? { start: options.start } : {}),
     ...(options.store ? { store: options.store } : {}),
+    ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
   })
 }
 
@@ -86,6 +88,7 @@ export async function reopen(
     ...(options.clock ? { clock: options.clock.now } : {}),
     ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
     ...(options.carrier ? { carrier: options.carrier } : {}),
+    ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
   })
   const app = await createHttpServer(leadline, { logger: false, publicUrl: PUBLIC_URL })
   if (options.start !== false) await leadline.start()

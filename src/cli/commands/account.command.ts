@@ -31,6 +31,8 @@ function settingsLines(account: AccountState): string {
       ['messaging service', s.messagingService ?? '(none: texts go from the bare caller ID and may be filtered by carriers)'],
       ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
       ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
+      ['owner alerts to', s.alertTo ?? '(not set: no alerts)'],
+      ['owner alerts', s.alerts.length === 0 ? 'none' : s.alerts.join(',')],
     ],
   )
 }
@@ -140,6 +142,8 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'place-call-countries': { type: 'string' },
           'messaging-service': { type: 'string' },
           'google-key': { type: 'string' },
+          'alert-to': { type: 'string' },
+          alerts: { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -178,6 +182,9 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (placeCall !== undefined) changes.placeCallCountries = placeCall.trim().toLowerCase() === 'none' ? null : placeCall.split(',')
       const service = values['messaging-service']
       if (service !== undefined) changes.messagingService = ['off', 'none'].includes(service.trim().toLowerCase()) ? null : service.trim()
+      if (values['alert-to'] !== undefined) changes.alertTo = values['alert-to'].trim().toLowerCase() === 'none' ? null : values['alert-to'].trim()
+      // Read by the settings' own rules (known kinds, none, order), as the console's form is.
+      if (values.alerts !== undefined) changes.alerts = values.alerts as unknown as SettingsChange['alerts']
       const googleKey = values['google-key']
       if (Object.keys(changes).length === 0 && googleKey === undefined) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {

@@ -11,6 +11,7 @@ import { INDUSTRIES } from '../lead/intake/industry-fields.ts'
 import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up-policy.ts'
 import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, DEFAULT_VOICEMAILS_PER_DAY, MAX_VOICEMAILS_PER_DAY, voicemailTemplateProblem } from '../dialing/voicemail.ts'
+import { ALERT_KINDS, type AlertKind } from '../owner-alerts/owner-alerts.events.ts'
 import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
 
 export interface AccountSettings {
@@ -55,6 +56,10 @@ export interface AccountSettings {
   readonly payLinkTemplate: string
   /** The Twilio Messaging Service (`MG…`) texts go through (A2P 10DLC attaches to it); null: from the bare caller ID. */
   readonly messagingService: string | null
+  /** The owner's own number (E.164) that alerts are texted to; null: no alerts. */
+  readonly alertTo: string | null
+  /** What the owner is alerted of (with `alertTo`). */
+  readonly alerts: readonly AlertKind[]
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -79,6 +84,8 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   currency: DEFAULT_CURRENCY,
   payLinkTemplate: DEFAULT_PAY_LINK_TEMPLATE,
   messagingService: null,
+  alertTo: null,
+  alerts: ALERT_KINDS,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -145,6 +152,16 @@ export const settingsChangeSchema = z
       if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
     }),
     messagingService: z.string().regex(/^MG[0-9a-f]{32}$/, 'must be a Twilio Messaging Service SID: MG and 32 hex digits').nullable(),
+    alertTo: z.string().regex(e164, 'must be an E.164 number such as +15551234567').nullable(),
+    // `new_lead,callback` or an array; `none` (or nothing) for none. Stored once each, in ALERT_KINDS' order.
+    alerts: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => (typeof value === 'string' ? value.split(/[\s,]+/) : value).map((k) => k.trim().toLowerCase()).filter((k) => k !== '' && k !== 'none'))
+      .superRefine((list, ctx) => {
+        const unknown = list.filter((k) => !(ALERT_KINDS as readonly string[]).includes(k))
+        if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown alert ${unknown.join(', ')} (known: ${ALERT_KINDS.join(', ')}, or none)` })
+      })
+      .transform((list) => ALERT_KINDS.filter((k) => list.includes(k))),
   })
   .partial()
   .strict()

@@ -6,6 +6,8 @@ import { DomainError, type Decider } from '../shared/decider.ts'
 import { DEFAULT_SETTINGS, validateSettingsChange, type AccountSettings } from './account-settings.ts'
 import { SCOPES, type AccountEvent, type Scope } from './account.events.ts'
 import { MAX_FIELD_MAP_SOURCES, sourceName, validateFieldMap, type FieldMap, type FieldMapping } from '../lead/intake/field-map.ts'
+import { parseOutboundTypes, type OutboundEventType } from '../outbound-events/outbound-events.ts'
+import { isSealed } from '../sealed-secrets.ts'
 
 export interface IssuedSecret {
   readonly id: string
@@ -24,6 +26,22 @@ export type AccountCommand =
   | { type: 'ClearGoogleKey' }
   | { type: 'SetFieldMap'; source: string; mappings: readonly FieldMapping[] }
   | { type: 'RemoveFieldMap'; source: string }
+  | { type: 'SubscribeEvents'; subscriptionId: string; url: string; types: readonly string[] | null; sealedSecret: string; secretHint: string }
+  | { type: 'RotateEventsSecret'; subscriptionId: string; sealedSecret: string; secretHint: string }
+  | { type: 'UnsubscribeEvents'; subscriptionId: string }
+
+/** A URL that hears the account's outbound events; its secret stays sealed. */
+export interface EventSubscriptionState {
+  readonly subscriptionId: string
+  readonly url: string
+  readonly types: readonly OutboundEventType[] | null
+  readonly sealedSecret: string
+  readonly secretHint: string
+  readonly subscribedAt: string
+}
+
+/** At most this many subscriptions per account: each one multiplies every event's deliveries. */
+export const MAX_EVENT_SUBSCRIPTIONS = 10
 
 export interface ApiKeyState {
   readonly keyId: string
@@ -49,6 +67,8 @@ export interface AccountState {
   readonly googleKey: { readonly keyHash: string; readonly salt: string; readonly setAt: string } | null
   /** Each lead source's field map, by source name. */
   readonly fieldMaps: ReadonlyMap<string, { readonly mappings: FieldMap; readonly setAt: string }>
+  /** Outbound events subscriptions by id (removed ones are gone). */
+  readonly subscriptions: ReadonlyMap<string, EventSubscriptionState>
 }
 
 export const MAX_ACCOUNT_NAME = 200
@@ -56,6 +76,24 @@ export const MAX_KEY_LABEL = 100
 
 function requireAccount(state: AccountState): void {
   if (!state.exists) throw new DomainError('account_not_found', 'account not found')
+}
+
+function requireSubscription(state: AccountState, subscriptionId: string): void {
+  if (!state.subscriptions.has(subscriptionId)) throw new DomainError('subscription_not_found', `no events subscription ${subscriptionId} in this account`)
+}
+
+/** An http(s) URL without credentials in it, at most 2048 characters: where events are posted. */
+function subscriberUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text.trim())
+  } catch {
+    throw new DomainError('invalid_url', 'the subscriber URL must be an absolute http(s) URL')
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DomainError('invalid_url', 'the subscriber URL must be an http(s) URL')
+  if (url.username !== '' || url.password !== '') throw new DomainError('invalid_url', 'the subscriber URL must not hold a user name or password: the signature authenticates each event')
+  if (url.href.length > 2048) throw new DomainError('invalid_url', 'the subscriber URL must be at most 2048 characters')
+  return url.href
 }
 
 function validateScopes(scopes: readonly string[]): Scope[] {
@@ -80,6 +118,7 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
     apiKeys: new Map(),
     googleKey: null,
     fieldMaps: new Map(),
+    subscriptions: new Map(),
   }),
 
   evolve(state, event) {
@@ -130,6 +169,20 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         const fieldMaps = new Map(state.fieldMaps)
         fieldMaps.delete(event.data.source)
         return { ...state, fieldMaps }
+      }
+      case 'EventsSubscribed': {
+        const { subscriptionId, url, types, sealedSecret, secretHint, subscribedAt } = event.data
+        return { ...state, subscriptions: new Map(state.subscriptions).set(subscriptionId, { subscriptionId, url, types, sealedSecret, secretHint, subscribedAt }) }
+      }
+      case 'EventsSecretRotated': {
+        const subscription = state.subscriptions.get(event.data.subscriptionId)
+        if (!subscription) return state
+        return { ...state, subscriptions: new Map(state.subscriptions).set(subscription.subscriptionId, { ...subscription, sealedSecret: event.data.sealedSecret, secretHint: event.data.secretHint }) }
+      }
+      case 'EventsUnsubscribed': {
+        const subscriptions = new Map(state.subscriptions)
+        subscriptions.delete(event.data.subscriptionId)
+        return { ...state, subscriptions }
       }
     }
   },
@@ -221,6 +274,26 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         requireAccount(state)
         const source = sourceName(command.source)
         return state.fieldMaps.has(source) ? [{ type: 'SourceFieldMapRemoved', data: { source, removedAt: at } }] : []
+      }
+      case 'SubscribeEvents': {
+        requireAccount(state)
+        if (state.subscriptions.size >= MAX_EVENT_SUBSCRIPTIONS) {
+          throw new DomainError('too_many_subscriptions', `at most ${MAX_EVENT_SUBSCRIPTIONS} events subscriptions per account: remove one first`)
+        }
+        if (!isSealed(command.sealedSecret)) throw new DomainError('secret_not_sealed', 'a signing secret is kept sealed, never in the clear')
+        const { subscriptionId, sealedSecret, secretHint } = command
+        return [{ type: 'EventsSubscribed', data: { subscriptionId, url: subscriberUrl(command.url), types: parseOutboundTypes(command.types), sealedSecret, secretHint, subscribedAt: at } }]
+      }
+      case 'RotateEventsSecret': {
+        requireAccount(state)
+        requireSubscription(state, command.subscriptionId)
+        if (!isSealed(command.sealedSecret)) throw new DomainError('secret_not_sealed', 'a signing secret is kept sealed, never in the clear')
+        return [{ type: 'EventsSecretRotated', data: { subscriptionId: command.subscriptionId, sealedSecret: command.sealedSecret, secretHint: command.secretHint, rotatedAt: at } }]
+      }
+      case 'UnsubscribeEvents': {
+        requireAccount(state)
+        requireSubscription(state, command.subscriptionId)
+        return [{ type: 'EventsUnsubscribed', data: { subscriptionId: command.subscriptionId, unsubscribedAt: at } }]
       }
     }
   },

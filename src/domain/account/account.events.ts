@@ -3,6 +3,7 @@ import type { DomainEvent } from '../shared/decider.ts'
 import type { AccountSettings, SettingsChange } from './account-settings.ts'
 import { changeList, printable, quoted, type EventSummaries } from '../shared/printable.ts'
 import type { FieldMapping } from '../lead/intake/field-map.ts'
+import type { OutboundEventType } from '../outbound-events/outbound-events.ts'
 
 export const SCOPES = ['read', 'write', 'dial'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -34,6 +35,16 @@ export type GoogleKeyCleared = DomainEvent<'GoogleKeyCleared', { clearedAt: stri
 /** A lead source's field map (field-map.ts), replacing any it had; applied to leads that arrive after it. */
 export type SourceFieldMapSet = DomainEvent<'SourceFieldMapSet', { source: string; mappings: FieldMapping[]; setAt: string }>
 export type SourceFieldMapRemoved = DomainEvent<'SourceFieldMapRemoved', { source: string; removedAt: string }>
+/**
+ * A URL subscribed to the account's outbound events (`types` null: every type). The signing secret
+ * is kept sealed (src/domain/sealed-secrets.ts): the delivery needs it again, so a hash will not do.
+ */
+export type EventsSubscribed = DomainEvent<
+  'EventsSubscribed',
+  { subscriptionId: string; url: string; types: OutboundEventType[] | null; sealedSecret: string; secretHint: string; subscribedAt: string }
+>
+export type EventsSecretRotated = DomainEvent<'EventsSecretRotated', { subscriptionId: string; sealedSecret: string; secretHint: string; rotatedAt: string }>
+export type EventsUnsubscribed = DomainEvent<'EventsUnsubscribed', { subscriptionId: string; unsubscribedAt: string }>
 
 export type AccountEvent =
   | AccountCreated
@@ -46,6 +57,9 @@ export type AccountEvent =
   | GoogleKeyCleared
   | SourceFieldMapSet
   | SourceFieldMapRemoved
+  | EventsSubscribed
+  | EventsSecretRotated
+  | EventsUnsubscribed
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'AccountCreated',
@@ -58,6 +72,9 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'GoogleKeyCleared',
   'SourceFieldMapSet',
   'SourceFieldMapRemoved',
+  'EventsSubscribed',
+  'EventsSecretRotated',
+  'EventsUnsubscribed',
 ]
 
 export function accountStream(accountId: string): string {
@@ -75,4 +92,7 @@ export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
   GoogleKeyCleared: () => 'Google lead-form key removed',
   SourceFieldMapSet: (d) => `field map of source ${quoted(d.source)} set: ${d.mappings.map((m) => `${printable(m.field)} ← ${printable(m.path)}`).join(', ')}`,
   SourceFieldMapRemoved: (d) => `field map of source ${quoted(d.source)} removed`,
+  EventsSubscribed: (d) => `events subscription ${d.subscriptionId} to ${quoted(d.url)} (${d.types === null ? 'every type' : d.types.join(', ')}), secret ${printable(d.secretHint)}`,
+  EventsSecretRotated: (d) => `events subscription ${d.subscriptionId}: signing secret rotated (${printable(d.secretHint)})`,
+  EventsUnsubscribed: (d) => `events subscription ${d.subscriptionId} removed`,
 }

@@ -15,6 +15,7 @@ import { html } from './html.ts'
 import { CONSOLE_PREFIX } from './layout.ts'
 import { leadWebhookRoutes } from './lead-webhook.route.ts'
 import { facebookLeadAdsRoutes } from './facebook-lead-ads.route.ts'
+import { eventsRoutes } from './events.route.ts'
 import { leadsRoutes } from './leads.route.ts'
 import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
@@ -74,6 +75,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(leadsRoutes)
   await fastify.register(leadWebhookRoutes)
   await fastify.register(facebookLeadAdsRoutes)
+  await fastify.register(eventsRoutes)
   await fastify.register(aiAccessRoutes)
   await fastify.register(settingsRoutes)
 }

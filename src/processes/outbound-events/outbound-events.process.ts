@@ -1,0 +1,365 @@
+/**
+ * Delivers the accounts' outbound events (issue #28), signed per the Standard Webhooks spec with the
+ * `standardwebhooks` package. Fed by the process runner: each lead event that maps to an outbound
+ * event (src/domain/outbound-events/) becomes one pending delivery per subscription that wants its
+ * type, written to the views database before the runner's checkpoint may pass the event. A loop then
+ * posts what is due: at least once, with a stable `webhook-id` (from the subscription and the
+ * event), in log order per lead and subscription, retried with exponential backoff for 24 hours and
+ * then marked failed until retried by hand. Requests have a timeout and run a bounded number at once,
+ * at most a few per subscription, so a dead or slow receiver holds up only its own deliveries: never
+ * intake, dialing, or another account's events.
+ */
+import type { Logger } from 'pino'
+import { Webhook } from 'standardwebhooks'
+import type { RecordedEvent } from '../../domain/event.ts'
+import { OUTBOUND_SOURCE_TYPES, outboundEventOf } from '../../domain/outbound-events/outbound-events.ts'
+import { withoutRecordings } from '../../domain/recordings-policy.ts'
+import { withoutSealedSecrets } from '../../domain/sealed-secrets.ts'
+import { sha256Hex } from '../../domain/shared/sha256.ts'
+import type { EventSubscriptionState } from '../../domain/account/account.decider.ts'
+import type { Accounts } from '../../commands/accounts.ts'
+import type { SecretBox } from '../../integrations/secrets/secret-box.ts'
+import { BUSY_RETRY_MS, writeUnlessBusy, type ViewsDatabase } from '../../read-models/views-database.ts'
+import type { Delivery, DeliveryStatus, NewDelivery, OutboundDeliveries } from '../../read-models/outbound-deliveries.ts'
+import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
+import type { Reaction, Reactor } from '../process-runner.ts'
+
+/** How deliveries are paced; every figure is a default the tests shorten. */
+export interface DeliveryPolicy {
+  /** The wait before the second attempt; each later one doubles it, up to `maxDelayMs`. */
+  readonly firstDelayMs: number
+  readonly maxDelayMs: number
+  /** How long a delivery is retried from its event's arrival (or a retry by hand) before it is marked failed. */
+  readonly giveUpAfterMs: number
+  /** A receiver that has not answered in this long has failed this attempt. */
+  readonly timeoutMs: number
+  /** Requests in flight at once, in all, and to one subscription. */
+  readonly concurrency: number
+  readonly perSubscription: number
+  /** How often the loop looks for due work when nothing wakes it. */
+  readonly pollMs: number
+}
+
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
+  firstDelayMs: 5_000,
+  maxDelayMs: 60 * 60_000,
+  giveUpAfterMs: 24 * 60 * 60_000,
+  timeoutMs: 10_000,
+  concurrency: 16,
+  perSubscription: 4,
+  pollMs: 1_000,
+}
+
+/** How long the delivery log keeps a delivered (or cancelled) delivery, and a failed one not retried. */
+export const KEEP_DELIVERED_MS = 7 * 24 * 60 * 60_000
+export const KEEP_FAILED_MS = 30 * 24 * 60 * 60_000
+const PRUNE_EVERY_MS = 60 * 60_000
+
+export interface OutboundEventsOptions {
+  readonly accounts: Accounts
+  readonly inboundLeads: InboundLeadsQueries
+  readonly deliveries: OutboundDeliveries
+  readonly views: ViewsDatabase
+  readonly secretBox: SecretBox
+  readonly clock: () => Date
+  readonly policy?: Partial<DeliveryPolicy>
+  readonly logger?: Pick<Logger, 'info' | 'warn' | 'error'>
+}
+
+/** The purpose a subscription's secret is sealed for: it opens for this subscription only. */
+export function subscriptionSecretPurpose(accountId: string, subscriptionId: string): string {
+  return `events-subscription:${accountId}:${subscriptionId}`
+}
+
+/** The delivery's `webhook-id`: the same for every attempt of one event to one subscription, and only for that pair. */
+export function webhookIdOf(subscriptionId: string, eventId: string): string {
+  return `msg_${sha256Hex(`${subscriptionId}:${eventId}`).slice(0, 32)}`
+}
+
+/** The pause before attempt `attempt + 1` (1-based `attempt` just failed): doubling, capped, with a little jitter. */
+export function retryDelayMs(policy: DeliveryPolicy, attempt: number): number {
+  const base = Math.min(policy.firstDelayMs * 2 ** Math.max(0, attempt - 1), policy.maxDelayMs)
+  return Math.round(base * (0.9 + Math.random() * 0.2))
+}
+
+export class OutboundEvents {
+  readonly policy: DeliveryPolicy
+  private pending: NewDelivery[] = []
+  private flushing: { promise: Promise<void>; resolve: () => void } | null = null
+  private readonly inFlight = new Map<number, { subscriptionId: string; controller: AbortController }>()
+  private readonly signers = new Map<string, Webhook>()
+  private timer: NodeJS.Timeout | null = null
+  private pruner: NodeJS.Timeout | null = null
+  private running = false
+  private pumping = false
+  private pumpAgain = false
+  private readonly settledRequests = new Set<Promise<void>>()
+  private outcomes: AttemptOutcome[] = []
+  private recording: Promise<void> | null = null
+
+  constructor(private readonly options: OutboundEventsOptions) {
+    this.policy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy }
+  }
+
+  /** What the process runner feeds: the lead events that map to outbound events. */
+  reactor(): Reactor {
+    return { name: 'outbound-events', handles: OUTBOUND_SOURCE_TYPES, react: (event) => this.react(event) }
+  }
+
+  private async react(event: RecordedEvent): Promise<Reaction> {
+    const mapped = outboundEventOf(event)
+    if (mapped === null) return
+    const account = await this.options.accounts.get(mapped.accountId)
+    if (account === null || account.subscriptions.size === 0) return
+    const wanting = [...account.subscriptions.values()].filter((s) => s.types === null || s.types.includes(mapped.event.type))
+    if (wanting.length === 0) return
+    let data = mapped.event.data
+    if (data.lead_id === null) {
+      data = { ...data, lead_id: this.options.inboundLeads.get(mapped.accountId, { phoneLast10: mapped.phoneLast10 })?.leadId ?? null }
+    }
+    // The tools' egress filters, whatever the table above says: no recording, transcript or sealed secret leaves.
+    const payload = JSON.stringify(withoutSealedSecrets(withoutRecordings({ ...mapped.event, data })) ?? {})
+    for (const subscription of wanting) {
+      this.pending.push({
+        webhookId: webhookIdOf(subscription.subscriptionId, event.id),
+        accountId: mapped.accountId,
+        subscriptionId: subscription.subscriptionId,
+        lane: event.stream,
+        position: event.position,
+        eventId: event.id,
+        type: mapped.event.type,
+        payload,
+      })
+    }
+    return { settled: this.flushSoon() }
+  }
+
+  /** Writes what the reactions noted in one transaction, a moment later; settles once written. */
+  private flushSoon(): Promise<void> {
+    if (this.flushing === null) {
+      let resolve!: () => void
+      const promise = new Promise<void>((r) => (resolve = r))
+      this.flushing = { promise, resolve }
+      setImmediate(() => this.flush())
+    }
+    return this.flushing.promise
+  }
+
+  private flush(): void {
+    const rows = this.pending
+    const flushing = this.flushing
+    try {
+      const written = writeUnlessBusy(this.options.views, () => this.options.deliveries.add(rows, this.options.clock()))
+      if (!written) {
+        setTimeout(() => this.flush(), BUSY_RETRY_MS).unref()
+        return
+      }
+    } catch (error) {
+      // A full or read-only disk: the rows wait in memory, and the checkpoint with them, until it takes writes.
+      this.options.logger?.error({ err: error, deliveries: rows.length }, 'outbound deliveries not recorded: trying again')
+      setTimeout(() => this.flush(), 1000).unref()
+      return
+    }
+    this.pending = []
+    this.flushing = null
+    flushing?.resolve()
+    this.wake()
+  }
+
+  /** Starts delivering what is due (after a restart, everything left pending). */
+  start(): void {
+    if (this.running) return
+    this.running = true
+    this.prune()
+    this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS)
+    this.pruner.unref()
+    this.wake()
+  }
+
+  private prune(): void {
+    const now = this.options.clock().getTime()
+    try {
+      this.options.deliveries.prune(new Date(now - KEEP_DELIVERED_MS).toISOString(), new Date(now - KEEP_FAILED_MS).toISOString())
+    } catch (error) {
+      this.options.logger?.warn({ err: error }, 'outbound events: old deliveries not pruned')
+    }
+  }
+
+  /** Stops taking deliveries and cancels those in flight: they stay pending and go out again after a start. */
+  async stop(): Promise<void> {
+    this.running = false
+    if (this.timer !== null) clearTimeout(this.timer)
+    if (this.pruner !== null) clearInterval(this.pruner)
+    this.timer = null
+    this.pruner = null
+    for (const { controller } of this.inFlight.values()) controller.abort()
+    await Promise.allSettled([...this.settledRequests])
+    if (this.flushing !== null) this.flush()
+  }
+
+  /** Looks for due work now (a new delivery, a retry by hand). */
+  wake(): void {
+    if (!this.running) return
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    void this.pump()
+  }
+
+  private schedule(): void {
+    if (!this.running) return
+    const next = this.options.deliveries.nextDueAt()
+    const now = this.options.clock().getTime()
+    const wait = next === null ? this.policy.pollMs : Math.max(0, Math.min(next - now, this.policy.pollMs))
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = null
+      void this.pump()
+    }, Math.max(wait, 10))
+    this.timer.unref()
+  }
+
+  /** Starts every due delivery there is room for, then sleeps until the next is due. */
+  private async pump(): Promise<void> {
+    if (this.pumping) {
+      this.pumpAgain = true
+      return
+    }
+    this.pumping = true
+    try {
+      do {
+        this.pumpAgain = false
+        const room = this.policy.concurrency - this.inFlight.size
+        if (room <= 0) break
+        const perSubscription = new Map<string, number>()
+        for (const { subscriptionId } of this.inFlight.values()) perSubscription.set(subscriptionId, (perSubscription.get(subscriptionId) ?? 0) + 1)
+        let started = 0
+        for (const delivery of this.options.deliveries.due(this.options.clock().getTime(), room * 4 + this.inFlight.size)) {
+          if (started >= room) break
+          if (this.inFlight.has(delivery.id)) continue
+          const busy = perSubscription.get(delivery.subscriptionId) ?? 0
+          if (busy >= this.policy.perSubscription) continue
+          perSubscription.set(delivery.subscriptionId, busy + 1)
+          started++
+          this.send(delivery)
+        }
+      } while (this.pumpAgain && this.running)
+    } catch (error) {
+      this.options.logger?.error({ err: error }, 'outbound events: could not read due deliveries')
+    } finally {
+      this.pumping = false
+      this.schedule()
+    }
+  }
+
+  private send(delivery: Delivery): void {
+    const controller = new AbortController()
+    this.inFlight.set(delivery.id, { subscriptionId: delivery.subscriptionId, controller })
+    const request = this.attempt(delivery, controller.signal)
+      .catch((error: unknown) => this.options.logger?.error({ err: error, deliveryId: delivery.id }, 'outbound events: an attempt was not recorded'))
+      .finally(() => {
+        this.inFlight.delete(delivery.id)
+        this.settledRequests.delete(request)
+        // Refill in batches, not after every answer: each look for due work is a query on the main thread.
+        if (this.inFlight.size <= this.policy.concurrency / 2) this.wake()
+      })
+    this.settledRequests.add(request)
+  }
+
+  private async attempt(delivery: Delivery, stopping: AbortSignal): Promise<void> {
+    const account = await this.options.accounts.get(delivery.accountId)
+    const subscription = account?.subscriptions.get(delivery.subscriptionId)
+    if (!subscription) {
+      this.options.deliveries.cancel(delivery.id, 'subscription removed')
+      return
+    }
+    const started = this.options.clock()
+    const startedMs = performance.now()
+    let status: number | null = null
+    let error: string | null = null
+    try {
+      const signer = this.signer(delivery.accountId, subscription)
+      const timestamp = new Date(Math.floor(started.getTime() / 1000) * 1000)
+      const response = await fetch(subscription.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Leadline-Webhooks/1',
+          'webhook-id': delivery.webhookId,
+          'webhook-timestamp': String(timestamp.getTime() / 1000),
+          'webhook-signature': signer.sign(delivery.webhookId, timestamp, delivery.payload),
+        },
+        body: delivery.payload,
+        redirect: 'manual',
+        signal: AbortSignal.any([stopping, AbortSignal.timeout(this.policy.timeoutMs)]),
+      })
+      status = response.status
+      await response.body?.cancel()
+      if (status < 200 || status >= 300) error = `HTTP ${status}`
+    } catch (caught) {
+      if (stopping.aborted) return // stopping: left pending, sent again after a start with the same webhook-id
+      error = describe(caught, this.policy.timeoutMs)
+    }
+    const attempt = delivery.attempts + 1
+    const nowMs = this.options.clock().getTime()
+    let next: { status: DeliveryStatus; nextAttemptAt: number }
+    if (error === null) next = { status: 'delivered', nextAttemptAt: nowMs }
+    else {
+      const at = nowMs + retryDelayMs(this.policy, attempt)
+      next = at - delivery.windowStart > this.policy.giveUpAfterMs ? { status: 'failed', nextAttemptAt: nowMs } : { status: 'pending', nextAttemptAt: at }
+    }
+    await this.record({ id: delivery.id, attempt: { attempt, at: started.toISOString(), status, error, durationMs: Math.round(performance.now() - startedMs) }, next })
+    if (next.status === 'failed') this.options.logger?.warn({ deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, attempts: attempt }, 'outbound event failed for good: retry it by hand')
+  }
+
+  /**
+   * Records an attempt with the others that ended in the same turn of the event loop, in one
+   * transaction: one commit per answer was most of the delivery's cost on the main thread. The
+   * delivery stays in flight (never picked again) until its attempt is written.
+   */
+  private record(outcome: AttemptOutcome): Promise<void> {
+    this.outcomes.push(outcome)
+    this.recording ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        const outcomes = this.outcomes
+        this.outcomes = []
+        this.recording = null
+        try {
+          this.options.deliveries.recordAttempts(outcomes)
+          resolve()
+        } catch (error) {
+          reject(error)
+        }
+      })
+    })
+    return this.recording
+  }
+
+  /** The subscription's signer, made once per secret (a rotation makes a new one). */
+  private signer(accountId: string, subscription: EventSubscriptionState): Webhook {
+    let signer = this.signers.get(subscription.sealedSecret)
+    if (signer === undefined) {
+      let secret: string
+      try {
+        secret = this.options.secretBox.open(subscription.sealedSecret, subscriptionSecretPurpose(accountId, subscription.subscriptionId))
+      } catch (error) {
+        throw new SecretUnavailable(error instanceof Error ? error.message : String(error))
+      }
+      signer = new Webhook(secret)
+      if (this.signers.size >= 1000) this.signers.clear()
+      this.signers.set(subscription.sealedSecret, signer)
+    }
+    return signer
+  }
+}
+
+class SecretUnavailable extends Error {}
+
+type AttemptOutcome = Parameters<OutboundDeliveries['recordAttempts']>[0][number]
+
+function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof SecretUnavailable) return `secret_unavailable: ${error.message}`
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `timeout: no answer in ${timeoutMs} ms`
+  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined
+  if (cause?.code) return `unreachable: ${cause.code}`
+  return `unreachable: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300)
+}
