@@ -29,10 +29,10 @@ function settingsLines(account: AccountState): string {
       ['allowed countries', s.allowedCountries?.join(',') ?? `${s.defaultCountry} (the default country)`],
       ['place_call also', s.placeCallCountries?.join(',') ?? '(no other country)'],
       ['messaging service', s.messagingService ?? '(none: texts go from the bare caller ID and may be filtered by carriers)'],
-      ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
-      ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
       ['owner alerts to', s.alertTo ?? '(not set: no alerts)'],
       ['owner alerts', s.alerts.length === 0 ? 'none' : s.alerts.join(',')],
+      ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
+      ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
     ],
   )
 }
