@@ -27,7 +27,7 @@ function facebookEnv(fake: FakeGraph): NodeJS.ProcessEnv {
 }
 
 /** Waits until `check` holds (the fetch runs after the 200). */
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
