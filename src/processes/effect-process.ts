@@ -11,7 +11,7 @@ import os from 'node:os'
 import type { Logger } from 'pino'
 import type { AccountState } from '../domain/account/account.decider.ts'
 import type { RecordedEvent } from '../domain/event.ts'
-import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
+import { leadDecider, type LeadCommand, type LeadState } from '../domain/lead/lead.decider.ts'
 import { parseLeadStream } from '../domain/lead/lead.events.ts'
 import type { Effect } from '../domain/shared/effect.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
@@ -71,6 +71,12 @@ export abstract class EffectProcess<Options extends EffectProcessOptions = Effec
   }
   /** Records that a claim's outcome is unknown, so it is never performed again; true when this call recorded it. */
   protected abstract markUnknown(claim: StuckClaim): Promise<boolean>
+
+  /** Records `command` on a lead's stream as this process; true when it appended anything (a repeat appends nothing). */
+  protected async recordOnLead(stream: string, command: LeadCommand): Promise<boolean> {
+    const result = await this.options.commands.handle(stream, leadDecider, command, { actor: this.actor })
+    return result.newEvents.length > 0
+  }
 
   /** What the process runner feeds. */
   reactor(): Reactor {

@@ -297,13 +297,7 @@ export class Dialer extends EffectProcess<DialerOptions> {
     for (const accountId of this.options.claims.accountsWithUnclaimed(this.name)) this.leaveOnLog(accountId)
   }
 
-  protected override async markUnknown(claim: StuckClaim): Promise<boolean> {
-    const result = await this.options.commands.handle(
-      claim.stream,
-      leadDecider,
-      { type: 'RecordOutcomeUnknown', decisionId: claim.id, reason: 'no outcome was recorded for the attempt (the process stopped while calling)' },
-      { actor: this.actor },
-    )
-    return result.newEvents.length > 0
+  protected override markUnknown(claim: StuckClaim): Promise<boolean> {
+    return this.recordOnLead(claim.stream, { type: 'RecordOutcomeUnknown', decisionId: claim.id, reason: 'no outcome was recorded for the attempt (the process stopped while calling)' })
   }
 }

@@ -134,13 +134,7 @@ export class PayLinkSender extends OnceEffectProcess<PayLinkSenderOptions, SendO
     )
   }
 
-  protected override async markUnknown(claim: StuckClaim): Promise<boolean> {
-    const result = await this.options.commands.handle(
-      claim.stream,
-      leadDecider,
-      { type: 'RecordPayLinkTextUnknown', requestId: claim.id, reason: 'no outcome was recorded for the text (the process stopped while sending)' },
-      { actor: this.actor },
-    )
-    return result.newEvents.length > 0
+  protected override markUnknown(claim: StuckClaim): Promise<boolean> {
+    return this.recordOnLead(claim.stream, { type: 'RecordPayLinkTextUnknown', requestId: claim.id, reason: 'no outcome was recorded for the text (the process stopped while sending)' })
   }
 }

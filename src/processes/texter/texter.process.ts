@@ -85,13 +85,7 @@ export class Texter extends OnceEffectProcess<TexterOptions, TextOutcome> {
     )
   }
 
-  protected override async markUnknown(claim: StuckClaim): Promise<boolean> {
-    const result = await this.options.commands.handle(
-      claim.stream,
-      leadDecider,
-      { type: 'RecordTextUnknown', textId: claim.id, reason: 'no outcome was recorded for the text (the process stopped while sending)' },
-      { actor: this.actor },
-    )
-    return result.newEvents.length > 0
+  protected override markUnknown(claim: StuckClaim): Promise<boolean> {
+    return this.recordOnLead(claim.stream, { type: 'RecordTextUnknown', textId: claim.id, reason: 'no outcome was recorded for the text (the process stopped while sending)' })
   }
 }
