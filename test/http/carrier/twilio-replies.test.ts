@@ -8,7 +8,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import twilio from 'twilio'
-import { leadDecider, type LeadCommand } from '../../../src/domain/lead/lead.decider.ts'
+import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 import { LEAD_SUMMARIES } from '../../../src/domain/lead/lead.events.ts'
 import { FAKE_ACCOUNT_SID, type FakeTwilio } from '../../doubles/fake-twilio.ts'
@@ -16,7 +16,7 @@ import { operatorContext } from '../../helpers/build-app.ts'
 import {
   CALLER_ID, PUBLIC_URL, fakeTwilio, followUpSetup, leadEvents, manualClock, nthCall, postLead, ringsOut, sleep, twilioEnv, waitForEvent,
 } from '../../helpers/dialing-app.ts'
-import { mcpApp, type McpTestAccount, type McpTestApp } from '../mcp/mcp-helpers.ts'
+import { CARRIER, mcpApp, placeNewestCall, runLeadCommand, type McpTestAccount, type McpTestApp } from '../mcp/mcp-helpers.ts'
 import { signedInConsole } from '../console/console-helpers.ts'
 import type { FastifyInstance } from 'fastify'
 
@@ -99,7 +99,6 @@ t.test('a keyword is not a reply: HELP and START leave the follow-up as it was, 
   t.equal(s.fake.callRequests().length, 2, 'the follow-up called')
 })
 
-const CARRIER = { actor: { kind: 'carrier', id: 'twilio' } } as const
 const OWNER = '+15125550199'
 
 interface Clock {
@@ -116,18 +115,9 @@ async function textedApp(t: Test, clock: Clock): Promise<{ app: McpTestApp; acco
   return { app, account, fake }
 }
 
-function run(app: McpTestApp, account: McpTestAccount, last10: string, command: LeadCommand) {
-  return app.leadline.commands.handle(leadStream(account.accountId, last10), leadDecider, command, CARRIER)
-}
+const run = runLeadCommand
 
-/** The lead's newest decided call, claimed and placed with the carrier as `callId`. */
-async function place(app: McpTestApp, account: McpTestAccount, last10: string, callId: string): Promise<string> {
-  const { state } = await app.leadline.commands.load(leadStream(account.accountId, last10), leadDecider)
-  const decisionId = state.dialing.order.at(-1) as string
-  await run(app, account, last10, { type: 'StartCallAttempt', decisionId, node: 'test' })
-  await run(app, account, last10, { type: 'RecordCallPlaced', decisionId, callId, carrier: 'twilio' })
-  return decisionId
-}
+const place = placeNewestCall
 
 async function nextActions(app: McpTestApp, account: McpTestAccount) {
   await app.settle()

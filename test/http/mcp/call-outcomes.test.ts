@@ -6,16 +6,15 @@
  * so nothing calls on its own while the clock moves.
  */
 import t from 'tap'
-import { leadDecider, type LeadCommand } from '../../../src/domain/lead/lead.decider.ts'
+import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
-import { mcpApp, type McpTestAccount, type McpTestApp } from './mcp-helpers.ts'
+import { mcpApp, placeNewestCall, runLeadCommand, type McpTestAccount, type McpTestApp } from './mcp-helpers.ts'
 
 const OWNER = '+15125550199'
 const DIALING = {
   speedToLead: true, callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false,
   timeZone: 'America/New_York', onAnswer: `greeting+bridge:${OWNER}`,
 }
-const CARRIER = { actor: { kind: 'carrier', id: 'twilio' } } as const
 const RECORDING_URL = 'https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE0123456789abcdef0123456789abcdef'
 const MIN = 60_000
 
@@ -34,22 +33,13 @@ async function app_(t: Parameters<typeof mcpApp>[0], clock: Clock): Promise<{ ap
 }
 
 /** Runs one of the lead decider's commands on the lead's stream, as the carrier's reports do. */
-async function run(app: McpTestApp, account: McpTestAccount, last10: string, command: LeadCommand) {
-  return app.leadline.commands.handle(leadStream(account.accountId, last10), leadDecider, command, CARRIER)
-}
+const run = runLeadCommand
 
 async function settings(app: McpTestApp, account: McpTestAccount) {
   return (await app.leadline.accounts.require(account.accountId)).settings
 }
 
-/** The lead's newest decided call, claimed and placed with the carrier as `callId`. */
-async function place(app: McpTestApp, account: McpTestAccount, last10: string, callId: string): Promise<string> {
-  const { state } = await app.leadline.commands.load(leadStream(account.accountId, last10), leadDecider)
-  const decisionId = state.dialing.order.at(-1) as string
-  await run(app, account, last10, { type: 'StartCallAttempt', decisionId, node: 'test' })
-  await run(app, account, last10, { type: 'RecordCallPlaced', decisionId, callId, carrier: 'twilio' })
-  return decisionId
-}
+const place = placeNewestCall
 
 async function getLead(app: McpTestApp, account: McpTestAccount, phone: string) {
   const answer = await app.call(account.keys.read, 'get_lead', { phone })

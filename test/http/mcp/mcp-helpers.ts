@@ -8,6 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Test } from 'tap'
 import type { Scope } from '../../../src/domain/account/account.events.ts'
 import { buildApp, operatorContext, type TestApp } from '../../helpers/build-app.ts'
+import { leadDecider, type LeadCommand } from '../../../src/domain/lead/lead.decider.ts'
+import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 
 export const MCP = '/api/mcp'
 
@@ -124,4 +126,21 @@ export async function sdkClient(t: Pick<Test, 'teardown'>, url: string, key: str
   await client.connect(transport)
   t.teardown(() => client.close())
   return client
+}
+
+/** Twilio's callbacks, as the actor of the commands below. */
+export const CARRIER = { actor: { kind: 'carrier', id: 'twilio' } } as const
+
+/** Runs one lead command on the account's lead with these last ten digits, as the carrier. */
+export function runLeadCommand(app: McpTestApp, account: McpTestAccount, last10: string, command: LeadCommand) {
+  return app.leadline.commands.handle(leadStream(account.accountId, last10), leadDecider, command, CARRIER)
+}
+
+/** The lead's newest decided call, claimed and placed with the carrier as `callId`. */
+export async function placeNewestCall(app: McpTestApp, account: McpTestAccount, last10: string, callId: string): Promise<string> {
+  const { state } = await app.leadline.commands.load(leadStream(account.accountId, last10), leadDecider)
+  const decisionId = state.dialing.order.at(-1) as string
+  await runLeadCommand(app, account, last10, { type: 'StartCallAttempt', decisionId, node: 'test' })
+  await runLeadCommand(app, account, last10, { type: 'RecordCallPlaced', decisionId, callId, carrier: 'twilio' })
+  return decisionId
 }
