@@ -7,7 +7,8 @@
  * event), in log order per lead and subscription, retried with exponential backoff for 24 hours and
  * then marked failed until retried by hand. Requests have a timeout and run a bounded number at once,
  * at most a few per subscription, so a dead or slow receiver holds up only its own deliveries: never
- * intake, dialing, or another account's events.
+ * intake, dialing, or another account's events. While the event loop is nearly always busy (a flood
+ * of leads), deliveries yield to intake: they go out at a trickle and catch up once it has room.
  */
 import type { Logger } from 'pino'
 import { Webhook } from 'standardwebhooks'
@@ -38,6 +39,32 @@ export interface DeliveryPolicy {
   readonly perSubscription: number
   /** How often the loop looks for due work when nothing wakes it. */
   readonly pollMs: number
+  /** Above this share of time busy (the event loop's utilization, 0 to 1), deliveries yield to intake… */
+  readonly yieldAbove: number
+  /** …and start at most this many a second until it falls below. */
+  readonly whileBusyPerSecond: number
+  /** How busy the event loop has been lately (0 to 1); by default measured (`eventLoopProbe`). */
+  readonly loadProbe: LoadProbe
+}
+
+/** The share of the recent past the event loop spent working, 0 to 1. */
+export type LoadProbe = () => number
+
+/** The event loop's utilization over the last `windowMs` or more (Node's `eventLoopUtilization`). */
+export function eventLoopProbe(windowMs = 250): LoadProbe {
+  let last = performance.eventLoopUtilization()
+  let lastAt = performance.now()
+  let utilization = 0
+  return () => {
+    const now = performance.now()
+    if (now - lastAt >= windowMs) {
+      const current = performance.eventLoopUtilization()
+      utilization = performance.eventLoopUtilization(current, last).utilization
+      last = current
+      lastAt = now
+    }
+    return utilization
+  }
 }
 
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
@@ -48,6 +75,9 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   concurrency: 16,
   perSubscription: 4,
   pollMs: 1_000,
+  yieldAbove: 0.9,
+  whileBusyPerSecond: 20,
+  loadProbe: eventLoopProbe(),
 }
 
 /** How long the delivery log keeps a delivered (or cancelled) delivery, and a failed one not retried. */
@@ -96,6 +126,8 @@ export class OutboundEvents {
   private readonly settledRequests = new Set<Promise<void>>()
   private outcomes: AttemptOutcome[] = []
   private recording: Promise<void> | null = null
+  /** While busy: when the last delivery was let through (the trickle's clock). */
+  private lastBusyStart = 0
 
   constructor(private readonly options: OutboundEventsOptions) {
     this.policy = { ...DEFAULT_DELIVERY_POLICY, ...options.policy }
@@ -205,6 +237,17 @@ export class OutboundEvents {
     void this.pump()
   }
 
+  /** Looks again once the trickle allows the next delivery. */
+  private busyRecheck(): void {
+    if (!this.running) return
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = null
+      void this.pump()
+    }, Math.max(10, Math.ceil(1000 / this.policy.whileBusyPerSecond)))
+    this.timer.unref()
+  }
+
   private schedule(): void {
     if (!this.running) return
     const next = this.options.deliveries.nextDueAt()
@@ -225,11 +268,23 @@ export class OutboundEvents {
       return
     }
     this.pumping = true
+    let deferred = false
     try {
       do {
         this.pumpAgain = false
-        const room = this.policy.concurrency - this.inFlight.size
+        let room = this.policy.concurrency - this.inFlight.size
         if (room <= 0) break
+        if (this.policy.loadProbe() >= this.policy.yieldAbove) {
+          // Intake first: a trickle while the loop is busy, without even looking for due work otherwise.
+          const now = performance.now()
+          const allowed = Math.floor(((now - this.lastBusyStart) * this.policy.whileBusyPerSecond) / 1000)
+          room = Math.min(room, allowed, Math.max(1, Math.ceil(this.policy.whileBusyPerSecond / 4)))
+          if (room <= 0) {
+            deferred = true
+            break
+          }
+          this.lastBusyStart = now
+        }
         const perSubscription = new Map<string, number>()
         for (const { subscriptionId } of this.inFlight.values()) perSubscription.set(subscriptionId, (perSubscription.get(subscriptionId) ?? 0) + 1)
         let started = 0
@@ -247,7 +302,8 @@ export class OutboundEvents {
       this.options.logger?.error({ err: error }, 'outbound events: could not read due deliveries')
     } finally {
       this.pumping = false
-      this.schedule()
+      if (deferred) this.busyRecheck()
+      else this.schedule()
     }
   }
 

@@ -120,6 +120,28 @@ t.test('receivers that are down or hang slow neither intake nor dialing', async 
   t.ok(dead.dialedMs < baseline.dialedMs * 3 + 1000, 'dialing not slowed')
 })
 
+t.test('while the event loop is busy, deliveries yield to intake: a trickle at the busy rate, the rest once it has room, in log order', async (t) => {
+  let utilization = 0.95
+  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, yieldAbove: 0.9, whileBusyPerSecond: 4, loadProbe: () => utilization } })
+  const { account, token } = await built.createAccount('Acme', { speedToLead: false })
+  const r = await receiver(t)
+  await subscribe(built.leadline, account.accountId, r, ['lead.received'])
+  const LEADS = 12
+  for (let i = 0; i < LEADS; i++) t.equal((await postLead(built.app, token, { phone: `+1312555${String(2000 + i)}`, name: 'Lead' })).status, 201)
+  const busySince = performance.now()
+  await sleep(1000)
+  const duringBusy = r.received.length
+  const busyMs = performance.now() - busySince
+  // 4 a second, a first burst of at most one: well under the 12 due.
+  t.ok(duringBusy >= 1, `a trickle goes out while busy (${duringBusy})`)
+  t.ok(duringBusy <= Math.ceil((busyMs * 4) / 1000) + 2 && duringBusy < LEADS, `no more than the busy rate (${duringBusy} in ${busyMs.toFixed(0)} ms)`)
+  t.ok(deliveriesOf(built.leadline, account.accountId).some((d) => d.status === 'pending'), 'the rest wait, pending')
+  utilization = 0.2
+  await waitFor('every lead delivered once the loop has room', () => r.received.length === LEADS, 5000)
+  t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: LEADS }, (_, i) => `+1312555${String(2000 + i)}`), 'each once, in log order')
+  t.ok(r.received.every((x) => x.verified))
+})
+
 function countPlaced(leadline: Leadline, accountId: string, n: number): boolean {
   let placed = 0
   for (let i = 0; i < n; i++) {
