@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { DEFAULT_CALLS_PAGE, MAX_CALLS_PAGE } from '../../../../projections/calls/calls.queries.ts'
 import { callOutput, callOutputOf } from '../call-view.ts'
-import { leadReference, leadStreamOf } from '../lead-view.ts'
+import { findLead, leadReference, leadStreamOf } from '../lead-view.ts'
 import { RPC_CODES, RpcError } from '../json-rpc.ts'
 import { defineTool } from '../tool.ts'
 
@@ -32,6 +32,8 @@ export const tool = defineTool({
   async run(args, context) {
     const accountId = context.account.accountId
     const named = args.phone !== undefined || args.lead_id !== undefined
+    // A lead named by phone must be one of the account's: an unknown number is lead_not_found, not an empty list.
+    if (named) findLead(context, args)
     const stream = named ? leadStreamOf(context, args) : undefined
     const page = context.services.calls.page(accountId, { ...(stream !== undefined ? { stream } : {}), limit: args.limit, ...(args.cursor !== undefined ? { cursor: args.cursor } : {}) })
     return { calls: page.calls.map(callOutputOf), next_cursor: page.nextCursor }
