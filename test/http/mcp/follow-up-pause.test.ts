@@ -23,8 +23,8 @@ writeToolChecks(t, {
   args: {},
   event: 'FollowUpResumed',
   bad,
-  prepare: async (app, acme) => {
-    await app.call(acme.keys.write, 'pause_follow_up', { ...jane, idempotency_key: 'pause-first' })
+  prepare: async (app, acme, phone) => {
+    await app.call(acme.keys.write, 'pause_follow_up', { phone, idempotency_key: `pause-first-${phone}` })
   },
 })
 
