@@ -22,14 +22,26 @@ function setStage(db: Database, decisionId: string, set: string, ...values: unkn
   statement(db, stageSql(set)).run(...values, decisionId)
 }
 
+const VOICEMAIL = { VoicemailLeft: 'left', VoicemailFailed: 'failed', VoicemailSkipped: 'skipped' } as const
+
+/** What the lead did in the call's menu, and how the owner's leg went, as the column each sets. */
+function menuFact(event: Extract<LeadEvent, { type: 'MenuKeyPressed' | 'CallbackRequested' | 'OwnerConnectEnded' }>): [string, unknown] {
+  if (event.type === 'MenuKeyPressed') return ['menu_choice = ?', event.data.choice]
+  if (event.type === 'CallbackRequested') return ['callback_at = ?', event.data.callbackAt]
+  return ['owner_connected = ?', event.data.connected ? 1 : 0]
+}
+
 export const callsProjection: Projection = {
   name: 'calls',
-  version: 2,
+  // 3: how each call went (who answered, duration, voicemail, menu key, callback) for list_calls and get_call, and paused follow-ups.
+  version: 3,
   handles: [
     'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
     'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable',
+    'CallReachedMachine', 'VoicemailLeft', 'VoicemailFailed', 'VoicemailSkipped', 'MenuKeyPressed', 'CallbackRequested', 'OwnerConnectEnded',
+    'FollowUpPaused', 'FollowUpResumed',
   ],
-  tables: ['calls', 'follow_ups', 'call_legs'],
+  tables: ['calls', 'follow_ups', 'call_legs', 'follow_up_pauses'],
 
   setup(db: Database) {
     db.exec(`
@@ -49,8 +61,17 @@ export const callsProjection: Projection = {
         carrier TEXT,
         outcome TEXT,
         answered INTEGER NOT NULL DEFAULT 0,
-        ended_at TEXT
+        ended_at TEXT,
+        failure_message TEXT,
+        answered_by TEXT,
+        machine INTEGER NOT NULL DEFAULT 0,
+        duration_seconds INTEGER,
+        voicemail TEXT,
+        menu_choice TEXT,
+        callback_at TEXT,
+        owner_connected INTEGER
       );
+      CREATE INDEX IF NOT EXISTS calls_by_account ON calls (account_id, decided_position);
       CREATE INDEX IF NOT EXISTS calls_by_call_id ON calls (call_id);
       CREATE INDEX IF NOT EXISTS calls_by_stream ON calls (stream, decided_position);
       CREATE TABLE IF NOT EXISTS follow_ups (
@@ -60,6 +81,9 @@ export const callsProjection: Projection = {
         due_at TEXT NOT NULL
       );
       CREATE INDEX IF NOT EXISTS follow_ups_by_due ON follow_ups (due_at);
+      CREATE TABLE IF NOT EXISTS follow_up_pauses (
+        stream TEXT PRIMARY KEY
+      );
       CREATE TABLE IF NOT EXISTS call_legs (
         call_id TEXT PRIMARY KEY,
         decision_id TEXT NOT NULL
@@ -101,19 +125,38 @@ export const callsProjection: Projection = {
         }
         return
       case 'CallFailed':
-        setStage(db, event.data.decisionId, "stage = 'failed', outcome = ?, ended_at = ?", event.data.failure, event.data.failedAt)
+        setStage(db, event.data.decisionId, "stage = 'failed', outcome = ?, failure_message = ?, ended_at = ?", event.data.failure, event.data.message, event.data.failedAt)
         return
       case 'CallOutcomeUnknown':
         setStage(db, event.data.decisionId, "stage = 'unknown', outcome = 'unknown', ended_at = ?", event.data.at)
         return
       case 'CallAnswered':
-        setStage(db, event.data.decisionId, "answered = 1, outcome = 'answered'")
+        setStage(db, event.data.decisionId, "answered = 1, outcome = 'answered', answered_by = ?", event.data.answeredBy)
         return
       case 'CallNotAnswered':
         setStage(db, event.data.decisionId, 'outcome = ?, ended_at = ?', event.data.status, event.data.at)
         return
       case 'CallCompleted':
-        setStage(db, event.data.decisionId, "outcome = 'completed', ended_at = ?", event.data.at)
+        setStage(db, event.data.decisionId, "outcome = 'completed', duration_seconds = ?, ended_at = ?", event.data.durationSeconds, event.data.at)
+        return
+      case 'CallReachedMachine':
+        setStage(db, event.data.decisionId, 'machine = 1, answered_by = ?', event.data.answeredBy)
+        return
+      case 'VoicemailLeft':
+      case 'VoicemailFailed':
+      case 'VoicemailSkipped':
+        setStage(db, event.data.decisionId, 'voicemail = ?', VOICEMAIL[event.type])
+        return
+      case 'MenuKeyPressed':
+      case 'CallbackRequested':
+      case 'OwnerConnectEnded': {
+        const [set, value] = menuFact(event)
+        setStage(db, event.data.decisionId, set, value)
+        return
+      }
+      case 'FollowUpPaused':
+      case 'FollowUpResumed':
+        statement(db, event.type === 'FollowUpPaused' ? 'INSERT OR IGNORE INTO follow_up_pauses (stream) VALUES (?)' : 'DELETE FROM follow_up_pauses WHERE stream = ?').run(recorded.stream)
         return
       case 'FollowUpScheduled':
       case 'FollowUpRescheduled': {

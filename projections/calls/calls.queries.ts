@@ -1,6 +1,8 @@
 /** Queries over the call log and the follow-up timers. */
 import type { ViewsDatabase } from '../../src/read-models/views-database.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
+import { openCursor, sealCursor } from '../../src/domain/shared/opaque-cursor.ts'
+import { DomainError } from '../../src/domain/shared/decider.ts'
 
 export interface CallRow {
   readonly decisionId: string
@@ -19,6 +21,28 @@ export interface CallRow {
   readonly answered: boolean
 }
 
+/** A call as list_calls and get_call show it: what happened, never a recording or a transcript (the log keeps those apart). */
+export interface CallDetail extends CallRow {
+  readonly endedAt: string | null
+  readonly failureMessage: string | null
+  readonly answeredBy: string | null
+  readonly machine: boolean
+  readonly durationSeconds: number | null
+  readonly voicemail: string | null
+  readonly menuChoice: string | null
+  readonly callbackAt: string | null
+  readonly ownerConnected: boolean | null
+}
+
+export const DEFAULT_CALLS_PAGE = 25
+export const MAX_CALLS_PAGE = 100
+
+export interface CallsPage {
+  readonly calls: CallDetail[]
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  readonly nextCursor: string | null
+}
+
 export interface DueFollowUp {
   readonly stream: string
   readonly accountId: string
@@ -29,6 +53,20 @@ export interface DueFollowUp {
 const SELECT = `SELECT decision_id AS decisionId, stream, account_id AS accountId, lead_id AS leadId, purpose, attempt,
   from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, call_id AS callId,
   carrier, outcome, answered FROM calls`
+
+const DETAIL = `SELECT decision_id AS decisionId, stream, account_id AS accountId, lead_id AS leadId, purpose, attempt,
+  from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, call_id AS callId, carrier, outcome, answered,
+  ended_at AS endedAt, failure_message AS failureMessage, answered_by AS answeredBy, machine, duration_seconds AS durationSeconds,
+  voicemail, menu_choice AS menuChoice, callback_at AS callbackAt, owner_connected AS ownerConnected FROM calls`
+
+type DetailRow = Omit<CallDetail, 'answered' | 'machine' | 'ownerConnected'> & { answered: number; machine: number; ownerConnected: number | null }
+
+function toDetail(row: DetailRow): CallDetail {
+  return { ...row, answered: row.answered === 1, machine: row.machine === 1, ownerConnected: row.ownerConnected === null ? null : row.ownerConnected === 1 }
+}
+
+/** A page's cursor names the last call on it, sealed for the account and the lead asked about (or the whole account). */
+const cursorScope = (accountId: string, stream: string | undefined) => `calls\u0000${accountId}\u0000${stream ?? ''}`
 
 function toCall(row: (Omit<CallRow, 'answered'> & { answered: number }) | undefined): CallRow | null {
   return row ? { ...row, answered: row.answered === 1 } : null
@@ -64,8 +102,38 @@ export class CallsQueries {
     return (statement(this.db, `${SELECT} WHERE stream = ? ORDER BY decided_position`).all(stream) as never[]).map((r) => toCall(r) as CallRow)
   }
 
+  /** One call of the account, by Leadline's call id (the decision id) or the carrier's call id; null when it is not the account's. */
+  detail(accountId: string, id: string): CallDetail | null {
+    const row = statement(this.db, `${DETAIL} WHERE account_id = ? AND (decision_id = ? OR call_id = ?)`).get(accountId, id, id) as DetailRow | undefined
+    return row ? toDetail(row) : null
+  }
+
+  /** The account's calls, or one lead's (`stream`), newest first, a page at a time. */
+  page(accountId: string, options: { readonly stream?: string; readonly limit?: number; readonly cursor?: string }): CallsPage {
+    const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_CALLS_PAGE), 1), MAX_CALLS_PAGE)
+    const scope = cursorScope(accountId, options.stream)
+    const where = ['account_id = ?']
+    const params: unknown[] = [accountId]
+    if (options.stream !== undefined) {
+      where.push('stream = ?')
+      params.push(options.stream)
+    }
+    if (options.cursor !== undefined) {
+      const decisionId = openCursor(scope, options.cursor)
+      const position = decisionId === null ? undefined : (statement(this.db, `SELECT decided_position FROM calls WHERE ${where.join(' AND ')} AND decision_id = ?`).pluck().get(...params, decisionId) as number | undefined)
+      if (position === undefined) throw new DomainError('invalid_cursor', 'invalid cursor: pass back the next_cursor of a previous page of the same list')
+      where.push('decided_position < ?')
+      params.push(position)
+    }
+    const rows = statement(this.db, `${DETAIL} WHERE ${where.join(' AND ')} ORDER BY decided_position DESC LIMIT ?`).all(...params, limit + 1) as DetailRow[]
+    const calls = rows.slice(0, limit).map(toDetail)
+    const last = calls[calls.length - 1]
+    return { calls, nextCursor: rows.length > limit && last ? sealCursor(scope, last.decisionId) : null }
+  }
+
   dueFollowUps(now: string, limit = 500): DueFollowUp[] {
-    return statement(this.db, 'SELECT stream, account_id AS accountId, attempt, due_at AS dueAt FROM follow_ups WHERE due_at <= ? ORDER BY due_at LIMIT ?').all(
+    // A paused lead's follow-up waits for resume_follow_up (the lead's decider refuses its claim too).
+    return statement(this.db, 'SELECT stream, account_id AS accountId, attempt, due_at AS dueAt FROM follow_ups WHERE due_at <= ? AND stream NOT IN (SELECT stream FROM follow_up_pauses) ORDER BY due_at LIMIT ?').all(
       now,
       limit,
     ) as DueFollowUp[]

@@ -7,6 +7,7 @@ import type { RecordedEvent } from '../../src/domain/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import { INBOUND_LEADS } from '../../src/domain/lead/lead.events.ts'
 import { mergeExtraFields, type ExtraField } from '../../src/domain/lead/intake/extra-fields.ts'
+import { editedExtraFields } from '../../src/domain/lead/intake/lead-edits.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
 
@@ -31,7 +32,7 @@ export const inboundLeadsProjection: Projection = {
   name: 'inbound-leads',
   // 2: extra fields merged by name and bounded (mergeExtraFields), so rows written before are rebuilt.
   version: 2,
-  handles: ['LeadReceived', 'LeadUpdated', 'LeadAddedToList', 'LeadDoNotCallCleared', 'LeadMarkedDoNotCall'],
+  handles: ['LeadReceived', 'LeadUpdated', 'LeadEdited', 'LeadAddedToList', 'LeadDoNotCallCleared', 'LeadMarkedDoNotCall'],
   tables: ['inbound_leads'],
 
   setup(db: Database) {
@@ -99,6 +100,25 @@ export const inboundLeadsProjection: Projection = {
               JSON.stringify({ ...JSON.parse(row.industry_fields), ...event.data.industryFields }),
               JSON.stringify(mergeExtraFields(JSON.parse(row.extra_fields) as ExtraField[], event.data.extraFields)),
             )
+          }
+        }
+        statement(db, `UPDATE inbound_leads SET ${sets.join(', ')} WHERE stream = ?`).run(...values, recorded.stream)
+        return
+      }
+      case 'LeadEdited': {
+        // The account's edit sets or clears (null) the columns it names; custom fields are the extra fields.
+        const sets: string[] = ['updated_at = ?']
+        const values: unknown[] = [event.data.editedAt]
+        for (const [key, value] of Object.entries(event.data.changes)) {
+          const column = COLUMNS[key as keyof typeof COLUMNS]
+          sets.push(`${column} = ?`)
+          values.push(value)
+        }
+        if (event.data.customFields.length > 0) {
+          const row = statement(db, 'SELECT extra_fields FROM inbound_leads WHERE stream = ?').get(recorded.stream) as { extra_fields: string } | undefined
+          if (row) {
+            sets.push('extra_fields = ?')
+            values.push(JSON.stringify(editedExtraFields(JSON.parse(row.extra_fields) as ExtraField[], event.data.customFields)))
           }
         }
         statement(db, `UPDATE inbound_leads SET ${sets.join(', ')} WHERE stream = ?`).run(...values, recorded.stream)

@@ -61,6 +61,14 @@ tool client (calls a running server's tool endpoint as an agent would; LEADLINE_
   leadline dnc --phone PHONE | --lead-id LEAD_ID [--idempotency-key KEY] [--dry-run]
   leadline pay --phone PHONE | --lead-id LEAD_ID --amount-cents N --description TEXT [--idempotency-key KEY] [--dry-run]
   leadline text --phone PHONE | --lead-id LEAD_ID --body TEXT [--idempotency-key KEY] [--dry-run]
+  leadline calls [--phone PHONE | --lead-id LEAD_ID] [--limit N] [--cursor CURSOR]
+  leadline call-info --call-id CALL_ID
+  leadline note --phone PHONE | --lead-id LEAD_ID --text TEXT [--idempotency-key KEY] [--dry-run]
+  leadline edit --phone PHONE | --lead-id LEAD_ID [--name NAME] [--first-name NAME] [--last-name NAME] [--email EMAIL]
+          [--state STATE] [--custom-fields JSON] [--idempotency-key KEY] [--dry-run]
+  leadline callback --phone PHONE | --lead-id LEAD_ID --callback-at ISO_TIME [--idempotency-key KEY] [--dry-run]
+  leadline pause --phone PHONE | --lead-id LEAD_ID [--idempotency-key KEY] [--dry-run]
+  leadline resume --phone PHONE | --lead-id LEAD_ID [--idempotency-key KEY] [--dry-run]
 
 every command takes --json for machine-readable output.
 exit codes: 0 done, 1 failed, 2 bad input (nothing changed); tool client: 3 API key missing, invalid or
@@ -108,6 +116,13 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   dnc: async (args, io) => (await client()).dncCommand(args, io),
   pay: async (args, io) => (await client()).payCommand(args, io),
   text: async (args, io) => (await client()).textCommand(args, io),
+  calls: async (args, io) => (await client()).callsCommand(args, io),
+  'call-info': async (args, io) => (await client()).callInfoCommand(args, io),
+  note: async (args, io) => (await client()).noteCommand(args, io),
+  edit: async (args, io) => (await client()).editCommand(args, io),
+  callback: async (args, io) => (await client()).callbackCommand(args, io),
+  pause: async (args, io) => (await client()).pauseCommand(args, io),
+  resume: async (args, io) => (await client()).resumeCommand(args, io),
   history: async (args, io) => (await import('./commands/history.command.ts')).historyCommand(args, io),
   audit: async (args, io) => (await import('./commands/audit.command.ts')).auditCommand(args, io),
   replay: async (args, io) => (await import('./commands/replay.command.ts')).replayCommand(args, io),

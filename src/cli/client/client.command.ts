@@ -6,7 +6,7 @@
  * exactly as an agent would. Readable output by default, `--json` for the tool's own output.
  */
 import { randomUUID } from 'node:crypto'
-import { json, listing, parse, shown, table, UsageError, type Io } from '../cli-io.ts'
+import { json, listing, parse, required, shown, table, UsageError, type Io } from '../cli-io.ts'
 import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js'
 import { outline } from './outline.ts'
 import type { Remote, ToolResult } from './remote.ts'
@@ -43,6 +43,13 @@ export const TOOL_OF_COMMAND = {
   dnc: 'mark_do_not_call',
   pay: 'request_payment',
   text: 'send_sms',
+  calls: 'list_calls',
+  'call-info': 'get_call',
+  note: 'add_note',
+  edit: 'update_lead',
+  callback: 'schedule_callback',
+  pause: 'pause_follow_up',
+  resume: 'resume_follow_up',
 } as const
 
 /** The flag that sets a tool argument: `lead_id` is `--lead-id`, `amountCents` is `--amount-cents`. */
@@ -270,5 +277,102 @@ export async function textCommand(args: string[], io: Io): Promise<void> {
     // The text's own lines (the opt-out line is one), each made safe to print.
     const body = String(out.body).split('\n').map((line) => cell(line)).join('\n      ')
     io.out([head, `sender: ${cell(out.sender)}`, `text: ${body}`].join('\n') + replayNote(result))
+  })
+}
+
+/** A call in one line: when, to whom, why, and how it went. */
+function callLine(call: Record<string, unknown>): string {
+  const facts = [
+    call.answered_by !== null ? `answered by ${cell(call.answered_by)}` : '',
+    call.duration_seconds !== null ? `${cell(call.duration_seconds)} s` : '',
+    call.voicemail !== null ? `voicemail ${cell(call.voicemail)}` : '',
+    call.menu_choice !== null ? `pressed: ${cell(call.menu_choice)}` : '',
+    call.callback_at !== null ? `callback ${cell(call.callback_at)}` : '',
+  ].filter((fact) => fact !== '')
+  return `${cell(call.decided_at)}  ${cell(call.to)}  ${cell(call.purpose)} #${cell(call.attempt)}  ${cell(call.result)}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}  ${cell(call.call_id ?? call.decision_id)}`
+}
+
+export async function callsCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, { phone: { type: 'string' }, 'lead-id': { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, json: { type: 'boolean' } })
+  if (values.phone !== undefined && values['lead-id'] !== undefined) throw new UsageError('give --phone or --lead-id, not both (or neither: the whole account)')
+  const limit = values.limit === undefined ? undefined : Number(values.limit)
+  if (limit !== undefined && !Number.isInteger(limit)) throw new UsageError('--limit takes a whole number of calls')
+  await remote(io, values.json, async (r) => {
+    const { output } = await r.call(TOOL_OF_COMMAND.calls, { ...argumentsFrom(values, ['phone', 'lead_id', 'cursor']), ...(limit !== undefined ? { limit } : {}) })
+    if (values.json) return io.out(json(output))
+    const calls = output.calls as Array<Record<string, unknown>>
+    const lines = calls.length === 0 ? ['no calls'] : calls.map(callLine)
+    if (output.next_cursor !== null) lines.push(`more: --cursor ${cell(output.next_cursor)}`)
+    io.out(lines.join('\n'))
+  })
+}
+
+export async function callInfoCommand(args: string[], io: Io): Promise<void> {
+  const { values } = parse(args, { 'call-id': { type: 'string' }, json: { type: 'boolean' } })
+  const callId = required(values['call-id'], '--call-id')
+  await remote(io, values.json, async (r) => {
+    const { output } = await r.call(TOOL_OF_COMMAND['call-info'], { call_id: callId })
+    if (values.json) return io.out(json(output))
+    const call = output.call as Record<string, unknown>
+    io.out(listing(Object.entries(call).filter(([, v]) => v !== null).map(([k, v]) => [k.replaceAll('_', ' '), v] as const)))
+  })
+}
+
+/**
+ * A write tool on one lead that answers with a `message`: its flags are the lead reference, the
+ * tool's own (`own`, turned into arguments by `build`), --idempotency-key and --dry-run.
+ */
+async function leadChange<O extends NonNullable<Parameters<typeof parse>[1]>>(
+  args: string[],
+  io: Io,
+  command: keyof typeof TOOL_OF_COMMAND,
+  own: O,
+  build: (values: Record<string, unknown>) => Record<string, unknown>,
+): Promise<void> {
+  const { values } = parse(args, {
+    ...own,
+    phone: { type: 'string' },
+    'lead-id': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  })
+  const all = values as Record<string, unknown> & { phone?: string; 'lead-id'?: string; 'idempotency-key'?: string; 'dry-run'?: boolean; json?: boolean }
+  const reference = leadReference(all)
+  const own_ = build(all)
+  const dryRun = all['dry-run'] === true
+  const key = idempotencyKey(all['idempotency-key'], io, dryRun)
+  await remote(io, all.json, async (r) => {
+    const result = await r.call(TOOL_OF_COMMAND[command], { ...reference, ...own_, idempotency_key: key, dry_run: dryRun })
+    if (all.json) return io.out(json(result.output))
+    io.out(cell(result.output.message) + replayNote(result))
+  })
+}
+
+export function noteCommand(args: string[], io: Io): Promise<void> {
+  return leadChange(args, io, 'note', { text: { type: 'string' } }, (values) => ({ text: required(values.text as string | undefined, '--text') }))
+}
+
+export function callbackCommand(args: string[], io: Io): Promise<void> {
+  return leadChange(args, io, 'callback', { 'callback-at': { type: 'string' } }, (values) => ({ callback_at: required(values['callback-at'] as string | undefined, '--callback-at') }))
+}
+
+export function pauseCommand(args: string[], io: Io): Promise<void> {
+  return leadChange(args, io, 'pause', {}, () => ({}))
+}
+
+export function resumeCommand(args: string[], io: Io): Promise<void> {
+  return leadChange(args, io, 'resume', {}, () => ({}))
+}
+
+/** `--email ''` and `--state ''` clear them; --custom-fields is a JSON object (a null value removes a field). */
+export function editCommand(args: string[], io: Io): Promise<void> {
+  const own = { name: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' }, email: { type: 'string' }, state: { type: 'string' }, 'custom-fields': { type: 'string' } } as const
+  return leadChange(args, io, 'edit', own, (values) => {
+    const edits: Record<string, unknown> = argumentsFrom(values, ['name', 'first_name', 'last_name'])
+    for (const name of ['email', 'state']) if (values[name] !== undefined) edits[name] = values[name] === '' ? null : values[name]
+    if (values['custom-fields'] !== undefined) edits.custom_fields = toolArguments(values['custom-fields'] as string)
+    if (Object.keys(edits).length === 0) throw new UsageError('edit needs something to change: --name, --first-name, --last-name, --email, --state or --custom-fields')
+    return edits
   })
 }

@@ -54,6 +54,8 @@ function decideIntakeAndAfter(command: IntakeCommand, state: LeadState, now: Dat
 
 /** A lead who presses 9 in a call opts out: do-not-call from then on, in every path, and no pending follow-up. */
 function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date): LeadEvent[] {
+  // A paused cadence claims nothing, call or text step: the pending follow-up waits for resume_follow_up.
+  if (command.type === 'ClaimFollowUp' && state.dialing.followUpPaused !== null) return []
   // A follow-up whose step is a text is claimed by deciding the text (follow-up-text.ts).
   const text = command.type === 'ClaimFollowUp' ? claimFollowUpText(command, state, now) : null
   if (text !== null) return text

@@ -8,6 +8,7 @@ import { CONSENT_FIELD_NAMES, CONSENT_FIELDS } from '../../domain/lead/intake/co
 import type { FastifyPluginAsync } from 'fastify'
 import { DateTime } from 'luxon'
 import { readLeadHistory } from '../../audit/lead-history.ts'
+import { describeActor } from '../../audit/event-summary.ts'
 import { money } from '../../domain/shared/printable.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
@@ -182,12 +183,17 @@ ${fieldRows([
   ['Callback asked for', last?.callbackAt ? timeElement(last.callbackAt, zone) : null],
   // That the lead texted back and when; what they wrote stays in the log, like a transcript.
   ['Replied by text', state.lastReplyAt === null ? null : html`${state.replies === 1 ? 'once' : `${state.replies} times`}, last ${timeElement(state.lastReplyAt, zone)}: call them`],
+  ['Follow-up paused', d.followUpPaused === null ? null : html`since ${timeElement(d.followUpPaused, zone)}: nothing goes out until it is resumed (<code>resume_follow_up</code>)`],
   ['Next follow-up', d.pendingFollowUp ? html`${d.pendingFollowUp.textStep === undefined ? `attempt ${d.pendingFollowUp.attempt}` : `a text (step ${d.pendingFollowUp.textStep})`}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
 ])}
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${PURPOSE[c.purpose] ?? c.purpose}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
 <td>${c.answered ? html`<span class="ok">answered</span>` : ''} ${c.failure ? html`<span class="bad">failed: ${c.failure}</span>` : (c.status ?? c.stage)}</td></tr>`)}</tbody></table></div>`}
+</section>
+<section aria-labelledby="notes"><h2 id="notes">Notes</h2>
+${state.notes.length === 0 ? html`<p class="muted">No notes. An assistant adds them with <code>add_note</code>; the timeline keeps every one.</p>` : html`<ul class="notes">${state.notes.toReversed().map((note) => html`<li><span class="when">${timeElement(note.at, zone)} · ${describeActor(note.author)}</span><p>${note.text}</p></li>`)}</ul>
+${state.notesTotal > state.notes.length ? html`<p class="muted">The newest ${state.notes.length} of ${state.notesTotal}; the timeline has every one.</p>` : ''}`}
 </section>
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
 ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div class="table-wrap"><table>

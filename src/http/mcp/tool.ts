@@ -19,6 +19,7 @@ import type { SendSmsDeps } from '../../commands/send-sms.command.ts'
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyKeys } from '../../commands/idempotency.ts'
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import type { NextActionsQueries } from '../../../projections/stale-leads/next-actions.queries.ts'
+import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 
 /** What tools use: the commands' dependencies (tools call commands) and the queries; the Leadline composition root provides them. */
 export interface McpServices extends PlaceCallDeps, RequestPaymentDeps, SendSmsDeps {
@@ -27,6 +28,7 @@ export interface McpServices extends PlaceCallDeps, RequestPaymentDeps, SendSmsD
   readonly inboundLeads: InboundLeadsQueries
   readonly idempotency: IdempotencyKeys
   readonly nextActions: NextActionsQueries
+  readonly calls: CallsQueries
 }
 
 export interface ToolContext {

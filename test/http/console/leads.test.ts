@@ -190,3 +190,19 @@ t.test("a lead's page names a pending text step as a text, moved or not (#27)", 
   await run({ type: 'ClaimFollowUp', settings: await settings(), attempt: 2, decisionId: 'dec_3', textId: 'txt_3' })
   t.equal(await next(), 'attempt 2, due <time datetime="2026-03-10T16:30:00.000Z">2026-03-10 12:30 EDT</time>', 'the text decided, the call step is next')
 })
+
+t.test("a lead's page shows its notes, newest first, escaped, with their author, and whether its follow-up is paused (issue #30)", async (t) => {
+  const f = await signedInConsole(t)
+  const leadId = await push(f, { name: 'Jane Doe', phone: '(312) 555-0142' })
+  const stream = leadStream(f.accountId, '3125550142')
+  const agent = { actor: { kind: 'api_key' as const, id: 'key_agent' } }
+  t.match((await f.browser.get(`/app/leads/${leadId}`)).body, 'No notes.')
+  await f.app.leadline.commands.handle(stream, leadDecider, { type: 'AddNote', noteId: 'note_1', text: 'Prefers mornings', author: agent.actor }, agent)
+  await f.app.leadline.commands.handle(stream, leadDecider, { type: 'AddNote', noteId: 'note_2', text: 'Asked about <b>metal</b> roofs', author: agent.actor }, agent)
+  await f.app.leadline.commands.handle(stream, leadDecider, { type: 'PauseFollowUp' }, agent)
+  const page = (await f.browser.get(`/app/leads/${leadId}`)).body
+  const notes = page.slice(page.indexOf('id="notes"'), page.indexOf('id="payments"'))
+  t.match(notes, /API key key_agent<\/span><p>Asked about &#60;b&#62;metal&#60;\/b&#62; roofs<\/p>.*Prefers mornings/s, 'newest first, escaped, with the author')
+  t.match(page, 'Follow-up paused')
+  t.match(page, 'note by api_key key_agent: &#34;Prefers mornings&#34;', 'the timeline has the note')
+})

@@ -157,6 +157,13 @@ t.test('no tool takes an account id: an account argument is refused as invalid',
     place_call: { phone: '4155550202', name: 'x', idempotency_key: 'acct' },
     request_payment: { phone: '4155550202', amountCents: 100, description: 'x', idempotency_key: 'acct' },
     send_sms: { phone: '4155550202', body: 'x', idempotency_key: 'acct' },
+    list_calls: {},
+    get_call: { call_id: 'CA1' },
+    add_note: { phone: '4155550202', text: 'x', idempotency_key: 'acct' },
+    update_lead: { phone: '4155550202', email: 'x@example.com', idempotency_key: 'acct' },
+    schedule_callback: { phone: '4155550202', callback_at: '2099-01-01T12:00:00Z', idempotency_key: 'acct' },
+    pause_follow_up: { phone: '4155550202', idempotency_key: 'acct' },
+    resume_follow_up: { phone: '4155550202', idempotency_key: 'acct' },
   }
   const { tools } = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, a.keys.all)).body.result
   for (const tool of tools as Array<{ name: string; inputSchema: { properties: Record<string, unknown> } }>) {

@@ -17,6 +17,14 @@ const CALLS: Record<string, { scope: string; args: Record<string, unknown> }> = 
   place_call: { scope: 'dial', args: { phone: '312-555-0142', name: 'Jane Doe', idempotency_key: 'matrix', dry_run: true } },
   request_payment: { scope: 'write', args: { phone: '312-555-0142', amountCents: 12500, description: 'Deposit', idempotency_key: 'matrix', dry_run: true } },
   send_sms: { scope: 'write', args: { phone: '312-555-0142', body: 'Hi Jane', idempotency_key: 'matrix', dry_run: true } },
+  list_calls: { scope: 'read', args: {} },
+  // The call's id is set once place_call has placed one (below).
+  get_call: { scope: 'read', args: {} },
+  add_note: { scope: 'write', args: { phone: '312-555-0142', text: 'Prefers mornings', idempotency_key: 'matrix', dry_run: true } },
+  update_lead: { scope: 'write', args: { phone: '312-555-0142', email: 'jane@example.org', idempotency_key: 'matrix', dry_run: true } },
+  pause_follow_up: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
+  resume_follow_up: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
+  schedule_callback: { scope: 'dial', args: { phone: '312-555-0142', callback_at: new Date(Date.now() + 2 * 86_400_000).toISOString(), idempotency_key: 'matrix', dry_run: true } },
 }
 
 t.test('every tool × every scope set', async (t) => {
@@ -25,6 +33,8 @@ t.test('every tool × every scope set', async (t) => {
   await account.pushLead({ name: 'Jane Doe', phone: '(312) 555-0142' })
   const listed = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, account.keys.read)).body.result.tools as Array<{ name: string }>
   t.same(listed.map((tool) => tool.name).sort(), Object.keys(CALLS).sort(), 'the matrix covers every tool')
+  const placed = await app.call(account.keys.dial, 'place_call', { phone: '312-555-0142', name: 'Jane Doe', idempotency_key: 'a-call' })
+  ;(CALLS.get_call as { args: Record<string, unknown> }).args = { call_id: placed.result?.structuredContent.call_id }
 
   for (const scopes of SCOPE_SETS) {
     const key = account.keys[scopes.join(',')] as string

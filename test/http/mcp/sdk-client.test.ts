@@ -35,7 +35,7 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   await client.ping()
 
   const { tools } = await client.listTools()
-  t.equal(tools.length, 8)
+  t.equal(tools.length, 15)
   const byName = new Map<string, SdkTool>(tools.map((tool) => [tool.name, tool]))
   t.match(byName.get('get_lead'), { annotations: { readOnlyHint: true }, _meta: { 'leadline/scope': 'read' } })
 
@@ -99,7 +99,19 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
     segments: 1,
     dry_run: true,
   })
-  t.equal(new Set(tools.map((tool) => tool.name)).size, 8, 'every tool was listed, and every one was called above')
+  // The tools of issue #30: the SDK checks each structuredContent against the tool's output schema.
+  const janePhone = { phone: '3125550142' }
+  t.match((await client.callTool({ name: 'add_note', arguments: { ...janePhone, text: 'Prefers mornings', idempotency_key: 'sdk-note' } })).structuredContent, { notes_total: 1, dry_run: false })
+  t.match((await client.callTool({ name: 'update_lead', arguments: { ...janePhone, email: 'jane@example.org', idempotency_key: 'sdk-edit', dry_run: true } })).structuredContent, { changed: ['email'], dry_run: true })
+  t.match((await client.callTool({ name: 'pause_follow_up', arguments: { ...janePhone, idempotency_key: 'sdk-pause' } })).structuredContent, { paused: true, changed: true })
+  t.match((await client.callTool({ name: 'resume_follow_up', arguments: { ...janePhone, idempotency_key: 'sdk-resume' } })).structuredContent, { paused: false, changed: true })
+  const callbackAt = new Date(Date.now() + 86_400_000).toISOString()
+  t.match((await client.callTool({ name: 'schedule_callback', arguments: { ...janePhone, callback_at: callbackAt, idempotency_key: 'sdk-cb', dry_run: true } })).structuredContent, { dry_run: true })
+  const calls = (await client.callTool({ name: 'list_calls', arguments: {} })).structuredContent as { calls: Array<{ decision_id: string }> }
+  t.ok(Array.isArray(calls.calls))
+  const missing = await client.callTool({ name: 'get_call', arguments: { call_id: 'CA404' } })
+  t.equal(missing.isError, true, 'get_call of no call is an error result')
+  t.equal(new Set(tools.map((tool) => tool.name)).size, 15, 'every tool was listed, and every one was called above')
 })
 
 t.test('the SDK client sees every error code as an McpError with our code and data', async (t) => {

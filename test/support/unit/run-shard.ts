@@ -1,4 +1,4 @@
-// `npm run test:unit` runs the unit test files in two processes instead of one each: a file's own tests
+// `npm run test:unit` runs the unit test files in three processes (two at a time) instead of one each: a file's own tests
 // take a second or less, but starting a process and loading the app takes two to three more.
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'

@@ -1,3 +1,3 @@
 import { runShard } from './run-shard.ts'
 
-await runShard(0, 2)
+await runShard(0, 3)

@@ -74,6 +74,8 @@ export interface DialingState {
   readonly callbackAt: string | null
   /** When each voicemail to this lead was started: at most `voicemailPerDay` in any 24 hours. */
   readonly voicemailTimes: readonly string[]
+  /** When the account paused the lead's follow-up cadence (pause_follow_up); null while it runs. */
+  readonly followUpPaused: string | null
   /** Follow-up text steps decided so far (the texts slice holds the texts); with the follow-up calls, how far the policy has gone. */
   readonly followUpTexts: number
 }
@@ -89,6 +91,7 @@ export const INITIAL_DIALING: DialingState = {
   answeredAt: null,
   callbackAt: null,
   voicemailTimes: [],
+  followUpPaused: null,
   followUpTexts: 0,
 }
 
@@ -122,12 +125,17 @@ export type CallCommand =
   | { type: 'RecordLeadDial'; settings: AccountSettings; decisionId: string; status: string }
   /** Agent-first: the carrier refused the call to owner leg `leg` (it cannot have rung). */
   | { type: 'RecordOwnerLegFailed'; settings: AccountSettings; decisionId: string; leg: number; failure: string; message: string; node: string }
+  /** The account schedules a call back at `callbackAt` (ISO): inside calling hours, not past, at most MAX_CALLBACK_AHEAD_MS ahead. */
+  | { type: 'ScheduleCallback'; settings: AccountSettings; callbackAt: string }
+  | { type: 'PauseFollowUp' }
+  /** Lifts a pause; a pending follow-up that fell due meanwhile is moved to the next allowed moment. */
+  | { type: 'ResumeFollowUp'; settings: AccountSettings }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const CALL_COMMAND_TYPES: { readonly [T in CallCommand['type']]: true } = {
   DecidePlaceCall: true, ClaimFollowUp: true, StartCallAttempt: true, RecordCallPlaced: true, RecordCallFailed: true,
   RecordOutcomeUnknown: true, RecordCallStatus: true, RecordAnsweredBy: true, RecordVoicemailOutcome: true, PressMenuKey: true, RecordOwnerConnect: true,
-  PressAgentKey: true, RecordLeadDial: true, RecordOwnerLegFailed: true,
+  PressAgentKey: true, RecordLeadDial: true, RecordOwnerLegFailed: true, ScheduleCallback: true, PauseFollowUp: true, ResumeFollowUp: true,
 }
 
 export function isCallCommand(command: { readonly type: string }): command is CallCommand {
@@ -152,6 +160,8 @@ const MACHINE_END = new Set(['machine_end_beep', 'machine_end_silence', 'machine
 const MACHINES = new Set([...MACHINE_END, 'machine_start', 'fax'])
 /** A lead who presses 2 is called back about this long after, inside calling hours. */
 export const CALLBACK_AFTER_MS = 60 * 60 * 1000
+/** How far ahead the account may schedule a callback: further out, the calling rules and the lead's interest are guesses. */
+export const MAX_CALLBACK_AHEAD_MS = 30 * 24 * 60 * 60 * 1000
 
 function update(state: DialingState, decisionId: string, change: Partial<CallRecord>): DialingState {
   const call = state.calls[decisionId]
@@ -227,6 +237,12 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       return update(state, event.data.decisionId, { menuChoice: event.data.choice, outcomeAt: event.data.at })
     case 'CallbackRequested':
       return { ...update(state, event.data.decisionId, { callbackAt: event.data.callbackAt, outcomeAt: event.data.at }), callbackAt: event.data.callbackAt }
+    case 'CallbackScheduled':
+      return { ...state, callbackAt: event.data.callbackAt }
+    case 'FollowUpPaused':
+      return { ...state, followUpPaused: event.data.at }
+    case 'FollowUpResumed':
+      return { ...state, followUpPaused: null }
     case 'OwnerConnectEnded':
       return update(state, event.data.decisionId, { ownerConnected: event.data.connected, outcomeAt: event.data.at })
     case 'CallNotAnswered':
@@ -486,6 +502,13 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const call = requireCall(state, command.decisionId)
       return agentFirst.ownerLegFailed(agentContext(state, call, command.settings, command.node, now), command.leg, command.failure, command.message)
     }
+    case 'ScheduleCallback':
+      return scheduleCallback(state, command.settings, command.callbackAt, now)
+    case 'PauseFollowUp':
+      requireLead(state)
+      return state.dialing.followUpPaused !== null ? [] : [{ type: 'FollowUpPaused', data: { leadId: state.leadId, at } }]
+    case 'ResumeFollowUp':
+      return resumeFollowUp(state, command.settings, now)
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the calls slice has no command ${(command as { type: string }).type}`)
@@ -643,4 +666,42 @@ export function callbackTime(state: LeadWithCalls, settings: AccountSettings, no
   const candidate = new Date(now.getTime() + CALLBACK_AFTER_MS)
   const check = mayCall(settings, leadCallTarget(state, 'follow_up'), candidate)
   return check.allowed ? candidate.toISOString() : check.nextAllowedAt
+}
+
+/**
+ * The account's callback: refused in the past, too far ahead, while follow-up is paused, or when the
+ * one contact policy would not allow a call to this lead at that moment (with `next_allowed_at`).
+ * It takes the place of any pending follow-up; follow-up claims it when due, as a lead's own callback.
+ */
+function scheduleCallback(state: LeadWithCalls, settings: AccountSettings, callbackAt: string, now: Date): CallEvent[] {
+  requireLead(state)
+  const when = new Date(callbackAt)
+  if (Number.isNaN(when.getTime())) throw new DomainError('invalid_callback_at', 'callback_at must be an ISO-8601 time with an offset')
+  if (when.getTime() < now.getTime()) throw new DomainError('callback_in_past', `callback_at ${callbackAt} is in the past`, { now: now.toISOString() })
+  if (when.getTime() > now.getTime() + MAX_CALLBACK_AHEAD_MS) {
+    throw new DomainError('callback_too_far', `callback_at must be at most ${MAX_CALLBACK_AHEAD_MS / 86_400_000} days ahead`, { latest: new Date(now.getTime() + MAX_CALLBACK_AHEAD_MS).toISOString() })
+  }
+  if (state.dialing.followUpPaused !== null) throw new DomainError('follow_up_paused', "this lead's follow-up is paused: resume_follow_up first")
+  const check = mayCall(settings, leadCallTarget(state, 'follow_up'), when)
+  if (!check.allowed) throw callRefused(check)
+  const dueAt = when.toISOString()
+  const after = state.dialing.order[state.dialing.order.length - 1] ?? ''
+  return [
+    { type: 'CallbackScheduled', data: { leadId: state.leadId, callbackAt: dueAt, replacedDueAt: state.dialing.pendingFollowUp?.dueAt ?? null, at: now.toISOString() } },
+    { type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt, afterDecisionId: after } },
+  ]
+}
+
+/** Lifts a pause: a pending follow-up already due goes out at the next moment the contact policy allows (now, if it does). */
+function resumeFollowUp(state: LeadWithCalls, settings: AccountSettings, now: Date): CallEvent[] {
+  requireLead(state)
+  if (state.dialing.followUpPaused === null) return []
+  const at = now.toISOString()
+  const events: CallEvent[] = [{ type: 'FollowUpResumed', data: { leadId: state.leadId, at } }]
+  const pending = state.dialing.pendingFollowUp
+  if (pending === null || new Date(pending.dueAt) > now) return events
+  const check = mayCall(settings, leadCallTarget(state, 'follow_up'), now)
+  // Never allowed (do-not-call, no caller id): the claim stops it when due, with the reason.
+  const dueAt = check.allowed || check.nextAllowedAt === null ? at : check.nextAllowedAt
+  return [...events, { type: 'FollowUpRescheduled', data: { attempt: pending.attempt, dueAt, reason: 'resumed', message: 'follow-up resumed', ...ruleOf(check.allowed ? {} : check) } }]
 }

@@ -73,6 +73,16 @@ export type VoicemailSkipped = DomainEvent<'VoicemailSkipped', { decisionId: str
 export type MenuKeyPressed = DomainEvent<'MenuKeyPressed', { decisionId: string; callId: string; digit: string; choice: MenuChoice; at: string }>
 /** The lead asked to be called back; follow-up calls at `callbackAt` (inside calling hours). */
 export type CallbackRequested = DomainEvent<'CallbackRequested', { decisionId: string; callbackAt: string; at: string }>
+/**
+ * The account (a tool, on the account's behalf) scheduled a call back at `callbackAt`, inside calling
+ * hours as the one contact policy read it: follow-up calls then, as after a lead's own request (a
+ * FollowUpScheduled in the same append). Not a CallbackRequested: the lead did not ask in a call, so
+ * no owner alert and no call of its own.
+ */
+export type CallbackScheduled = DomainEvent<'CallbackScheduled', { leadId: string; callbackAt: string; replacedDueAt: string | null; at: string }>
+/** The lead's follow-up cadence is paused: a pending follow-up stays recorded and is not claimed until FollowUpResumed. */
+export type FollowUpPaused = DomainEvent<'FollowUpPaused', { leadId: string; at: string }>
+export type FollowUpResumed = DomainEvent<'FollowUpResumed', { leadId: string; at: string }>
 /** How the owner's leg of a connect ended: `connected` when the owner picked up and the two talked. */
 export type OwnerConnectEnded = DomainEvent<'OwnerConnectEnded', { decisionId: string; connected: boolean; status: string; at: string }>
 /** Agent-first: the next owner number is rung for the same decision, claimed before the carrier is asked. */
@@ -120,6 +130,9 @@ export type CallEvent =
   | VoicemailSkipped
   | MenuKeyPressed
   | CallbackRequested
+  | CallbackScheduled
+  | FollowUpPaused
+  | FollowUpResumed
   | OwnerConnectEnded
   | OwnerLegStarted
   | AgentUnavailable
@@ -166,6 +179,9 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   VoicemailSkipped: (d) => `no voicemail: ${printable(d.message)} (${printable(d.reason)})`,
   MenuKeyPressed: (d) => `the lead pressed ${printable(d.digit)}: ${MENU_CHOICE[d.choice] ?? printable(d.choice)}`,
   CallbackRequested: (d) => `callback requested for ${printable(d.callbackAt)}`,
+  CallbackScheduled: (d) => `callback scheduled for ${printable(d.callbackAt)}${d.replacedDueAt !== null ? ` (in place of the follow-up due ${printable(d.replacedDueAt)})` : ''}`,
+  FollowUpPaused: () => 'follow-up paused',
+  FollowUpResumed: () => 'follow-up resumed',
   OwnerConnectEnded: (d) => (d.connected ? 'connected to the owner' : `not connected to the owner (${printable(d.status)})`),
   OwnerLegStarted: (d) => `ringing owner number ${d.leg + 1} (${printable(d.to)}) on node ${printable(d.node)}`,
   AgentUnavailable: (d) =>

@@ -10,6 +10,7 @@ import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
 import { mergeExtraFields } from './extra-fields.ts'
 import { joinName, namesAgree } from './full-name.ts'
 import { textKeyword } from './text-keywords.ts'
+import { NOTES_KEPT, applyEdit, decideEdit, decideNote, type AddNote, type EditLead, type Note } from './lead-edits.ts'
 import { addConsentRecord, type ConsentEvidence, type ConsentRecord } from './consent.ts'
 import { INBOUND_LEADS, type IntakeEvent, type SubmissionExtras, type SubmissionOrigin, type TextReplyKind, type LeadFieldChanges, type LeadPhoneConflict, type LeadReceived } from './intake.events.ts'
 
@@ -69,11 +70,11 @@ export type RecordTextReply = {
   outcome: { readonly sent: true; readonly messageId: string; readonly carrier: string } | { readonly sent: false; readonly failure: string; readonly message: string }
 }
 
-export type IntakeCommand = ReceiveLead | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall'; source?: string } | ReceiveText | ClaimTextReply | RecordTextReply
+export type IntakeCommand = ReceiveLead | EditLead | AddNote | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall'; source?: string } | ReceiveText | ClaimTextReply | RecordTextReply
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const INTAKE_COMMAND_TYPES: { readonly [T in IntakeCommand['type']]: true } = {
-  ReceiveLead: true, ClearDoNotCall: true, MarkDoNotCall: true, ReceiveText: true, ClaimTextReply: true, RecordTextReply: true,
+  ReceiveLead: true, EditLead: true, AddNote: true, ClearDoNotCall: true, MarkDoNotCall: true, ReceiveText: true, ClaimTextReply: true, RecordTextReply: true,
 }
 
 export function isIntakeCommand(command: { readonly type: string }): command is IntakeCommand {
@@ -111,6 +112,9 @@ export interface IntakeState {
   readonly consentTotal: number
   /** The latest lead-form facts (Google's lead_id, campaign_id, gcl_id, …), with the form that sent them. */
   readonly sourceFacts: { readonly form: string; readonly facts: Readonly<Record<string, string>>; readonly receivedAt: string } | null
+  /** The account's notes on the lead, oldest first: the latest NOTES_KEPT (the history holds every one). */
+  readonly notes: readonly Note[]
+  readonly notesTotal: number
 }
 
 export const INITIAL_INTAKE: IntakeState = {
@@ -133,6 +137,8 @@ export const INITIAL_INTAKE: IntakeState = {
   consent: [],
   consentTotal: 0,
   sourceFacts: null,
+  notes: [],
+  notesTotal: 0,
 }
 
 const CHANGEABLE: ReadonlyArray<keyof LeadFieldChanges> = [
@@ -252,6 +258,12 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
         warnings: event.data.warnings ?? [],
       }, event.data, event.data.updatedAt)
     }
+    case 'LeadEdited':
+      return { ...state, fields: applyEdit(state.fields as LeadFields, event.data), updatedAt: event.data.editedAt }
+    case 'NoteAdded': {
+      const { leadId: _leadId, ...note } = event.data
+      return { ...state, notes: [...state.notes, note].slice(-NOTES_KEPT), notesTotal: state.notesTotal + 1 }
+    }
     case 'LeadAddedToList':
       return state.lists.includes(event.data.listName) ? state : { ...state, lists: [...state.lists, event.data.listName] }
     case 'LeadDoNotCallCleared':
@@ -336,6 +348,14 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
       }
       return events
     }
+    case 'EditLead': {
+      if (!state.exists || !state.fields) throw new DomainError('lead_not_found', 'lead not found')
+      const edit = decideEdit(command, state.leadId, state.fields, at)
+      return edit === null ? [] : [{ type: 'LeadEdited', data: edit }]
+    }
+    case 'AddNote':
+      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+      return [{ type: 'NoteAdded', data: { leadId: state.leadId, ...decideNote(command, at) } }]
     case 'ClearDoNotCall':
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       if (!state.doNotCall) return []

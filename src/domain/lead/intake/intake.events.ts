@@ -4,6 +4,7 @@ import { speedToLeadSkipLine, type SpeedToLeadSkip } from '../calls/calls.events
 import type { IntakeWarning, LeadFields } from './normalize-lead-input.ts'
 import type { TextKeyword } from './text-keywords.ts'
 import type { ConsentEvidence } from './consent.ts'
+import { editSummary, noteSummary, type LeadEditedData, type Note } from './lead-edits.ts'
 import { changeList, plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 
 export const INBOUND_LEADS = { listId: 'inbound-leads', listName: 'Inbound Leads' } as const
@@ -120,7 +121,13 @@ export type TextReplySent = DomainEvent<'TextReplySent', { leadId: string; reply
 /** The reply was not sent (`failure`: the carrier's), or may have been (`unknown_outcome`): never resent. */
 export type TextReplyFailed = DomainEvent<'TextReplyFailed', { leadId: string; replyTo: string; failure: string; message: string; at: string }>
 
+/** The account set or cleared some of the lead's fields by hand (update_lead): only what changed. */
+export type LeadEdited = DomainEvent<'LeadEdited', LeadEditedData>
+/** A note the account kept on the lead (add_note), with who wrote it. */
+export type NoteAdded = DomainEvent<'NoteAdded', Note & { leadId: string }>
+
 export type IntakeEvent =
+  | LeadEdited | NoteAdded
   | LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict
   | TextReceived | LeadReplied | TextReplyClaimed | TextReplySent | TextReplyFailed
 
@@ -191,6 +198,8 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
     return `submitted again: ${all.length === 0 ? 'nothing changed' : all.join(', ')}${extrasLine(d)}${warningList(d.warnings)}`
   },
   LeadAddedToList: (d) => addedToList(d.listName),
+  LeadEdited: (d) => editSummary(d),
+  NoteAdded: (d) => noteSummary(d),
   LeadDoNotCallCleared: () => 'do-not-call cleared',
   LeadMarkedDoNotCall: (d) =>
     d.source === 'in_call_keypress' ? 'marked do-not-call: the lead pressed 9 in the call'

@@ -1,6 +1,7 @@
 /** `get_lead_history` (read): one lead's history, as its events, newest first, a page at a time. */
 import { z } from 'zod'
 import { upcast } from '../../../domain/upcasters.ts'
+import { summarise } from '../../../audit/event-summary.ts'
 import { DomainError } from '../../../domain/shared/decider.ts'
 import { openCursor, sealCursor } from '../../../domain/shared/opaque-cursor.ts'
 import type { RecordedEvent } from '../../../domain/event.ts'
@@ -34,6 +35,7 @@ function entryOf(event: RecordedEvent) {
     type: event.type,
     time: event.recordedAt,
     actor: { kind: event.metadata.actor.kind, id: event.metadata.actor.id },
+    summary: summarise(event),
     data: event.data as Record<string, unknown>,
   }
 }
@@ -43,7 +45,7 @@ export const tool = defineTool({
   title: 'Lead history',
   summary: "One lead's events, newest first, a page at a time",
   description:
-    `Everything that happened to one lead of this account, newest first, a page at a time: each submission and update, list changes, do-not-call changes, call decisions and outcomes, follow-ups, pay-links and how each payment settled. Each entry has the event type, the time, who or what caused it (actor) and its data. A page holds at most limit events (default ${DEFAULT_HISTORY_PAGE}) and about 512 KB; when older events remain, next_cursor fetches them (null once the first event is reached), and total_events says how many there are in all. Recordings and transcripts are never included. Name the lead by phone (any formatting) or lead_id.`,
+    `Everything that happened to one lead of this account, newest first, a page at a time: each submission and update, list changes, do-not-call changes, call decisions and outcomes, follow-ups, pay-links and how each payment settled. Each entry has the event type, the time, who or what caused it (actor), a one-line summary and its data; notes (add_note), edits (update_lead), callbacks (schedule_callback) and paused or resumed follow-up are events too. A page holds at most limit events (default ${DEFAULT_HISTORY_PAGE}) and about 512 KB; when older events remain, next_cursor fetches them (null once the first event is reached), and total_events says how many there are in all. Recordings and transcripts are never included. Name the lead by phone (any formatting) or lead_id.`,
   scope: 'read',
   heavy: true,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -68,6 +70,7 @@ export const tool = defineTool({
           type: z.string(),
           time: z.string().describe('ISO UTC time the event was recorded'),
           actor: z.object({ kind: z.string(), id: z.string() }).describe('webhook_token, api_key, operator, process, carrier, …'),
+          summary: z.string().describe('What happened, in one line, as `leadline history` prints it (a note, an edit, a paused follow-up, …)'),
           data: z.record(z.string(), z.unknown()).describe("The event's own data, as recorded"),
         }),
       )

@@ -1,0 +1,3 @@
+import { runShard } from './run-shard.ts'
+
+await runShard(2, 3)
