@@ -30,6 +30,9 @@ import { serverInstructions } from './instructions.ts'
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
 export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
 
+/** Who calls: an API key, or an OAuth grant (then `keyId` is the grant's id, its rate-limit bucket too). */
+export type ToolPrincipal = ApiKeyPrincipal & { readonly credential?: 'api_key' | 'oauth_grant' }
+
 export interface McpLimits {
   /** Sustained requests per second per API key. */
   readonly ratePerSecond: number
@@ -71,12 +74,19 @@ export interface McpCall {
  * The JSON body to send with 200 (UTF-8, in chunks sent one after the other: see encodeResponse), or
  * `202` with no body when the POST held only notifications or responses.
  */
-export type McpAnswer = { readonly status: 200; readonly body: readonly Buffer[] } | { readonly status: 202 }
+export type McpAnswer =
+  | {
+      readonly status: 200
+      readonly body: readonly Buffer[]
+      /** Some request in it was refused for its credential (none, or not a live one): a 401 with OAuth on. */
+      readonly unauthenticated?: boolean
+    }
+  | { readonly status: 202 }
 
 export interface McpEndpointOptions {
   readonly tools: ToolRegistry
   readonly services: McpServices
-  readonly authenticate: (apiKey: string | undefined) => Promise<ApiKeyPrincipal | null>
+  readonly authenticate: (apiKey: string | undefined) => Promise<ToolPrincipal | null>
   readonly limits: McpLimits
   /** Read tools' answers shared while the data and the clock's second stay the same (none: every call computes). */
   readonly readCache?: ReadCache
@@ -184,7 +194,7 @@ export class McpEndpoint {
     }
 
     const incoming = messages.map(classify)
-    let principal: Promise<ApiKeyPrincipal | null> | undefined
+    let principal: Promise<ToolPrincipal | null> | undefined
     const responses = await Promise.all(
       incoming.map((message) => {
         if (message.kind === 'ignored') return null
@@ -195,11 +205,12 @@ export class McpEndpoint {
     )
     const answered = responses.filter((r): r is RpcResponse => r !== null)
     if (answered.length === 0) return { status: 202 }
-    if (!batch) return { status: 200, body: encodeResponse(answered[0] as RpcResponse) }
+    const unauthenticated = principal !== undefined && (await principal) === null
+    if (!batch) return { status: 200, body: encodeResponse(answered[0] as RpcResponse), unauthenticated }
     const parts: Buffer[] = []
     for (const response of answered) parts.push(parts.length === 0 ? OPEN_BATCH : COMMA, ...encodeResponse(response))
     parts.push(CLOSE_BATCH)
-    return { status: 200, body: parts }
+    return { status: 200, body: parts, unauthenticated }
   }
 
   private single(id: JsonRpcId, error: RpcError): McpAnswer {
@@ -208,7 +219,7 @@ export class McpEndpoint {
 
   private async answer(
     request: Extract<Incoming, { kind: 'request' }>,
-    authenticated: Promise<ApiKeyPrincipal | null>,
+    authenticated: Promise<ToolPrincipal | null>,
     call: McpCall,
   ): Promise<RpcResponse> {
     try {
@@ -235,7 +246,7 @@ export class McpEndpoint {
     }
   }
 
-  private async dispatch(request: Extract<Incoming, { kind: 'request' }>, principal: ApiKeyPrincipal, call: McpCall): Promise<unknown> {
+  private async dispatch(request: Extract<Incoming, { kind: 'request' }>, principal: ToolPrincipal, call: McpCall): Promise<unknown> {
     const params = request.params as Record<string, unknown>
     switch (request.method) {
       case 'initialize': {
@@ -261,7 +272,7 @@ export class McpEndpoint {
     }
   }
 
-  private async callTool(params: Record<string, unknown>, principal: ApiKeyPrincipal, call: McpCall): Promise<unknown> {
+  private async callTool(params: Record<string, unknown>, principal: ToolPrincipal, call: McpCall): Promise<unknown> {
     const { tools, services, limits } = this.options
     if (typeof params.name !== 'string') throw invalidParams('tools/call needs params.name, the tool name')
     const tool = tools.get(params.name)
@@ -269,6 +280,14 @@ export class McpEndpoint {
       throw new RpcError(RPC_CODES.invalidParams, 'unknown_tool', `unknown tool ${params.name}`, { tool: params.name, tools: tools.names() })
     }
     if (!principal.scopes.includes(tool.scope)) {
+      if (principal.credential === 'oauth_grant') {
+        throw new RpcError(
+          RPC_CODES.forbidden,
+          'insufficient_scope',
+          `${tool.name} needs the ${tool.scope} scope; the owner granted this client ${principal.scopes.join(', ')}. Ask the owner to sign in again and grant ${tool.scope}`,
+          { scope: tool.scope, key_scopes: principal.scopes },
+        )
+      }
       throw new RpcError(
         RPC_CODES.forbidden,
         'insufficient_scope',
@@ -293,7 +312,7 @@ export class McpEndpoint {
       account: principal.account,
       keyId: principal.keyId,
       services,
-      command: { actor: { kind: 'api_key', id: principal.keyId }, correlationId: call.requestId },
+      command: { actor: { kind: principal.credential ?? 'api_key', id: principal.keyId }, correlationId: call.requestId },
     }
     const compute = async () => {
       const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)
