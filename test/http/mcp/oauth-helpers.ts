@@ -4,6 +4,7 @@
  * console, and the SDK's OAuthClientProvider kept in memory. `signIn` runs the whole authorization
  * code flow the way an MCP client does: discovery, registration, the browser's consent, the token.
  */
+import { createHash, randomBytes } from 'node:crypto'
 import type { Test } from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -149,4 +150,53 @@ export async function connected(t: Pick<Test, 'teardown'>, fixture: OAuthFixture
   await client.connect(new StreamableHTTPClientTransport(new URL(RESOURCE), { authProvider: provider, fetch: fixture.fetch }))
   t.teardown(() => client.close())
   return client
+}
+
+/** A client registered by hand (RFC 7591), as a client without the SDK would. */
+export async function register(fixture: OAuthFixture, name = 'Raw Client'): Promise<string> {
+  const response = await fixture.fetch(`${PUBLIC}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+  })
+  if (response.status !== 201) throw new Error(`registration: ${response.status} ${await response.text()}`)
+  return ((await response.json()) as { client_id: string }).client_id
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url')
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
+}
+
+export function authorizationUrl(clientId: string, params: Record<string, string>): URL {
+  const url = new URL(`${PUBLIC}/oauth/authorize`)
+  url.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: CALLBACK, scope: 'read write dial', resource: RESOURCE, state: 'st', ...params }).toString()
+  return url
+}
+
+export async function tokenRequest(fixture: OAuthFixture, params: Record<string, string>): Promise<{ status: number; body: Record<string, string> }> {
+  const response = await fixture.fetch(`${PUBLIC}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, string> }
+}
+
+/** The authorization code flow by hand: a code for `scopes`, and what the client needs to exchange it. */
+export async function codeFor(fixture: OAuthFixture, scopes: readonly string[]): Promise<{ clientId: string; code: string; verifier: string }> {
+  const clientId = await register(fixture)
+  const { verifier, challenge } = pkce()
+  const { callback } = await consent(fixture.browser, authorizationUrl(clientId, { code_challenge: challenge, code_challenge_method: 'S256' }), scopes)
+  const code = callback.searchParams.get('code')
+  if (!code) throw new Error(`no code: ${callback.href}`)
+  return { clientId, code, verifier }
+}
+
+/** An access token for the signed-in owner's account with `scopes`. */
+export async function accessToken(fixture: OAuthFixture, scopes: readonly string[]): Promise<string> {
+  const { clientId, code, verifier } = await codeFor(fixture, scopes)
+  const { status, body } = await tokenRequest(fixture, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CALLBACK, resource: RESOURCE })
+  if (status !== 200 || !body.access_token) throw new Error(`token: ${status} ${JSON.stringify(body)}`)
+  return body.access_token
 }
