@@ -61,6 +61,10 @@ function normalisedOrigin(origin: string): string | null {
   }
 }
 
+function headerOf<K extends string>(value: string | string[] | undefined, key: K): Partial<Record<K, string>> {
+  return typeof value === 'string' ? ({ [key]: value } as Record<K, string>) : {}
+}
+
 function refuse(reply: FastifyReply, status: number, error: RpcErrorObject): FastifyReply {
   return reply.code(status).type(JSON_TYPE).header('cache-control', 'no-store').send(failure(null, error))
 }
@@ -131,10 +135,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
       }
       const version = request.headers['mcp-protocol-version']
       if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version))) {
+        // 2026-07-28's UnsupportedProtocolVersionError: a client of that revision retries with one of `supported`.
         return refuse(reply, 400, {
-          code: RPC_CODES.invalidRequest,
+          code: RPC_CODES.unsupportedProtocolVersion,
           message: `unsupported MCP-Protocol-Version ${String(version)} (supported: ${PROTOCOL_VERSIONS.join(', ')})`,
-          data: { code: 'unsupported_protocol_version', supported: [...PROTOCOL_VERSIONS] },
+          data: { code: 'unsupported_protocol_version', supported: [...PROTOCOL_VERSIONS], requested: String(version) },
         })
       }
     },
@@ -145,6 +150,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
         apiKey,
         requestId: request.id,
         log: request.log,
+        headers: {
+          ...headerOf(request.headers['mcp-protocol-version'], 'protocolVersion'),
+          ...headerOf(request.headers['mcp-method'], 'method'),
+          ...headerOf(request.headers['mcp-name'], 'name'),
+        },
       })
       if (answer.status === 202) return reply.code(202).send()
       const [first, ...rest] = answer.body as [Buffer, ...Buffer[]]
@@ -153,12 +163,12 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
         if (apiKey !== undefined) challenge.unshift('error="invalid_token"')
         return reply.code(401).type(JSON_TYPE).header('cache-control', 'no-store').header('www-authenticate', `Bearer ${challenge.join(', ')}`).send(Buffer.concat(answer.body))
       }
-      if (rest.length === 0) return reply.code(200).type(JSON_TYPE).header('cache-control', 'no-store').send(first)
+      if (rest.length === 0) return reply.code(answer.status).type(JSON_TYPE).header('cache-control', 'no-store').send(first)
       // A tool result: its tail is the result's own Buffer (shared by every caller of a read answer),
       // written as it is after the few bytes that carry the id, rather than copied into one body.
       reply.hijack()
       const raw = reply.raw
-      raw.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'content-length': answer.body.reduce((n, chunk) => n + chunk.length, 0) })
+      raw.writeHead(answer.status, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'content-length': answer.body.reduce((n, chunk) => n + chunk.length, 0) })
       raw.cork()
       for (const chunk of answer.body) raw.write(chunk)
       raw.end()
