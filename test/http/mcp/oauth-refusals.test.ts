@@ -124,6 +124,7 @@ t.test('a code is used once; used again it is refused (and its tokens end)', asy
   t.ok(Number(first.body.expires_in) <= 3600, 'short-lived')
   t.equal((await mcpPost(fixture, first.body.access_token)).statusCode, 200)
   const again = await tokenRequest(fixture, exchange)
+  t.equal(first.body.refresh_token === undefined, false, 'a refresh token beside it')
   t.equal(again.status, 400)
   t.equal(again.body.error, 'invalid_grant')
   t.equal((await mcpPost(fixture, first.body.access_token)).statusCode, 401, 'the tokens of a replayed code are revoked')
@@ -163,6 +164,7 @@ t.test('the consent page shows the client and its scopes; the owner may deny', a
   t.match(page, /value="dial"/)
   t.notMatch(page, /value="write"/, 'only what the client asked for')
   t.equal(callback.searchParams.get('error'), 'access_denied')
+  t.equal(callback.searchParams.get('iss'), PUBLIC, 'RFC 9207: the issuer in the response')
   t.equal((await fixture.app.leadline.accounts.require(fixture.accountId)).oauthGrants.size, 0, 'nothing granted')
 })
 
