@@ -65,4 +65,6 @@ t.test('the SDK signs in with OAuth: a read grant reads and is refused place_cal
   t.match(await call.json(), { error: { code: -32001 } })
   const revoked = (await fixture.app.leadline.accounts.require(fixture.accountId)).oauthGrants.get(grants[0]!.grantId)
   t.ok(revoked?.revokedAt, 'the grant is revoked on the account')
+  const events = (await fixture.app.leadline.store.readAll()).filter((e) => e.type === 'OAuthGrantRevoked')
+  t.match(events, [{ data: { grantId: grants[0]!.grantId, reason: 'refresh_token_reused' }, metadata: { actor: { kind: 'oauth_grant' } } }])
 })
