@@ -20,8 +20,7 @@ import { consoleRoutes } from './console/console.route.ts'
 import { PrometheusMetrics } from './operator/prometheus-metrics.ts'
 import { awaitUnreadBody } from './unread-body.ts'
 import { OAuthRecords } from '../read-models/oauth-records.ts'
-import { OAuthServer } from './oauth/oauth-server.ts'
-import { oauthRoutes } from './oauth/oauth.route.ts'
+import type { OAuthServer } from './oauth/oauth-server.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,10 +46,12 @@ export interface AppOptions {
 }
 
 /** The authorization server over the account's grants and the records table; its issuer is the public URL. */
-export function openOAuthServer(leadline: Leadline, publicUrl: string): OAuthServer {
+export async function openOAuthServer(leadline: Leadline, publicUrl: string): Promise<OAuthServer> {
   if (new URL(publicUrl).protocol !== 'https:') {
     throw new Error(`LEADLINE_OAUTH=on needs an https LEADLINE_PUBLIC_URL (OAuth 2.1 issues tokens over TLS only); it is ${publicUrl}`)
   }
+  // Loaded only with OAuth on: the library is large, and a server or command without it never pays for it.
+  const { OAuthServer } = await import('./oauth/oauth-server.ts')
   const records = new OAuthRecords(leadline.views, leadline.clock)
   return new OAuthServer({
     publicUrl,
@@ -97,7 +98,7 @@ function frameworkErrorCode(error: FastifyError): HttpErrorCode | null {
 export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstance, options: AppOptions) => {
   fastify.decorate('leadline', options.leadline)
   fastify.decorate('publicUrl', options.publicUrl.replace(/\/+$/, ''))
-  const oauth = options.oauth === true ? openOAuthServer(options.leadline, fastify.publicUrl) : null
+  const oauth = options.oauth === true ? await openOAuthServer(options.leadline, fastify.publicUrl) : null
   fastify.decorate('oauth', oauth)
   // Every route's early answer (a 413 above all) reaches clients still sending the body.
   awaitUnreadBody(fastify)
@@ -135,7 +136,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(facebookWebhookRoute)
   await fastify.register(carrierCallbackRoutes)
   await fastify.register(mcpRoutes, { oauth })
-  if (oauth) await fastify.register(oauthRoutes, { oauth })
+  if (oauth) await fastify.register((await import('./oauth/oauth.route.ts')).oauthRoutes, { oauth })
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)

@@ -7,7 +7,8 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { SCOPES, type Scope } from '../../domain/account/account.events.ts'
-import { ourScopes, type OAuthServer } from '../oauth/oauth-server.ts'
+import type { OAuthServer } from '../oauth/oauth-server.ts'
+import { ourScopes } from '../oauth/oauth-scopes.ts'
 import { html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { CONSOLE_CSP, actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'

@@ -11,6 +11,7 @@ import Provider, { errors, type Adapter, type AdapterPayload, type Configuration
 import { SCOPES, type Scope } from '../../domain/account/account.events.ts'
 import type { OAuthRecords } from '../../read-models/oauth-records.ts'
 import type { SecretBox } from '../../integrations/secrets/secret-box.ts'
+import { ourScopes } from './oauth-scopes.ts'
 
 /** Where the console's consent page answers an authorization request (the interaction's uid follows). */
 export const CONSENT_PATH = '/app/oauth/consent'
@@ -86,11 +87,6 @@ function recordsAdapter(records: OAuthRecords, secretBox: SecretBox) {
   }
 }
 
-/** The scopes of a scope string that are ours, in the stable order. */
-export function ourScopes(scope: string | undefined): Scope[] {
-  const asked = new Set((scope ?? '').split(' '))
-  return SCOPES.filter((s) => asked.has(s))
-}
 
 export class OAuthServer {
   readonly provider: Provider
