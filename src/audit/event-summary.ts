@@ -54,6 +54,7 @@ export function summarise(event: RecordedEvent): string {
 const ACTOR_KINDS: Readonly<Record<Actor['kind'], string>> = {
   webhook_token: 'webhook token',
   api_key: 'API key',
+  oauth_grant: 'OAuth grant',
   operator: 'operator',
   user: 'user',
   process: 'process',

@@ -140,6 +140,20 @@ export class Accounts {
     await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RevokeApiKey', keyId }, context)
   }
 
+  /** The owner consented to an OAuth client acting on the account with these scopes (the console's consent page). */
+  async createOAuthGrant(
+    accountId: string,
+    grant: { grantId: string; clientId: string; clientName: string; userId: string; scopes: readonly string[] },
+    context: CommandContext,
+  ): Promise<void> {
+    await this.commands.handle(accountStream(accountId), accountDecider, { type: 'CreateOAuthGrant', ...grant }, context)
+  }
+
+  /** Ends a grant: every token of it fails from the next request on. */
+  async revokeOAuthGrant(accountId: string, grantId: string, reason: 'owner' | 'client' | 'refresh_token_reused', context: CommandContext): Promise<void> {
+    await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RevokeOAuthGrant', grantId, reason }, context)
+  }
+
   /** The account as its stream says now; null when there is no such account. */
   async get(accountId: string): Promise<AccountState | null> {
     // Read before the stream: a write landing in between only makes the next request check again.

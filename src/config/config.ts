@@ -39,6 +39,7 @@ const schema = z.object({
   LEADLINE_VIEWS: z.string().trim().min(1).optional(),
   LEADLINE_PUBLIC_URL: z.optional(httpUrl),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LEADLINE_OAUTH: z.enum(['on', 'off'], { message: 'must be on or off' }).default('off'),
   // Per webhook token: sustained leads per second, or `off` where a gateway in front already limits.
   LEADLINE_WEBHOOK_RATE: z
     .union([z.literal('off'), z.coerce.number().positive().max(1_000_000)], { message: 'must be a number of requests per second above 0, or off' })
@@ -171,6 +172,8 @@ export interface Config {
   readonly operatorTokenHashes: readonly string[]
   /** LEADLINE_SECRET_KEY: the key that seals stored secrets; null means the embedded store's key file. */
   readonly secretKey: Buffer | null
+  /** LEADLINE_OAUTH=on: the tool endpoint takes OAuth access tokens beside API keys (needs an https public URL). */
+  readonly oauth: boolean
 }
 
 export class ConfigError extends Error {
@@ -195,6 +198,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
   }
   const c = parsed.data
+  if (c.LEADLINE_OAUTH === 'on' && (c.LEADLINE_PUBLIC_URL === undefined || new URL(c.LEADLINE_PUBLIC_URL).protocol !== 'https:')) {
+    throw new ConfigError([
+      `LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL (OAuth clients reach the sign-in and tokens only over TLS); it is ${c.LEADLINE_PUBLIC_URL ?? 'not set'}`,
+    ])
+  }
   const shownHost = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST
   return {
     port: c.PORT,
@@ -209,5 +217,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: c.LEADLINE_TRUST_PROXY,
     operatorTokenHashes: c.LEADLINE_OPERATOR_TOKEN_HASH,
     secretKey: c.LEADLINE_SECRET_KEY ?? null,
+    oauth: c.LEADLINE_OAUTH === 'on',
   }
 }

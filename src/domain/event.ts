@@ -7,6 +7,8 @@
 export type Actor =
   | { readonly kind: 'webhook_token'; readonly id: string }
   | { readonly kind: 'api_key'; readonly id: string }
+  /** A tool call made with an OAuth access token: the id is the owner's grant (docs/mcp.md, "Connect"). */
+  | { readonly kind: 'oauth_grant'; readonly id: string }
   | { readonly kind: 'operator'; readonly id: string }
   | { readonly kind: 'user'; readonly id: string }
   | { readonly kind: 'process'; readonly id: string }

@@ -13,18 +13,22 @@ import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
 import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
-import { mcpRoutes } from './mcp/mcp.route.ts'
+import { MCP_PATH, mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
 import { consoleRoutes } from './console/console.route.ts'
 import { PrometheusMetrics } from './operator/prometheus-metrics.ts'
 import { awaitUnreadBody } from './unread-body.ts'
+import { OAuthRecords } from '../read-models/oauth-records.ts'
+import type { OAuthServer } from './oauth/oauth-server.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     leadline: Leadline
     /** Base URL used in links, docs and carrier callbacks (LEADLINE_PUBLIC_URL). */
     publicUrl: string
+    /** The tool endpoint's authorization server; null unless LEADLINE_OAUTH=on. */
+    oauth: OAuthServer | null
   }
 }
 
@@ -37,6 +41,32 @@ export interface AppOptions {
   readonly readyLagMs?: number
   /** SHA-256 hashes of the operator tokens that open /metrics and /readyz's details (LEADLINE_OPERATOR_TOKEN_HASH). */
   readonly operatorTokenHashes?: readonly string[]
+  /** LEADLINE_OAUTH=on: Leadline is the OAuth 2.1 authorization server of its tool endpoint (needs an https public URL). */
+  readonly oauth?: boolean
+}
+
+/** The authorization server over the account's grants and the records table; its issuer is the public URL. */
+export async function openOAuthServer(leadline: Leadline, publicUrl: string): Promise<OAuthServer> {
+  if (new URL(publicUrl).protocol !== 'https:') {
+    throw new Error(`LEADLINE_OAUTH=on needs an https LEADLINE_PUBLIC_URL (OAuth 2.1 issues tokens over TLS only); it is ${publicUrl}`)
+  }
+  // Loaded only with OAuth on: the library is large, and a server or command without it never pays for it.
+  const { OAuthServer } = await import('./oauth/oauth-server.ts')
+  const records = new OAuthRecords(leadline.views, leadline.clock)
+  return new OAuthServer({
+    publicUrl,
+    resource: `${publicUrl}${MCP_PATH}`,
+    records,
+    secretBox: leadline.secretBox,
+    grants: {
+      liveGrant: async (accountId, grantId) => {
+        const grant = (await leadline.accounts.get(accountId))?.oauthGrants.get(grantId)
+        return grant && grant.revokedAt === null ? { scopes: grant.scopes } : null
+      },
+      revoked: (accountId, grantId, reason) =>
+        leadline.accounts.revokeOAuthGrant(accountId, grantId, reason, { actor: { kind: 'oauth_grant', id: grantId } }),
+    },
+  })
 }
 
 /** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
@@ -68,6 +98,8 @@ function frameworkErrorCode(error: FastifyError): HttpErrorCode | null {
 export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstance, options: AppOptions) => {
   fastify.decorate('leadline', options.leadline)
   fastify.decorate('publicUrl', options.publicUrl.replace(/\/+$/, ''))
+  const oauth = options.oauth === true ? await openOAuthServer(options.leadline, fastify.publicUrl) : null
+  fastify.decorate('oauth', oauth)
   // Every route's early answer (a 413 above all) reaches clients still sending the body.
   awaitUnreadBody(fastify)
 
@@ -103,7 +135,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
   await fastify.register(facebookWebhookRoute)
   await fastify.register(carrierCallbackRoutes)
-  await fastify.register(mcpRoutes)
+  await fastify.register(mcpRoutes, { oauth })
+  if (oauth) await fastify.register((await import('./oauth/oauth.route.ts')).oauthRoutes, { oauth })
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)

@@ -44,7 +44,7 @@ function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
 /** A fastify instance with the Leadline app registered, not yet listening. */
 export async function createHttpServer(
   leadline: Leadline,
-  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number; trustProxy?: TrustProxy; operatorTokenHashes?: readonly string[] },
+  options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number; trustProxy?: TrustProxy; operatorTokenHashes?: readonly string[]; oauth?: boolean },
 ): Promise<FastifyInstance> {
   const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
@@ -67,6 +67,7 @@ export async function createHttpServer(
     ...(options.webhookRateLimit === undefined ? {} : { webhookRateLimit: options.webhookRateLimit }),
     ...(options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs }),
     ...(options.operatorTokenHashes === undefined ? {} : { operatorTokenHashes: options.operatorTokenHashes }),
+    ...(options.oauth === undefined ? {} : { oauth: options.oauth }),
   })
   return fastify
 }
@@ -75,7 +76,7 @@ export async function createHttpServer(
 export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
   const logger = pino(loggerOptions(config.logLevel) as LoggerOptions)
   const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, serving: true })
-  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy, operatorTokenHashes: config.operatorTokenHashes })
+  const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy, operatorTokenHashes: config.operatorTokenHashes, oauth: config.oauth })
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.
   await leadline.prepare()

@@ -15,6 +15,7 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     trustProxy: false,
     operatorTokenHashes: [],
     secretKey: null,
+    oauth: false,
   })
 })
 
@@ -78,4 +79,13 @@ t.test('LEADLINE_SECRET_KEY: 32 bytes as base64 or hex; anything else stops the 
   }
   t.equal(defaultSecretKeyPath('sqlite:./data/leadline.db'), './data/leadline.secret-key')
   t.equal(defaultSecretKeyPath('esdb://host:2113'), null)
+})
+
+t.test('LEADLINE_OAUTH: off by default; on needs an https public URL, or the start stops and says why', async (t) => {
+  t.equal(loadConfig({}).oauth, false)
+  t.equal(loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'https://leads.example.com' }).oauth, true)
+  t.equal(loadConfig({ LEADLINE_OAUTH: 'off', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }).oauth, false)
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on' }), /LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL .*it is not set/)
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }), /it is http:\/\/leads.example.com/)
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'yes' }), /LEADLINE_OAUTH: must be on or off/)
 })

@@ -60,6 +60,8 @@ export async function buildApp(
     facebookRetryDelaysMs?: readonly number[]
     /** How outbound events are retried and paced (default: the documented policy). */
     deliveryPolicy?: LeadlineOptions['deliveryPolicy']
+    /** LEADLINE_OAUTH=on (give an https publicUrl). */
+    oauth?: boolean
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -86,6 +88,7 @@ export async function buildApp(
     ...(options.webhookRateLimit !== undefined ? { webhookRateLimit: options.webhookRateLimit } : {}),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     operatorTokenHashes: [OPERATOR.hash],
+    ...(options.oauth !== undefined ? { oauth: options.oauth } : {}),
   })
   if (options.start !== false) await leadline.start()
   t.teardown(async () => {

@@ -11,6 +11,8 @@ export const EXIT_BY_RPC_CODE: Readonly<Record<number, number>> = {
   [-32003]: REMOTE_EXIT.scope,
   [-32602]: REMOTE_EXIT.invalidArguments,
   [-32603]: REMOTE_EXIT.toolFailed,
+  // The rate limit's code from 0.2 on, and the one servers before it (and 2025-11-25 requests until 0.3) answer.
+  [-32010]: REMOTE_EXIT.rateLimited,
   [-32029]: REMOTE_EXIT.rateLimited,
 }
 

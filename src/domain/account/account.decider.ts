@@ -21,6 +21,8 @@ export type AccountCommand =
   | { type: 'RotateWebhookToken'; newToken: IssuedSecret }
   | { type: 'CreateApiKey'; key: IssuedSecret; scopes: readonly string[]; label: string | null }
   | { type: 'RevokeApiKey'; keyId: string }
+  | { type: 'CreateOAuthGrant'; grantId: string; clientId: string; clientName: string; userId: string; scopes: readonly string[] }
+  | { type: 'RevokeOAuthGrant'; grantId: string; reason: 'owner' | 'client' | 'refresh_token_reused' }
   /** The key's salted hash (made outside: the salt is random); the key itself never reaches the log. */
   | { type: 'SetGoogleKey'; keyHash: string; salt: string }
   | { type: 'ClearGoogleKey' }
@@ -53,6 +55,17 @@ export interface ApiKeyState {
   readonly revokedAt: string | null
 }
 
+/** An OAuth client's consented access to the account (one account per grant, as one account per key). */
+export interface OAuthGrantState {
+  readonly grantId: string
+  readonly clientId: string
+  readonly clientName: string
+  readonly userId: string
+  readonly scopes: readonly Scope[]
+  readonly createdAt: string
+  readonly revokedAt: string | null
+}
+
 export interface AccountState {
   readonly exists: boolean
   readonly accountId: string
@@ -63,6 +76,8 @@ export interface AccountState {
   readonly webhookToken: { readonly tokenId: string; readonly tokenHash: string; readonly hint: string } | null
   /** By key id. A Map, so an id such as `constructor` or `__proto__` is looked up as itself, never found on a prototype. */
   readonly apiKeys: ReadonlyMap<string, ApiKeyState>
+  /** OAuth grants by grant id, revoked ones kept with their time. */
+  readonly oauthGrants: ReadonlyMap<string, OAuthGrantState>
   /** The Google lead-form key's salted hash; null when none is set (Google's leads are then refused). */
   readonly googleKey: { readonly keyHash: string; readonly salt: string; readonly setAt: string } | null
   /** Each lead source's field map, by source name. */
@@ -116,6 +131,7 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
     settings: DEFAULT_SETTINGS,
     webhookToken: null,
     apiKeys: new Map(),
+    oauthGrants: new Map(),
     googleKey: null,
     fieldMaps: new Map(),
     subscriptions: new Map(),
@@ -158,6 +174,15 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         const key = state.apiKeys.get(event.data.keyId)
         if (!key) return state
         return { ...state, apiKeys: new Map(state.apiKeys).set(key.keyId, { ...key, revokedAt: event.data.revokedAt }) }
+      }
+      case 'OAuthGrantCreated': {
+        const { grantId, clientId, clientName, userId, scopes, createdAt } = event.data
+        return { ...state, oauthGrants: new Map(state.oauthGrants).set(grantId, { grantId, clientId, clientName, userId, scopes, createdAt, revokedAt: null }) }
+      }
+      case 'OAuthGrantRevoked': {
+        const grant = state.oauthGrants.get(event.data.grantId)
+        if (!grant) return state
+        return { ...state, oauthGrants: new Map(state.oauthGrants).set(grant.grantId, { ...grant, revokedAt: event.data.revokedAt }) }
       }
       case 'GoogleKeySet':
         return { ...state, googleKey: { keyHash: event.data.keyHash, salt: event.data.salt, setAt: event.data.setAt } }
@@ -252,6 +277,20 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         if (!key) throw new DomainError('key_not_found', `no key ${command.keyId} in this account`)
         if (key.revokedAt !== null) return []
         return [{ type: 'ApiKeyRevoked', data: { keyId: key.keyId, revokedAt: at } }]
+      }
+      case 'CreateOAuthGrant': {
+        requireAccount(state)
+        if (state.oauthGrants.has(command.grantId)) return []
+        const { grantId, clientId, userId } = command
+        const clientName = command.clientName.trim().slice(0, MAX_KEY_LABEL) || clientId
+        return [{ type: 'OAuthGrantCreated', data: { grantId, clientId, clientName, userId, scopes: validateScopes(command.scopes), createdAt: at } }]
+      }
+      case 'RevokeOAuthGrant': {
+        requireAccount(state)
+        const grant = state.oauthGrants.get(command.grantId)
+        if (!grant) throw new DomainError('grant_not_found', `no OAuth grant ${command.grantId} in this account`)
+        if (grant.revokedAt !== null) return []
+        return [{ type: 'OAuthGrantRevoked', data: { grantId: grant.grantId, reason: command.reason, revokedAt: at } }]
       }
       case 'SetGoogleKey':
         requireAccount(state)

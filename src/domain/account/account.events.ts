@@ -27,6 +27,16 @@ export type ApiKeyCreated = DomainEvent<
 >
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; revokedAt: string }>
 /**
+ * The owner consented in the console to an OAuth client acting on this account with these scopes
+ * (docs/mcp.md, "Connect"). The tokens themselves live with the authorization server, as hashes;
+ * the grant here is what a token's use is checked against, so revoking it stops every token at once.
+ */
+export type OAuthGrantCreated = DomainEvent<
+  'OAuthGrantCreated',
+  { grantId: string; clientId: string; clientName: string; userId: string; scopes: Scope[]; createdAt: string }
+>
+export type OAuthGrantRevoked = DomainEvent<'OAuthGrantRevoked', { grantId: string; reason: 'owner' | 'client' | 'refresh_token_reused'; revokedAt: string }>
+/**
  * The key Google Ads lead forms send as `google_key`: kept only as a salted SHA-256 hash, never shown
  * again (it is chosen by the owner and typed into Google's form, so it is no secret of ours to print).
  */
@@ -53,6 +63,8 @@ export type AccountEvent =
   | WebhookTokenRevoked
   | ApiKeyCreated
   | ApiKeyRevoked
+  | OAuthGrantCreated
+  | OAuthGrantRevoked
   | GoogleKeySet
   | GoogleKeyCleared
   | SourceFieldMapSet
@@ -68,6 +80,8 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'WebhookTokenRevoked',
   'ApiKeyCreated',
   'ApiKeyRevoked',
+  'OAuthGrantCreated',
+  'OAuthGrantRevoked',
   'GoogleKeySet',
   'GoogleKeyCleared',
   'SourceFieldMapSet',
@@ -88,6 +102,8 @@ export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
   WebhookTokenRevoked: (d) => `webhook token ${d.tokenId} revoked (${printable(d.reason)})`,
   ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,
   ApiKeyRevoked: (d) => `API key ${d.keyId} revoked`,
+  OAuthGrantCreated: (d) => `OAuth grant ${d.grantId} to client ${quoted(d.clientName)} (${printable(d.clientId)}) by user ${d.userId}: scopes ${d.scopes.join(', ')}`,
+  OAuthGrantRevoked: (d) => `OAuth grant ${d.grantId} revoked (${d.reason === 'owner' ? 'by the owner' : d.reason === 'client' ? 'by its client' : 'a refresh token was used twice: every token of the grant ends'})`,
   GoogleKeySet: () => 'Google lead-form key set (kept as a hash)',
   GoogleKeyCleared: () => 'Google lead-form key removed',
   SourceFieldMapSet: (d) => `field map of source ${quoted(d.source)} set: ${d.mappings.map((m) => `${printable(m.field)} ← ${printable(m.path)}`).join(', ')}`,

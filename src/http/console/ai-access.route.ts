@@ -13,7 +13,7 @@ import { actingUser, frameOf, refreshAccount, requireSession, sendFailedPage, se
 
 const PATH = '/setup/ai-access'
 
-const SCOPE_TEXT: Readonly<Record<(typeof SCOPES)[number], string>> = {
+export const SCOPE_TEXT: Readonly<Record<(typeof SCOPES)[number], string>> = {
   read: 'read the book: next actions, leads, lead history',
   write: 'change it: mark do-not-call, text a pay-link',
   dial: 'ring people: place a call from your number',
@@ -37,6 +37,27 @@ function keyList(account: AccountState, lastUsed: ReadonlyMap<string, string>, c
     : html`<form method="post" action="${CONSOLE_PREFIX}${PATH}/${key.keyId}/revoke" class="inline" data-confirm="Revoke this key? Whatever uses it stops working at once.">
 ${csrfField(csrfToken)}
 <button type="submit" class="danger" aria-label="Revoke key ${key.label ?? key.hint}">Revoke</button></form>`}</td>
+</tr>`)}</tbody></table></div>`
+}
+
+/** OAuth clients the owner allowed (issue #30), beside the keys: revoking one ends every token of it at once. */
+function grantList(account: AccountState, lastUsed: ReadonlyMap<string, string>, csrfToken: string): Html {
+  const grants = [...account.oauthGrants.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  if (grants.length === 0) return html`<p class="muted">No app signed in with OAuth yet.</p>`
+  const zone = account.settings.timeZone
+  return html`<div class="table-wrap"><table>
+<caption class="muted">Apps allowed through OAuth sign-in, newest first</caption>
+<thead><tr><th scope="col">Client</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
+<tbody>${grants.map((grant) => html`<tr data-grant-id="${grant.grantId}">
+<td>${grant.clientName} <span class="muted">(<code>${grant.clientId}</code>)</span></td>
+<td>${grant.scopes.map((s) => html`<span class="badge">${s}</span>`)}</td>
+<td>${timeElement(grant.createdAt, zone)}</td>
+<td>${lastUsed.has(grant.grantId) ? timeElement(lastUsed.get(grant.grantId), zone) : html`<span class="muted">never</span>`}</td>
+<td>${grant.revokedAt
+    ? html`<span class="bad">revoked ${timeElement(grant.revokedAt, zone)}</span>`
+    : html`<form method="post" action="${CONSOLE_PREFIX}${PATH}/grants/${grant.grantId}/revoke" class="inline" data-confirm="Revoke this app's access? Its tokens stop working at once.">
+${csrfField(csrfToken)}
+<button type="submit" class="danger" aria-label="Revoke ${grant.clientName}">Revoke</button></form>`}</td>
 </tr>`)}</tbody></table></div>`
 }
 
@@ -76,13 +97,16 @@ export const aiAccessRoutes: FastifyPluginAsync = async (fastify) => {
   const show = (request: FastifyRequest, reply: FastifyReply, extra: { created?: Html; notice?: string | null; error?: string | null; values?: { label: string; scopes: readonly string[] } }) => {
     const frame = frameOf(request, reply, 'ai-access')
     const { account } = signedIn(request)
+    const lastUsed = leadline.apiKeyUsage.lastUsed(account.accountId)
     const body = html`<h1>Setup → AI access</h1>
 <p>API keys let AI agents and the <code>leadline</code> command-line client use this account's tool endpoint. Each key belongs to ${account.name} only.</p>
 ${extra.created ?? ''}
 <h2>Create a key</h2>
 ${createForm(frame.csrfToken, extra.error ?? null, extra.values ?? { label: '', scopes: ['read'] })}
 <h2>Keys</h2>
-${keyList(account, leadline.apiKeyUsage.lastUsed(account.accountId), frame.csrfToken)}`
+${keyList(account, lastUsed, frame.csrfToken)}
+<h2>Apps signed in with OAuth</h2>
+${grantList(account, lastUsed, frame.csrfToken)}`
     const page = { title: 'AI access', frame, body, notice: extra.notice ?? null }
     // 201 with the key just created; 400 (nothing created) when the form comes back with an error.
     if (extra.error) return sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: extra.error })
@@ -113,6 +137,14 @@ ${keyList(account, leadline.apiKeyUsage.lastUsed(account.accountId), frame.csrfT
 
     routes.post<{ Params: { keyId: string } }>(`${PATH}/:keyId/revoke`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
       await leadline.accounts.revokeAccountApiKey(signedIn(request).account.accountId, request.params.keyId, actingUser(request))
+      return reply.redirect(`${CONSOLE_PREFIX}${PATH}?revoked`, 303)
+    })
+
+    routes.post<{ Params: { grantId: string } }>(`${PATH}/grants/:grantId/revoke`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+      const accountId = signedIn(request).account.accountId
+      await leadline.accounts.revokeOAuthGrant(accountId, request.params.grantId, 'owner', actingUser(request))
+      // The grant's event already stops its tokens; dropping them frees the records too.
+      fastify.oauth?.revokeGrantRecords(request.params.grantId)
       return reply.redirect(`${CONSOLE_PREFIX}${PATH}?revoked`, 303)
     })
   })

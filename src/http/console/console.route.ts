@@ -10,6 +10,7 @@ import formbody from '@fastify/formbody'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
 import { aiAccessRoutes } from './ai-access.route.ts'
+import { oauthConsentRoutes } from './oauth-consent.route.ts'
 import { assetsRoute } from './assets.route.ts'
 import { html } from './html.ts'
 import { CONSOLE_PREFIX } from './layout.ts'
@@ -77,5 +78,6 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(facebookLeadAdsRoutes)
   await fastify.register(eventsRoutes)
   await fastify.register(aiAccessRoutes)
+  await fastify.register(oauthConsentRoutes)
   await fastify.register(settingsRoutes)
 }

@@ -18,8 +18,17 @@ export const RPC_CODES = {
   unauthorized: -32001,
   /** The key lacks the scope the tool needs (spec §7.1). */
   forbidden: -32003,
-  /** Too many requests for this key; `data.retry_after_seconds` says when to try again. */
-  rateLimited: -32029,
+  /**
+   * Too many requests for this key; `data.retry_after_seconds` says when to try again. -32029 lies in
+   * the range protocol 2026-07-28 reserves for the MCP specification: requests of that revision get
+   * this code; those of 2025-11-25 and earlier still get `legacyRateLimited` until 0.3.0 (docs/versioning.md).
+   */
+  rateLimited: -32010,
+  legacyRateLimited: -32029,
+  /** 2026-07-28: the MCP headers do not match the body, or one it requires is missing (HTTP 400). */
+  headerMismatch: -32020,
+  /** 2026-07-28: a protocol version this server does not speak; `data.supported` lists those it does (HTTP 400). */
+  unsupportedProtocolVersion: -32022,
 } as const
 
 export type JsonRpcId = string | number | null
@@ -94,8 +103,20 @@ const STRUCTURED_OPEN = Buffer.from('}],"structuredContent":')
 const RESULT_CLOSE = Buffer.from('}}')
 const REPLAYED_CLOSE = Buffer.from(',"_meta":{"leadline/replayed":true}}}')
 
+/** What a 2026-07-28 result carries besides its content: `resultType` and the server's identity in `_meta`. */
+export interface ModernResultFields {
+  readonly resultType: 'complete'
+  readonly serverInfo: Readonly<Record<string, string>>
+}
+
+function modernClose(fields: ModernResultFields, replayed: boolean): Buffer {
+  const meta = { 'io.modelcontextprotocol/serverInfo': fields.serverInfo, ...(replayed ? { 'leadline/replayed': true } : {}) }
+  return Buffer.from(`,"resultType":${JSON.stringify(fields.resultType)},"_meta":${JSON.stringify(meta)}}}`)
+}
+
 export class ToolCallResult {
   private encodedTail: Buffer | undefined
+  private modernTail: Buffer | undefined
 
   constructor(
     /** The tool's output, as JSON. */
@@ -117,6 +138,19 @@ export class ToolCallResult {
     return this.encodedTail
   }
 
+  /** The same for a 2026-07-28 request: `resultType` and `_meta` after the content. */
+  tailFor(modern: ModernResultFields | null): Buffer {
+    if (modern === null) return this.tail
+    this.modernTail ??= Buffer.concat([
+      CONTENT_OPEN,
+      Buffer.from(JSON.stringify(this.text)),
+      STRUCTURED_OPEN,
+      Buffer.from(this.text),
+      modernClose(modern, this.replayed),
+    ])
+    return this.modernTail
+  }
+
   toJSON(): unknown {
     return JSON.parse(serializeResponse(success(null, this))).result
   }
@@ -127,9 +161,9 @@ export class ToolCallResult {
  * result's own Buffer, shared by every caller and never copied (a copy per call is memory outside the
  * JavaScript heap, and under load V8 answers that pressure with full collections).
  */
-export function encodeResponse(response: RpcResponse): Buffer[] {
+export function encodeResponse(response: RpcResponse, modern: ModernResultFields | null = null): Buffer[] {
   if (!('result' in response) || !(response.result instanceof ToolCallResult)) return [Buffer.from(JSON.stringify(response))]
-  return [Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(response.id)}`), response.result.tail]
+  return [Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(response.id)}`), response.result.tailFor(modern)]
 }
 
 /** The response as JSON text. */

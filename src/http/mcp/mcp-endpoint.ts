@@ -26,9 +26,21 @@ import type { McpServices, Tool, ToolContext } from './tool.ts'
 import type { ToolRegistry } from './tool-registry.ts'
 import { serverInstructions } from './instructions.ts'
 
-/** Newest first; `initialize` answers with the client's version when it is one of these, else the newest. */
-export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
-export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
+/**
+ * Newest first. 2026-07-28 is stateless: no `initialize`, every request names its version in the
+ * `MCP-Protocol-Version` header and in `params._meta` (docs/mcp.md, "Protocol versions"). The others
+ * open with `initialize`, which answers the client's version when it is one of them, else the newest.
+ */
+export const PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const
+export const MODERN_PROTOCOL_VERSIONS: ReadonlySet<string> = new Set(['2026-07-28'])
+const LEGACY_PROTOCOL_VERSIONS: readonly string[] = PROTOCOL_VERSIONS.filter((v) => !MODERN_PROTOCOL_VERSIONS.has(v))
+export const LATEST_PROTOCOL_VERSION = LEGACY_PROTOCOL_VERSIONS[0] as string
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion'
+/** How long a 2026-07-28 client may cache `tools/list` and `server/discover`: the tools change only with a new release. */
+const LIST_TTL_MS = 60 * 60 * 1000
+
+/** Who calls: an API key, or an OAuth grant (then `keyId` is the grant's id, its rate-limit bucket too). */
+export type ToolPrincipal = ApiKeyPrincipal & { readonly credential?: 'api_key' | 'oauth_grant' }
 
 export interface McpLimits {
   /** Sustained requests per second per API key. */
@@ -56,6 +68,38 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
 }
 
 const SERVER_VERSION = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version
+const SERVER_INFO = { name: 'leadline', title: 'Leadline', version: SERVER_VERSION }
+
+/** The protocol version a message names in `params._meta` (2026-07-28), if any. */
+function metaVersion(message: unknown): string | undefined {
+  const meta = (isObject(message) && isObject(message.params) ? message.params._meta : undefined)
+  const version = isObject(meta) ? meta[META_VERSION] : undefined
+  return typeof version === 'string' ? version : undefined
+}
+
+/** `=?base64?…?=`: how a client sends a header value that is not plain ASCII (2026-07-28 Streamable HTTP). */
+function headerValue(value: string): string {
+  const encoded = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value)
+  return encoded ? Buffer.from(encoded[1] as string, 'base64').toString('utf8') : value
+}
+
+/** Why a 2026-07-28 request's headers and body disagree, or null when they agree. */
+function headerMismatch(
+  request: { readonly method: string; readonly params: unknown },
+  headers: NonNullable<McpCall['headers']>,
+): string | null {
+  const version = metaVersion({ params: request.params })
+  if (version === undefined) return `params._meta["${META_VERSION}"] is required in protocol 2026-07-28`
+  if (headers.protocolVersion !== version) return `the MCP-Protocol-Version header (${headers.protocolVersion ?? 'none'}) does not match params._meta (${version})`
+  if (headers.method === undefined) return 'the Mcp-Method header is required in protocol 2026-07-28'
+  if (headers.method !== request.method) return `the Mcp-Method header (${headers.method}) does not match the body's method (${request.method})`
+  if (request.method === 'tools/call') {
+    const name = isObject(request.params) ? request.params.name : undefined
+    if (headers.name === undefined) return 'the Mcp-Name header is required on tools/call'
+    if (headerValue(headers.name) !== name) return `the Mcp-Name header (${headers.name}) does not match params.name`
+  }
+  return null
+}
 
 export interface McpCall {
   /** The raw body. */
@@ -65,18 +109,28 @@ export interface McpCall {
   /** Ties the events a call appends to this HTTP request. */
   readonly requestId: string
   readonly log: FastifyBaseLogger
+  /** The MCP request headers (2026-07-28 checks them against the body). */
+  readonly headers?: { readonly protocolVersion?: string; readonly method?: string; readonly name?: string }
 }
 
 /**
  * The JSON body to send with 200 (UTF-8, in chunks sent one after the other: see encodeResponse), or
  * `202` with no body when the POST held only notifications or responses.
  */
-export type McpAnswer = { readonly status: 200; readonly body: readonly Buffer[] } | { readonly status: 202 }
+export type McpAnswer =
+  | {
+      /** 400 and 404 only for 2026-07-28's header, version and method refusals. */
+      readonly status: 200 | 400 | 404
+      readonly body: readonly Buffer[]
+      /** Some request in it was refused for its credential (none, or not a live one): a 401 with OAuth on. */
+      readonly unauthenticated?: boolean
+    }
+  | { readonly status: 202 }
 
 export interface McpEndpointOptions {
   readonly tools: ToolRegistry
   readonly services: McpServices
-  readonly authenticate: (apiKey: string | undefined) => Promise<ApiKeyPrincipal | null>
+  readonly authenticate: (apiKey: string | undefined) => Promise<ToolPrincipal | null>
   readonly limits: McpLimits
   /** Read tools' answers shared while the data and the clock's second stay the same (none: every call computes). */
   readonly readCache?: ReadCache
@@ -173,6 +227,10 @@ export class McpEndpoint {
     }
     const batch = Array.isArray(parsed)
     const messages = batch ? (parsed as unknown[]) : [parsed]
+    const declared = messages.map(metaVersion).find((v) => v !== undefined)
+    if (MODERN_PROTOCOL_VERSIONS.has(call.headers?.protocolVersion ?? '') || (declared !== undefined && MODERN_PROTOCOL_VERSIONS.has(declared))) {
+      return this.handleModern(call, parsed, batch)
+    }
     if (batch && messages.length === 0) return this.single(null, new RpcError(RPC_CODES.invalidRequest, 'invalid_request', 'an empty batch'))
     if (messages.length > this.options.limits.maxBatch) {
       return this.single(
@@ -184,7 +242,7 @@ export class McpEndpoint {
     }
 
     const incoming = messages.map(classify)
-    let principal: Promise<ApiKeyPrincipal | null> | undefined
+    let principal: Promise<ToolPrincipal | null> | undefined
     const responses = await Promise.all(
       incoming.map((message) => {
         if (message.kind === 'ignored') return null
@@ -195,21 +253,68 @@ export class McpEndpoint {
     )
     const answered = responses.filter((r): r is RpcResponse => r !== null)
     if (answered.length === 0) return { status: 202 }
-    if (!batch) return { status: 200, body: encodeResponse(answered[0] as RpcResponse) }
+    const unauthenticated = principal !== undefined && (await principal) === null
+    if (!batch) return { status: 200, body: encodeResponse(answered[0] as RpcResponse), unauthenticated }
     const parts: Buffer[] = []
     for (const response of answered) parts.push(parts.length === 0 ? OPEN_BATCH : COMMA, ...encodeResponse(response))
     parts.push(CLOSE_BATCH)
-    return { status: 200, body: parts }
+    return { status: 200, body: parts, unauthenticated }
   }
 
-  private single(id: JsonRpcId, error: RpcError): McpAnswer {
-    return { status: 200, body: encodeResponse(failure(id, outgoingError(error))) }
+  private single(id: JsonRpcId, error: RpcError, status: 200 | 400 | 404 = 200): McpAnswer {
+    return { status, body: encodeResponse(failure(id, outgoingError(error))) }
+  }
+
+  /**
+   * One 2026-07-28 message (docs/mcp.md, "Protocol versions"): its headers must match its body
+   * (`MCP-Protocol-Version` and `_meta`'s version, `Mcp-Method`, `Mcp-Name` for tools/call), else 400
+   * HeaderMismatch; `server/discover` needs no credential; results carry `resultType` and `_meta`'s
+   * serverInfo, lists their cache hints; an unknown method is 404.
+   */
+  private async handleModern(call: McpCall, parsed: unknown, batch: boolean): Promise<McpAnswer> {
+    if (batch) return this.single(null, new RpcError(RPC_CODES.invalidRequest, 'invalid_request', 'protocol 2026-07-28 takes one JSON-RPC message per POST, never a batch'), 400)
+    const message = classify(parsed)
+    if (message.kind === 'ignored') return { status: 202 }
+    if (message.kind === 'invalid') return this.single(message.id, message.error)
+    const mismatch = headerMismatch(message, call.headers ?? {})
+    if (mismatch !== null) return this.single(message.id, new RpcError(RPC_CODES.headerMismatch, 'header_mismatch', mismatch), 400)
+    const version = metaVersion(parsed) as string
+    if (!MODERN_PROTOCOL_VERSIONS.has(version)) {
+      return this.single(message.id, new RpcError(RPC_CODES.unsupportedProtocolVersion, 'unsupported_protocol_version', `protocol version ${version} is not supported here`, { supported: [...PROTOCOL_VERSIONS], requested: version }), 400)
+    }
+    const modern = { resultType: 'complete' as const, serverInfo: SERVER_INFO }
+    const meta = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO }
+    if (message.method === 'server/discover') {
+      return {
+        status: 200,
+        body: encodeResponse(success(message.id, {
+          resultType: 'complete',
+          supportedVersions: [...PROTOCOL_VERSIONS],
+          capabilities: { tools: { listChanged: false } },
+          instructions: this.instructions,
+          ttlMs: LIST_TTL_MS,
+          cacheScope: 'public',
+          _meta: meta,
+        })),
+      }
+    }
+    if (message.method !== 'tools/list' && message.method !== 'tools/call') {
+      return this.single(message.id, new RpcError(RPC_CODES.methodNotFound, 'method_not_found', `unknown method ${message.method} in protocol 2026-07-28`, { methods: ['server/discover', 'tools/list', 'tools/call'] }), 404)
+    }
+    const principal = this.options.authenticate(call.apiKey)
+    const response = await this.answer(message, principal, call, true)
+    const unauthenticated = (await principal) === null
+    if ('error' in response) return { status: 200, body: encodeResponse(response), unauthenticated }
+    if (response.result instanceof ToolCallResult) return { status: 200, body: encodeResponse(response, modern), unauthenticated }
+    const result = { ...(response.result as Record<string, unknown>), resultType: 'complete', ...(message.method === 'tools/list' ? { ttlMs: LIST_TTL_MS, cacheScope: 'public' } : {}), _meta: meta }
+    return { status: 200, body: encodeResponse(success(message.id, result)), unauthenticated }
   }
 
   private async answer(
     request: Extract<Incoming, { kind: 'request' }>,
-    authenticated: Promise<ApiKeyPrincipal | null>,
+    authenticated: Promise<ToolPrincipal | null>,
     call: McpCall,
+    modern = false,
   ): Promise<RpcResponse> {
     try {
       const principal = await authenticated
@@ -221,7 +326,7 @@ export class McpEndpoint {
       const wait = this.buckets.take(principal.keyId)
       if (wait > 0) {
         throw new RpcError(
-          RPC_CODES.rateLimited,
+          modern ? RPC_CODES.rateLimited : RPC_CODES.legacyRateLimited,
           'rate_limited',
           `rate limit: at most ${this.options.limits.ratePerSecond} requests per second per key (bursts of ${this.options.limits.burst}); retry in ${wait} s`,
           { retry_after_seconds: wait },
@@ -235,16 +340,16 @@ export class McpEndpoint {
     }
   }
 
-  private async dispatch(request: Extract<Incoming, { kind: 'request' }>, principal: ApiKeyPrincipal, call: McpCall): Promise<unknown> {
+  private async dispatch(request: Extract<Incoming, { kind: 'request' }>, principal: ToolPrincipal, call: McpCall): Promise<unknown> {
     const params = request.params as Record<string, unknown>
     switch (request.method) {
       case 'initialize': {
         if (typeof params.protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion')
         const asked = params.protocolVersion
         return {
-          protocolVersion: (PROTOCOL_VERSIONS as readonly string[]).includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
+          protocolVersion: LEGACY_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION,
           capabilities: { tools: { listChanged: false } },
-          serverInfo: { name: 'leadline', title: 'Leadline', version: SERVER_VERSION },
+          serverInfo: SERVER_INFO,
           instructions: this.instructions,
         }
       }
@@ -261,7 +366,7 @@ export class McpEndpoint {
     }
   }
 
-  private async callTool(params: Record<string, unknown>, principal: ApiKeyPrincipal, call: McpCall): Promise<unknown> {
+  private async callTool(params: Record<string, unknown>, principal: ToolPrincipal, call: McpCall): Promise<unknown> {
     const { tools, services, limits } = this.options
     if (typeof params.name !== 'string') throw invalidParams('tools/call needs params.name, the tool name')
     const tool = tools.get(params.name)
@@ -269,6 +374,14 @@ export class McpEndpoint {
       throw new RpcError(RPC_CODES.invalidParams, 'unknown_tool', `unknown tool ${params.name}`, { tool: params.name, tools: tools.names() })
     }
     if (!principal.scopes.includes(tool.scope)) {
+      if (principal.credential === 'oauth_grant') {
+        throw new RpcError(
+          RPC_CODES.forbidden,
+          'insufficient_scope',
+          `${tool.name} needs the ${tool.scope} scope; the owner granted this client ${principal.scopes.join(', ')}. Ask the owner to sign in again and grant ${tool.scope}`,
+          { scope: tool.scope, key_scopes: principal.scopes },
+        )
+      }
       throw new RpcError(
         RPC_CODES.forbidden,
         'insufficient_scope',
@@ -293,7 +406,7 @@ export class McpEndpoint {
       account: principal.account,
       keyId: principal.keyId,
       services,
-      command: { actor: { kind: 'api_key', id: principal.keyId }, correlationId: call.requestId },
+      command: { actor: { kind: principal.credential ?? 'api_key', id: principal.keyId }, correlationId: call.requestId },
     }
     const compute = async () => {
       const outcome = await withinTimeLimit(tool.call(parsed.data, context), limits.toolTimeoutMs, tool)

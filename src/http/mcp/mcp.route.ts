@@ -6,7 +6,10 @@
  * Two refusals happen before JSON-RPC, as the transport requires: a browser `Origin` other than the
  * service's own public origin (DNS-rebinding protection; a loopback public URL's loopback aliases are
  * its own) is 403, and an unsupported
- * `MCP-Protocol-Version` header is 400. Everything else is HTTP 200 with a JSON-RPC body (§7.1).
+ * `MCP-Protocol-Version` header is 400. Everything else is HTTP 200 with a JSON-RPC body (§7.1),
+ * but for one case: with OAuth on (LEADLINE_OAUTH=on), a request refused for its credential is HTTP
+ * 401 with `WWW-Authenticate: Bearer resource_metadata=…` over the same body, so MCP clients find
+ * the sign-in (MCP authorization, RFC 9728 §5.1).
  */
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from 'fastify'
 import { sendError } from '../errors.ts'
@@ -15,6 +18,9 @@ import { DEFAULT_MCP_LIMITS, McpEndpoint, PROTOCOL_VERSIONS, type McpLimits } fr
 import { ReadCache } from './read-cache.ts'
 import { loadTools, ToolRegistry } from './tool-registry.ts'
 import { bearerToken } from '../bearer-token.ts'
+import { API_KEY_PREFIX } from '../../domain/shared/ids.ts'
+import { SCOPES } from '../../domain/account/account.events.ts'
+import type { OAuthServer } from '../oauth/oauth-server.ts'
 
 export const MCP_PATH = '/api/mcp'
 
@@ -24,6 +30,8 @@ export interface McpRouteOptions {
   readonly limits?: Partial<McpLimits>
   /** Browser origins allowed besides the service's own public origin. */
   readonly allowedOrigins?: readonly string[]
+  /** The authorization server whose access tokens the endpoint takes beside API keys (LEADLINE_OAUTH=on). */
+  readonly oauth?: OAuthServer | null
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -53,6 +61,10 @@ function normalisedOrigin(origin: string): string | null {
   }
 }
 
+function headerOf<K extends string>(value: string | string[] | undefined, key: K): Partial<Record<K, string>> {
+  return typeof value === 'string' ? ({ [key]: value } as Record<K, string>) : {}
+}
+
 function refuse(reply: FastifyReply, status: number, error: RpcErrorObject): FastifyReply {
   return reply.code(status).type(JSON_TYPE).header('cache-control', 'no-store').send(failure(null, error))
 }
@@ -61,10 +73,18 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
   const limits: McpLimits = { ...DEFAULT_MCP_LIMITS, ...options.limits }
   const tools = options.tools ?? new ToolRegistry(await loadTools())
   const leadline = fastify.leadline
+  const oauth = options.oauth ?? null
   const endpoint = new McpEndpoint({
     tools,
     services: leadline,
     authenticate: async (apiKey) => {
+      if (oauth && apiKey !== undefined && !apiKey.startsWith(API_KEY_PREFIX)) {
+        const granted = await oauth.authenticate(apiKey)
+        const account = granted ? await leadline.accounts.get(granted.accountId) : null
+        if (!granted || !account) return null
+        leadline.apiKeyUsage.used(account.accountId, granted.grantId)
+        return { account, keyId: granted.grantId, scopes: granted.scopes, credential: 'oauth_grant' }
+      }
       const principal = await leadline.accounts.authenticateApiKey(apiKey)
       // "Last used" on the console's key list; written at most once a minute per key.
       if (principal) leadline.apiKeyUsage.used(principal.account.accountId, principal.keyId)
@@ -115,28 +135,40 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
       }
       const version = request.headers['mcp-protocol-version']
       if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(String(version))) {
+        // 2026-07-28's UnsupportedProtocolVersionError: a client of that revision retries with one of `supported`.
         return refuse(reply, 400, {
-          code: RPC_CODES.invalidRequest,
+          code: RPC_CODES.unsupportedProtocolVersion,
           message: `unsupported MCP-Protocol-Version ${String(version)} (supported: ${PROTOCOL_VERSIONS.join(', ')})`,
-          data: { code: 'unsupported_protocol_version', supported: [...PROTOCOL_VERSIONS] },
+          data: { code: 'unsupported_protocol_version', supported: [...PROTOCOL_VERSIONS], requested: String(version) },
         })
       }
     },
     handler: async (request, reply) => {
+      const apiKey = bearerToken(request)
       const answer = await endpoint.handle({
         body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-        apiKey: bearerToken(request),
+        apiKey,
         requestId: request.id,
         log: request.log,
+        headers: {
+          ...headerOf(request.headers['mcp-protocol-version'], 'protocolVersion'),
+          ...headerOf(request.headers['mcp-method'], 'method'),
+          ...headerOf(request.headers['mcp-name'], 'name'),
+        },
       })
       if (answer.status === 202) return reply.code(202).send()
       const [first, ...rest] = answer.body as [Buffer, ...Buffer[]]
-      if (rest.length === 0) return reply.code(200).type(JSON_TYPE).header('cache-control', 'no-store').send(first)
+      if (oauth && answer.unauthenticated) {
+        const challenge = [`resource_metadata="${oauth.resourceMetadataUrl}"`, `scope="${SCOPES.join(' ')}"`]
+        if (apiKey !== undefined) challenge.unshift('error="invalid_token"')
+        return reply.code(401).type(JSON_TYPE).header('cache-control', 'no-store').header('www-authenticate', `Bearer ${challenge.join(', ')}`).send(Buffer.concat(answer.body))
+      }
+      if (rest.length === 0) return reply.code(answer.status).type(JSON_TYPE).header('cache-control', 'no-store').send(first)
       // A tool result: its tail is the result's own Buffer (shared by every caller of a read answer),
       // written as it is after the few bytes that carry the id, rather than copied into one body.
       reply.hijack()
       const raw = reply.raw
-      raw.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'content-length': answer.body.reduce((n, chunk) => n + chunk.length, 0) })
+      raw.writeHead(answer.status, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'content-length': answer.body.reduce((n, chunk) => n + chunk.length, 0) })
       raw.cork()
       for (const chunk of answer.body) raw.write(chunk)
       raw.end()

@@ -240,7 +240,7 @@ t.test('the transport refuses a foreign browser Origin (403) and an unsupported 
 
   const old = await app.post(ping, keys.read, { 'mcp-protocol-version': '2024-01-01' })
   t.equal(old.status, 400)
-  t.match(old.body, { error: { code: -32600, data: { code: 'unsupported_protocol_version', supported: ['2025-11-25', '2025-06-18', '2025-03-26'] } } })
+  t.match(old.body, { error: { code: -32022, data: { code: 'unsupported_protocol_version', supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'], requested: '2024-01-01' } } })
   t.match((await app.post(ping, keys.read, { 'mcp-protocol-version': '2025-03-26' })).body, { result: {} })
 })
 
