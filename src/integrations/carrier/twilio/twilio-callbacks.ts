@@ -23,12 +23,13 @@ import {
 } from '../carrier.port.ts'
 import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
+import { ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, assistantEndTwiml, assistantWhisperTwiml, parseHandoffData } from './conversation-relay.ts'
 
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ...AGENT_FIRST_HOOKS])
+const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, ...AGENT_FIRST_HOOKS])
 /** The messaging webhook's answer: nothing said in TwiML (a keyword's reply goes through `sendText`, claimed once). */
 const EMPTY_RESPONSE = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
@@ -98,6 +99,16 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
   const call = await context.answeredCall(decision)
   if (!call) return unknown
   if (callback.hook === 'whisper') return twiml(whisperTwiml(call.leadName, call.leadSource))
+  if (callback.hook === ASSISTANT_WHISPER_HOOK) return twiml(assistantWhisperTwiml(field(callback.query as TwilioParams, 'whisper')))
+  if (callback.hook === ASSISTANT_END_HOOK) {
+    // Signed by Twilio, so HandoffData is what the relay's `end` said; nothing is recorded here (the conversation recorded its end).
+    const handoff = parseHandoffData(field(params, 'HandoffData'))
+    return twiml(assistantEndTwiml(handoff, {
+      callerId: call.callerId,
+      whisperUrl: (whisper) => carrierCallbackUrl(context.publicUrl, 'twilio', ASSISTANT_WHISPER_HOOK, { decision, whisper }),
+      ownerDialUrl: carrierCallbackUrl(context.publicUrl, 'twilio', 'owner-dial', { decision }),
+    }))
+  }
   if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
   const menuUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'menu', { decision: call.decisionId })
   return twiml(answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
