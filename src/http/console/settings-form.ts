@@ -12,8 +12,8 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { formField } from './session.ts'
 
 export type Day = (typeof DAY_NAMES)[number]
-export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml' | 'agent-first'
-const ON_ANSWER_MODES: readonly OnAnswerMode[] = ['greeting', 'greeting-bridge', 'bridge', 'twiml', 'agent-first']
+export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml' | 'agent-first' | 'agent-first-assistant' | 'assistant'
+const ON_ANSWER_MODES: readonly OnAnswerMode[] = ['greeting', 'greeting-bridge', 'bridge', 'twiml', 'agent-first', 'agent-first-assistant', 'assistant']
 export type StaleUnit = 'minutes' | 'hours' | 'days'
 
 export interface DayHours {
@@ -82,8 +82,10 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     callerId: settings.callerId ?? '',
     allowedCountries: settings.allowedCountries?.join(', ') ?? '',
     placeCallCountries: settings.placeCallCountries?.join(', ') ?? '',
-    onAnswerMode: onAnswer.kind === 'greeting' ? (onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting') : onAnswer.kind,
-    onAnswerNumber: onAnswer.kind === 'twiml' ? '' : onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers.join(', ') : (onAnswer.ownerNumber ?? ''),
+    onAnswerMode: onAnswer.kind === 'greeting'
+      ? (onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting')
+      : onAnswer.kind === 'agent-first' && onAnswer.fallback === 'assistant' ? 'agent-first-assistant' : onAnswer.kind,
+    onAnswerNumber: onAnswer.kind === 'twiml' || onAnswer.kind === 'assistant' ? '' : onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers.join(', ') : (onAnswer.ownerNumber ?? ''),
     onAnswerUrl: onAnswer.kind === 'twiml' ? onAnswer.url : '',
     followUpOn: policy.steps.length > 0,
     followUpSteps: policy.steps.length > 0 ? formatFollowUpSteps(policy.steps) : '10m, 1h, next-day 10:00',
@@ -180,6 +182,10 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
         return `twiml:${values.onAnswerUrl}`
       case 'agent-first':
         return `agent-first:${values.onAnswerNumber}`
+      case 'agent-first-assistant':
+        return `agent-first:${values.onAnswerNumber};then=assistant`
+      case 'assistant':
+        return 'assistant'
     }
   })()
   const max = Number(values.followUpMax)

@@ -68,6 +68,8 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <label class="check"><input type="radio" name="onAnswerMode" value="bridge"${checked(mode === 'bridge')}> Whisper the lead's name to me, then connect</label>
 <label class="check"><input type="radio" name="onAnswerMode" value="twiml"${checked(mode === 'twiml')}> Hand the call to my voice assistant (TwiML URL)</label>
 <label class="check"><input type="radio" name="onAnswerMode" value="agent-first"${checked(mode === 'agent-first')}> Agent first: ring me, tell me who the lead is, and call the lead only when I press 1</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="agent-first-assistant"${checked(mode === 'agent-first-assistant')}> Agent first, and when no one takes it, the assistant calls the lead</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="assistant"${checked(mode === 'assistant')}> Leadline's assistant talks with the lead, from the brief below</label>
 <label for="onAnswerNumber">My number, for connecting <span class="hint">E.164; agent first takes up to 5, comma-separated, rung in turn</span></label>
 <input type="text" id="onAnswerNumber" name="onAnswerNumber" inputmode="tel" value="${values.onAnswerNumber}"${describedBy('onAnswer', bad)}>
 <label for="onAnswerUrl">TwiML URL</label>

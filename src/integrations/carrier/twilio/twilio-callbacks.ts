@@ -111,7 +111,9 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
   }
   if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
   const menuUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'menu', { decision: call.decisionId })
-  return twiml(answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
+  // Until the ConversationRelay answer lands (#29, the telephony side), an assistant account's lead hears the greeting menu.
+  const mode = call.onAnswer.kind === 'assistant' ? { kind: 'greeting' as const, ownerNumber: null } : call.onAnswer
+  return twiml(answerTwiml({ mode, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
 }
 
 function twiml(body: string): CarrierCallbackAnswer {
