@@ -19,6 +19,8 @@ import { recordOwnerConnect } from './commands/record-owner-connect.command.ts'
 import { answeredCall } from './commands/answered-call.ts'
 import { pressAgentKey, recordLeadDial } from './commands/agent-first.command.ts'
 import { recordInboundText } from './commands/receive-text.command.ts'
+import { openAssistantCall, prepareAssistantCall } from './commands/assistant-call.ts'
+import type { Assistant } from './processes/assistant/conversation.ts'
 import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
@@ -170,6 +172,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const live = {
     commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
+  // The assistant is made after the carrier (it may ask it to hang up); the relay reaches it once a call is live.
+  let assistantRef = null as Assistant | null
+  const assistantCalls = { ...live, assistant: () => assistantRef as Assistant }
   const callReports: CallReports = {
     recordCallStatus: (update) => recordCallStatus(live, update),
     recordAnsweredBy: (callId, answeredBy) => recordAnsweredBy(live, callId, answeredBy),
@@ -179,6 +184,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     pressAgentKey: (decisionId, callId, digit) => pressAgentKey(live, decisionId, callId, digit),
     recordLeadDial: (decisionId, status) => recordLeadDial(live, decisionId, status),
     recordInboundText: async (text) => (await recordInboundText({ ...live, accountsQueries }, text)).recorded,
+    prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
+    openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
   }
   const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier

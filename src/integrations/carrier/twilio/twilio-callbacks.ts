@@ -21,9 +21,9 @@ import {
   type CarrierCallbackContext,
   type InboundText,
 } from '../carrier.port.ts'
-import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, whisperTwiml } from './answer-twiml.ts'
+import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, sayAndHangUp, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
-import { ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, assistantEndTwiml, assistantWhisperTwiml, parseHandoffData } from './conversation-relay.ts'
+import { ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, assistantEndTwiml, assistantTwiml, assistantWhisperTwiml, parseHandoffData, relayUrl } from './conversation-relay.ts'
 
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
@@ -110,10 +110,25 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
     }))
   }
   if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
+  if (call.onAnswer.kind === 'assistant') return assistantAnswer(call.decisionId, field(params, 'CallSid'), context)
   const menuUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'menu', { decision: call.decisionId })
-  // Until the ConversationRelay answer lands (#29, the telephony side), an assistant account's lead hears the greeting menu.
-  const mode = call.onAnswer.kind === 'assistant' ? { kind: 'greeting' as const, ownerNumber: null } : call.onAnswer
-  return twiml(answerTwiml({ mode, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
+  return twiml(answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
+}
+
+/**
+ * The assistant takes the call: its greeting, then ConversationRelay; or, when the call must end now
+ * (the lead gone, do-not-call, outside calling hours by now, the account's assistant calls at their
+ * limit), the goodbye and a hang-up.
+ */
+async function assistantAnswer(decisionId: string, callSid: string | undefined, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer> {
+  if (callSid === undefined || callSid.length > 128) return { kind: 'refused', refusal: 'invalid_request', detail: 'CallSid is required' }
+  const prepared = await context.prepareAssistant(decisionId, callSid)
+  if (prepared === null) return { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
+  if ('refuse' in prepared) return twiml(sayAndHangUp(prepared.refuse.goodbye))
+  return twiml(assistantTwiml(prepared, {
+    relayUrl: relayUrl(context.publicUrl, decisionId),
+    actionUrl: carrierCallbackUrl(context.publicUrl, 'twilio', ASSISTANT_END_HOOK, { decision: decisionId }),
+  }))
 }
 
 function twiml(body: string): CarrierCallbackAnswer {
