@@ -60,6 +60,9 @@ export async function buildApp(
     facebookRetryDelaysMs?: readonly number[]
     /** How outbound events are retried and paced (default: the documented policy). */
     deliveryPolicy?: LeadlineOptions['deliveryPolicy']
+    /** The voice assistant's model (default: the scripted assistant) and its turn timeout. */
+    assistantProvider?: LeadlineOptions['assistantProvider']
+    assistantTurnTimeoutMs?: number
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -79,6 +82,8 @@ export async function buildApp(
     ...(options.followUpIntervalMs !== undefined ? { followUpIntervalMs: options.followUpIntervalMs } : {}),
     ...(options.facebookRetryDelaysMs !== undefined ? { facebookRetryDelaysMs: options.facebookRetryDelaysMs } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
+    ...(options.assistantProvider ? { assistantProvider: options.assistantProvider } : {}),
+    ...(options.assistantTurnTimeoutMs !== undefined ? { assistantTurnTimeoutMs: options.assistantTurnTimeoutMs } : {}),
   })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,
