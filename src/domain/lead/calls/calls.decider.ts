@@ -244,8 +244,6 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
     case 'FollowUpScheduled':
       return {
         ...update(state, event.data.afterDecisionId, { followedUp: true }),
-        // An answer that ended without a conversation is not an answer for good: follow-up may call again.
-        ...(event.data.resumed === 'no_conversation' ? { answeredAt: null } : {}),
         pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }) },
         followUpStopped: null,
       }
@@ -388,19 +386,6 @@ export function nextFollowUp(state: LeadWithCalls, settings: AccountSettings, af
   const due = step.text === undefined ? withinDailyLimit(dueAt, attemptTimes(state), policy.maxPer24h) : dueAt
   const text = step.text === undefined ? {} : { textStep: index + 1 }
   return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt: due.toISOString(), afterDecisionId, ...text } }]
-}
-
-/**
- * After an answered call that ended without a conversation (the assistant's socket dropped, or it
- * failed before anything was decided): the next follow-up per the policy, as after an unanswered
- * call, marked `resumed` so the answer no longer stops it. Nothing when the lead is do-not-call,
- * replied, or the policy is done.
- */
-export function resumeFollowUp(state: LeadWithCalls, settings: AccountSettings, decisionId: string, now: Date): CallEvent[] {
-  if (state.dialing.pendingFollowUp !== null) return []
-  return nextFollowUp(state, settings, decisionId, now).map((event) =>
-    event.type === 'FollowUpScheduled' ? { ...event, data: { ...event.data, resumed: 'no_conversation' as const } } : event,
-  )
 }
 
 /**

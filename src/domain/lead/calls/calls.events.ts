@@ -93,10 +93,9 @@ export type LeadDialStarted = DomainEvent<'LeadDialStarted', { decisionId: strin
  * the policy read when scheduled (absent for a call, and in older events); `afterDecisionId` is then
  * the call or the text it follows.
  */
-/** `resumed`: the lead answered, but the call ended without a conversation (the assistant's socket dropped): follow-up goes on as if unanswered. */
 export type FollowUpScheduled = DomainEvent<
   'FollowUpScheduled',
-  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string; textStep?: number; resumed?: 'no_conversation' }
+  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string; textStep?: number }
 >
 /** `rule`: the calling rule that moved it (`FL 501.616`); absent in older events and when none did. */
 export type FollowUpRescheduled = DomainEvent<'FollowUpRescheduled', { attempt: number; dueAt: string; reason: string; message: string; rule?: string }>
@@ -173,8 +172,7 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
     `owner number ${d.leg + 1} did not take the lead: ${printable(d.message)} (${printable(d.reason)}${d.refusal !== undefined ? `: ${printable(d.refusal)}` : ''}); ${d.nextLeg !== null ? `ringing owner number ${d.nextLeg + 1}` : 'the lead was not dialed'}`,
   LeadDialStarted: (d) => `owner number ${d.leg + 1} pressed 1: dialing the lead (${printable(d.to)})`,
   FollowUpScheduled: (d) =>
-    (d.textStep === undefined ? `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}` : `follow-up scheduled: text step ${d.textStep} due ${printable(d.dueAt)}`) +
-    (d.resumed === 'no_conversation' ? ' (the answered call ended without a conversation)' : ''),
+    d.textStep === undefined ? `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}` : `follow-up scheduled: text step ${d.textStep} due ${printable(d.dueAt)}`,
   FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)}${ruleText(d.rule)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,
 }
