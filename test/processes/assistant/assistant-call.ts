@@ -32,6 +32,8 @@ export async function assistantCall(
   options: { brief?: Record<string, unknown>; settings?: Record<string, unknown>; provider?: LeadlineOptions['assistantProvider']; turnTimeoutMs?: number; phone?: string; clock?: () => Date } = {},
 ): Promise<AssistantCall> {
   const app = await buildApp(t, {
+    // The simulated carrier never plays the call (its own simulated caller would talk to the assistant too): the test is the caller.
+    env: { LEADLINE_SIMULATED_DELAY_MS: '600000' },
     ...(options.provider ? { assistantProvider: options.provider } : {}),
     ...(options.turnTimeoutMs !== undefined ? { assistantTurnTimeoutMs: options.turnTimeoutMs } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
