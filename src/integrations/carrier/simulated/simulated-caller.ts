@@ -21,7 +21,7 @@ export type CallerLine = { readonly say: string } | { readonly key: string }
 /** Each persona's lines, in turn; the last is repeated if the conversation goes on. */
 const LINES: Readonly<Record<SimulatedPersona, readonly CallerLine[]>> = {
   interested: [{ say: 'Yes, this is me.' }, { say: 'Yes.' }, { say: 'Yes, that is right.' }, { say: 'Yes.' }, { say: 'Sounds good, thank you.' }],
-  callback: [{ say: 'Yes, but I am busy right now.' }, { say: 'Please call me back tomorrow at 10 am.' }, { say: 'Tomorrow at 10 am.' }],
+  callback: [{ say: 'No.' }, { say: 'Tomorrow at 10 am.' }],
   person: [{ say: 'Yes.' }, { say: 'Can I talk to a person, please?' }, { say: 'A person, please.' }],
   opt_out: [{ say: 'Who is this?' }, { key: '9' }],
 }
