@@ -432,6 +432,7 @@ async function* withIdleTimeout(chunks: AsyncIterable<TurnChunk>, controller: Ab
       } finally {
         clearTimeout(timer)
       }
+      if (controller.signal.aborted) throw controller.signal.reason
       if (next.done) return
       yield next.value
     }
