@@ -33,8 +33,6 @@ export const ASSISTANT_WHISPER_HOOK = 'assistant-whisper'
 /** A whisper to the owner is cut to this many characters (it rides in the whisper URL). */
 export const MAX_WHISPER = 300
 const MAX_GREETING = 500
-/** Larger frames are not Twilio's: the route's WebSocket refuses them. */
-export const MAX_RELAY_FRAME_BYTES = 64 * 1024
 /** The close code Leadline uses when it ends a socket that broke the protocol (RFC 6455 1008: policy violation). */
 const POLICY_VIOLATION = 1008
 
