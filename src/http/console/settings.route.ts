@@ -107,6 +107,28 @@ ${values.messagingService === '' ? html`<p class="notice" id="texts-sender">Text
 <input type="text" id="messagingService" name="messagingService" autocomplete="off" value="${values.messagingService}"${describedBy('messagingService', bad)}>
 </fieldset>
 
+<fieldset><legend>Voice assistant</legend>
+<p class="hint">What the <a href="/docs/assistant">voice assistant</a> says and asks when the on-answer mode above uses it. The transcript of its calls stays in the log; the answers show on each lead.</p>
+<label for="briefAssistantName">Its name</label>
+<input type="text" id="briefAssistantName" name="briefAssistantName" maxlength="40" value="${values.brief.assistantName}"${describedBy('assistantBrief.assistantName', bad)}>
+<label for="briefBusiness">What the business does <span class="hint">A few sentences; the assistant answers questions from this and nothing else.</span></label>
+<textarea id="briefBusiness" name="briefBusiness" rows="3" maxlength="1000"${describedBy('assistantBrief.business', bad)}>${values.brief.business}</textarea>
+<label for="briefQuestions">Questions to ask, in order <span class="hint">One a line: <code>Do you own the home? | yes</code>, the question, then what a good answer is. At most 10.</span></label>
+<textarea id="briefQuestions" name="briefQuestions" rows="4"${describedBy('assistantBrief.questions', bad)}>${values.brief.questions}</textarea>
+<label for="briefTransferNumber">Hand calls to <span class="hint">E.164; empty: the assistant offers a callback instead.</span></label>
+<input type="text" id="briefTransferNumber" name="briefTransferNumber" inputmode="tel" value="${values.brief.transferNumber}"${describedBy('assistantBrief.transferNumber', bad)}>
+<label for="briefCallbackWindows">Callbacks only <span class="hint">Calling-hours syntax, such as <code>mon-fri 10:00-16:00</code>; empty: the calling hours.</span></label>
+<input type="text" id="briefCallbackWindows" name="briefCallbackWindows" value="${values.brief.callbackWindows}"${describedBy('assistantBrief.callbackWindows', bad)}>
+<label for="briefVoice">Voice <span class="hint">A ConversationRelay voice, such as en-US-Journey-O; empty: its default.</span></label>
+<input type="text" id="briefVoice" name="briefVoice" value="${values.brief.voice}"${describedBy('assistantBrief.voice', bad)}>
+<label for="briefLanguage">Language</label>
+<input type="text" id="briefLanguage" name="briefLanguage" value="${values.brief.language}"${describedBy('assistantBrief.language', bad)}>
+<label for="briefMaxCallMinutes">Longest call, in minutes <span class="hint">1 to 15.</span></label>
+<input type="number" id="briefMaxCallMinutes" name="briefMaxCallMinutes" min="1" max="15" step="1" value="${values.brief.maxCallMinutes}"${describedBy('assistantBrief.maxCallMinutes', bad)}>
+<label for="briefMaxConcurrentCalls">Assistant calls at once <span class="hint">1 to 50; more are ended politely and called back.</span></label>
+<input type="number" id="briefMaxConcurrentCalls" name="briefMaxConcurrentCalls" min="1" max="50" step="1" value="${values.brief.maxConcurrentCalls}"${describedBy('assistantBrief.maxConcurrentCalls', bad)}>
+</fieldset>
+
 <fieldset><legend>Payments</legend>
 <label for="stripeAccount">Connected Stripe account <span class="hint">acct_…; pay-links charge on it and money settles into it. Empty: not connected.</span></label>
 <input type="text" id="stripeAccount" name="stripeAccount" autocomplete="off" value="${values.stripeAccount}"${describedBy('stripeAccount', bad)}>
