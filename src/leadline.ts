@@ -19,6 +19,7 @@ import { recordOwnerConnect } from './commands/record-owner-connect.command.ts'
 import { answeredCall } from './commands/answered-call.ts'
 import { pressAgentKey, recordLeadDial } from './commands/agent-first.command.ts'
 import { recordInboundText } from './commands/receive-text.command.ts'
+import { openAssistantCall, prepareAssistantCall } from './commands/assistant-call.ts'
 import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
@@ -53,6 +54,10 @@ import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
 import { OutboundEvents, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
 import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
 import { EventSubscriptions } from './commands/event-subscriptions.ts'
+import type { Assistant } from './processes/assistant/conversation.ts'
+import { AssistantEngine } from './processes/assistant/assistant-engine.ts'
+import { openAssistantProvider } from './integrations/assistant/open-assistant-provider.ts'
+import type { AssistantProvider } from './integrations/assistant/assistant-provider.port.ts'
 
 export { PROJECTIONS }
 
@@ -83,6 +88,9 @@ export interface LeadlineOptions {
   readonly facebookRetryDelaysMs?: readonly number[]
   /** How outbound events are retried and paced (tests shorten it); see DEFAULT_DELIVERY_POLICY. */
   readonly deliveryPolicy?: Partial<DeliveryPolicy>
+  /** The voice assistant's model instead of the one LEADLINE_ASSISTANT_* names (tests); its turn timeout too. */
+  readonly assistantProvider?: AssistantProvider
+  readonly assistantTurnTimeoutMs?: number
 }
 
 export interface Leadline {
@@ -133,6 +141,8 @@ export interface Leadline {
   readonly outboundEvents: OutboundEvents
   /** Texts the owner of what they asked to hear of. */
   readonly ownerAlerts: OwnerAlerts
+  /** The voice assistant's conversations (issue #29): what the ConversationRelay route talks to. */
+  readonly assistant: Assistant
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -170,6 +180,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const live = {
     commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
+  // The assistant engine is made further down; the carrier asks for it only once a call is answered.
+  let assistantRef = null as Assistant | null
+  const assistantCalls = { ...live, assistant: () => assistantRef as Assistant }
   const callReports: CallReports = {
     recordCallStatus: (update) => recordCallStatus(live, update),
     recordAnsweredBy: (callId, answeredBy) => recordAnsweredBy(live, callId, answeredBy),
@@ -179,6 +192,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     pressAgentKey: (decisionId, callId, digit) => pressAgentKey(live, decisionId, callId, digit),
     recordLeadDial: (decisionId, status) => recordLeadDial(live, decisionId, status),
     recordInboundText: async (text) => (await recordInboundText({ ...live, accountsQueries }, text)).recorded,
+    prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
+    openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
   }
   const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier
@@ -221,6 +236,14 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })
+  const openedAssistant = options.assistantProvider ? null : openAssistantProvider(options.env ?? process.env, options.logger)
+  const assistant = new AssistantEngine({
+    commands, accounts, calls, runner, inboundLeads, clock,
+    provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,
+    turnTimeoutMs: options.assistantTurnTimeoutMs ?? openedAssistant?.turnTimeoutMs,
+    ...(options.logger ? { logger: options.logger } : {}),
+  })
+  assistantRef = assistant
   const reactors = [...effectProcesses.map((p) => p.reactor()), outboundEvents.reactor(), ownerAlerts.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
@@ -229,7 +252,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, texter, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()

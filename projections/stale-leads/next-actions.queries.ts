@@ -1,6 +1,6 @@
 /**
  * get_next_actions: the leads that need a person (or an agent) now. First what leads asked for: a
- * text back (a reply), then in a call's menu a callback that is due and a press of 1 that reached
+ * text back (a reply), then a callback that is due, a lead the voice assistant qualified, and a press of 1 that reached
  * nobody. Then the stale ones:
  * contacted but not touched back for longer than the account's threshold, or new and never contacted
  * 15 minutes after arriving. Each comes with the suggested call and when it is next allowed (mayCall).
@@ -19,7 +19,7 @@ export interface StaleLead {
   /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
   readonly last_touch: string
   readonly attempts: number
-  /** `replied`, `callback_due`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
+  /** `replied`, `callback_due`, `assistant_qualified`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
   readonly why: Why
   readonly suggested_action: string
   /** ISO UTC when the suggested call is next allowed; null when never. */
@@ -31,7 +31,7 @@ export interface NextActions {
   readonly stale_leads: StaleLead[]
 }
 
-export type Why = 'replied' | 'callback_due' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
+export type Why = 'replied' | 'callback_due' | 'assistant_qualified' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15
@@ -55,6 +55,8 @@ function suggestedAction(row: LeadActivityRow, why: Why): string {
       return `replied: call now: the lead texted back at ${row.repliedAt} and nobody has called since`
     case 'callback_due':
       return `call back: the lead asked (pressing 2) to be called back at ${row.callbackAt}`
+    case 'assistant_qualified':
+      return `call now: the voice assistant qualified the lead at ${row.qualifiedAt} (its answers are in get_lead)`
     case 'connect_missed':
       return 'call now: the lead pressed 1 to talk to someone and the owner did not pick up'
     case 'never_contacted':
@@ -114,10 +116,11 @@ export class NextActionsQueries {
     // What the leads asked for comes first, each group newest first; a lead is listed once, for its most urgent reason.
     const replied = this.queries.replied(id, limit)
     const due = this.queries.callbacksDue(id, now.toISOString(), limit)
+    const qualified = this.queries.qualified(id, limit)
     const missed = this.queries.connectsMissed(id, limit)
     const asked: Array<[LeadActivityRow, Why]> = []
     const listed = new Set<string>()
-    for (const [rows, why] of [[replied, 'replied'], [due, 'callback_due'], [missed, 'connect_missed']] as const) {
+    for (const [rows, why] of [[replied, 'replied'], [due, 'callback_due'], [qualified, 'assistant_qualified'], [missed, 'connect_missed']] as const) {
       for (const row of rows) {
         if (listed.has(row.stream) || asked.length >= limit) continue
         asked.push([row, why])

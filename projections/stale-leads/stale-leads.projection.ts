@@ -5,7 +5,8 @@
  * What the lead asked for comes first: `replied_at`, when the lead last texted back (LeadReplied)
  * until a call goes out to the lead after it; then, from a call's menu, `callback_at`, the callback
  * the lead asked for (pressing 2) until a call is decided for it, and `connect_missed_at`, when the
- * lead pressed 1 and the owner's leg did not connect, until another call goes out to the lead.
+ * lead pressed 1 and the owner's leg did not connect, until another call goes out to the lead; and
+ * `qualified_at`, when the voice assistant ended a call as qualified, until another call is decided.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
@@ -27,11 +28,11 @@ function touch(db: Database, stream: string, at: string, extra = '', ...values: 
 
 export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
-  // 3: replied_at (LeadReplied). 4: a text sent (send_sms, a follow-up text) is a contact.
-  version: 4,
+  // 3: replied_at (LeadReplied). 4: a text sent (send_sms, a follow-up text) is a contact. 5: qualified_at (AssistantCallEnded).
+  version: 5,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
-    'CallbackRequested', 'OwnerConnectEnded', 'LeadReplied',
+    'CallbackRequested', 'OwnerConnectEnded', 'LeadReplied', 'AssistantCallEnded',
     ...INBOUND_TOUCHES, ...OUTBOUND_CONTACTS,
   ],
   tables: ['lead_activity'],
@@ -55,13 +56,15 @@ export const staleLeadsProjection: Projection = {
         attempts INTEGER NOT NULL DEFAULT 0,
         callback_at TEXT,
         connect_missed_at TEXT,
-        replied_at TEXT
+        replied_at TEXT,
+        qualified_at TEXT
       );
       CREATE INDEX IF NOT EXISTS lead_activity_never_contacted ON lead_activity (account_id, contacted, do_not_call, received_at);
       CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since);
       CREATE INDEX IF NOT EXISTS lead_activity_callback ON lead_activity (account_id, do_not_call, callback_at);
       CREATE INDEX IF NOT EXISTS lead_activity_connect_missed ON lead_activity (account_id, do_not_call, connect_missed_at);
       CREATE INDEX IF NOT EXISTS lead_activity_replied ON lead_activity (account_id, do_not_call, replied_at);
+      CREATE INDEX IF NOT EXISTS lead_activity_qualified ON lead_activity (account_id, do_not_call, qualified_at);
     `)
   },
 
@@ -100,7 +103,7 @@ export const staleLeadsProjection: Projection = {
         const { purpose, decidedAt } = (event as Extract<LeadEvent, { type: 'CallDecided' }>).data
         statement(
           db,
-          "UPDATE lead_activity SET attempts = attempts + 1, callback_at = CASE WHEN ? = 'follow_up' OR callback_at <= ? THEN NULL ELSE callback_at END WHERE stream = ?",
+          "UPDATE lead_activity SET attempts = attempts + 1, qualified_at = NULL, callback_at = CASE WHEN ? = 'follow_up' OR callback_at <= ? THEN NULL ELSE callback_at END WHERE stream = ?",
         ).run(purpose, decidedAt, recorded.stream)
         return
       }
@@ -120,6 +123,12 @@ export const staleLeadsProjection: Projection = {
       case 'LeadReplied': {
         const { repliedAt } = (event as Extract<LeadEvent, { type: 'LeadReplied' }>).data
         touch(db, recorded.stream, repliedAt, ', pending_since = NULL, replied_at = ?', repliedAt)
+        return
+      }
+      case 'AssistantCallEnded': {
+        const { disposition, endedAt } = (event as Extract<LeadEvent, { type: 'AssistantCallEnded' }>).data
+        // The assistant's own talk is a touch back; a qualified lead waits for a person.
+        touch(db, recorded.stream, endedAt, ', pending_since = NULL, qualified_at = ?', disposition === 'qualified' ? endedAt : null)
         return
       }
       case 'CallbackRequested':

@@ -18,13 +18,15 @@ export interface LeadActivityRow {
   readonly callbackAt: string | null
   /** When the lead pressed 1 and was not connected, until another call goes out. */
   readonly connectMissedAt: string | null
+  /** When the voice assistant ended a call as qualified, until another call is decided. */
+  readonly qualifiedAt: string | null
   /** When the lead last texted back, until a call goes out to the lead after it. */
   readonly repliedAt: string | null
 }
 
 const COLUMNS = `stream, lead_id AS leadId, name, phone, state, source, received_at AS receivedAt, last_touch_at AS lastTouchAt,
   last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, connect_missed_at AS connectMissedAt,
-  replied_at AS repliedAt`
+  replied_at AS repliedAt, qualified_at AS qualifiedAt`
 
 /** Counting stops here: a summary says "1,000+" rather than scanning a huge book on every call. */
 export const COUNT_CAP = 1000
@@ -65,6 +67,14 @@ export class StaleLeadsQueries {
   }
 
   /** Leads that pressed 1 and were not connected, with no call out since; the latest first. */
+  /** Leads the voice assistant qualified that no call has followed since; newest first. */
+  qualified(accountId: string, limit: number): LeadActivityRow[] {
+    return statement(
+      this.db,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND qualified_at IS NOT NULL ORDER BY qualified_at DESC LIMIT ?`,
+    ).all(accountId, limit) as LeadActivityRow[]
+  }
+
   connectsMissed(accountId: string, limit: number): LeadActivityRow[] {
     return statement(
       this.db,

@@ -19,6 +19,9 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
                        [--place-call-countries CC,CC|none] [--messaging-service MG…|off] [--google-key KEY|none]
                        [--alert-to E164|none] [--alerts new_lead,callback,replied,payment|none]
+  leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
+                       [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]
+                       [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]   the voice assistant's brief
   leadline source map --account ACCOUNT_ID --source NAME FIELD=PATH [FIELD=PATH …]   a lead source's field map
   leadline source maps --account ACCOUNT_ID
   leadline source unmap --account ACCOUNT_ID --source NAME

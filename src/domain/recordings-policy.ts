@@ -14,6 +14,7 @@
  */
 import type { CallRecordingAvailable, CallTranscriptAvailable } from './lead/calls/calls.events.ts'
 import type { TextReceived } from './lead/intake/intake.events.ts'
+import type { AssistantTranscriptRecorded } from './lead/assistant/assistant.events.ts'
 import { DROP, filterArray } from './shared/copy-on-write.ts'
 
 /**
@@ -25,7 +26,9 @@ export const MEDIA_MEMBERS = {
   CallTranscriptAvailable: 'transcript',
   // What a person texted is kept like a transcript (issue #27): in the log, never in a tool's answer.
   TextReceived: 'transcript',
-} as const satisfies { readonly [E in CallRecordingAvailable | CallTranscriptAvailable | TextReceived as E['type']]: keyof E['data'] }
+  // Every prompt and reply of a voice assistant call (issue #29): in the log, never in an answer.
+  AssistantTranscriptRecorded: 'transcript',
+} as const satisfies { readonly [E in CallRecordingAvailable | CallTranscriptAvailable | TextReceived | AssistantTranscriptRecorded as E['type']]: keyof E['data'] }
 
 const SENSITIVE_NAME = /recording|transcript/i
 const MEDIA_URL = /https?:\/\/[^\s"'<>]*?\/(?:recordings?|transcriptions?|transcripts?)(?=[/.?#\s"'<>]|$)/i

@@ -12,6 +12,7 @@ import { healthRoutes } from './health.route.ts'
 import { ingestLeadRoute } from './webhook/ingest-lead.route.ts'
 import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
+import { conversationRelayRoutes } from './carrier/conversation-relay.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
 import { MCP_PATH, mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
@@ -135,6 +136,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(ingestLeadRoute, options.webhookRateLimit === undefined ? {} : { rateLimit: options.webhookRateLimit })
   await fastify.register(facebookWebhookRoute)
   await fastify.register(carrierCallbackRoutes)
+  await fastify.register(conversationRelayRoutes)
   await fastify.register(mcpRoutes, { oauth })
   if (oauth) await fastify.register((await import('./oauth/oauth.route.ts')).oauthRoutes, { oauth })
   await fastify.register(stripeWebhookRoute)

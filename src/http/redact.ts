@@ -5,12 +5,13 @@
  * parser) loses its value, and any path segment or parameter that holds something shaped like a
  * Leadline secret (`llwh_…`, `ll_live_…`, percent-encoded or not) is replaced whole. The secrets
  * scan (test/security/secrets-in-logs.test.ts) found `?%74oken=` and secrets in the path leaking.
+ * The assistant's `whisper` to the owner (the lead's name and answers) is kept out the same way.
  */
 const REDACTED = '[REDACTED]'
-const SECRET_NAME = /^(?:token|key|api_key|apikey|api-key|access_token|webhook_token|service_token|hub\.verify_token)$/i
+const SECRET_NAME = /^(?:token|key|api_key|apikey|api-key|access_token|webhook_token|service_token|hub\.verify_token|whisper)$/i
 const SECRET_SHAPE = /llwh_|ll_live_/i
 /** Anything that might decode to a secret's name or shape: a quick test before the careful one. */
-const MAYBE = /%|llwh|ll_live|token|key/i
+const MAYBE = /%|llwh|ll_live|token|key|whisper/i
 
 function decoded(text: string): string {
   try {

@@ -62,6 +62,9 @@ export async function buildApp(
     deliveryPolicy?: LeadlineOptions['deliveryPolicy']
     /** LEADLINE_OAUTH=on (give an https publicUrl). */
     oauth?: boolean
+    /** The voice assistant's model (default: the scripted assistant) and its turn timeout. */
+    assistantProvider?: LeadlineOptions['assistantProvider']
+    assistantTurnTimeoutMs?: number
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -81,6 +84,8 @@ export async function buildApp(
     ...(options.followUpIntervalMs !== undefined ? { followUpIntervalMs: options.followUpIntervalMs } : {}),
     ...(options.facebookRetryDelaysMs !== undefined ? { facebookRetryDelaysMs: options.facebookRetryDelaysMs } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
+    ...(options.assistantProvider ? { assistantProvider: options.assistantProvider } : {}),
+    ...(options.assistantTurnTimeoutMs !== undefined ? { assistantTurnTimeoutMs: options.assistantTurnTimeoutMs } : {}),
   })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,

@@ -122,4 +122,9 @@ t.test('redactUrl: a secret anywhere in a URL, however it is spelled, is not kep
   )
   t.equal(redactUrl('/api/ingest/lead?source=spring'), '/api/ingest/lead?source=spring', 'other URLs are logged as they came')
   t.equal(redactUrl('/docs/webhook.md'), '/docs/webhook.md')
+  t.equal(
+    redactUrl('/api/carrier/twilio/assistant-whisper?decision=dec_1&whisper=Dana%20Reyes%2C%20owns%20the%20home'),
+    '/api/carrier/twilio/assistant-whisper?decision=dec_1&whisper=[REDACTED]',
+    "the assistant's whisper (the lead's name and answers) stays out of the log",
+  )
 })

@@ -1,4 +1,6 @@
-/** `leadline account create|list|show|set`: the operator's view of accounts and their settings. */
+/** `leadline account create|list|show|set|brief`: the operator's view of accounts and their settings. */
+import { readFileSync } from 'node:fs'
+import type { AssistantBrief } from '../../domain/account/assistant-brief.ts'
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { SettingsChange } from '../../domain/account/account-settings.ts'
 import { json, onOff, operator, parse, required, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
@@ -33,8 +35,31 @@ function settingsLines(account: AccountState): string {
       ['owner alerts', s.alerts.length === 0 ? 'none' : s.alerts.join(',')],
       ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
       ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
+      ['assistant brief', `${s.assistantBrief.questions.length} questions (leadline account brief ${account.accountId})`],
     ],
   )
+}
+
+/** The voice assistant's brief, shown back as it is kept (docs/assistant.md "The brief"). */
+function briefLines(brief: AssistantBrief): string {
+  const rows: string[][] = [
+    ['business', brief.business === '' ? '(not described)' : brief.business],
+    ...brief.questions.map((q, i) => [`question ${i + 1}`, `${q.question}${q.goodAnswer === '' ? '' : `  (good answer: ${q.goodAnswer})`}`]),
+    ['callback windows', brief.callbackWindows ?? '(the calling hours)'],
+    ['transfer to', brief.transferNumber ?? '(none: callbacks are offered instead)'],
+    ['assistant name', brief.assistantName],
+    ['voice', brief.voice ?? "(ConversationRelay's default)"],
+    ['language', brief.language],
+    ['longest call', `${brief.maxCallMinutes} min`],
+    ['calls at once', String(brief.maxConcurrentCalls)],
+  ]
+  return table(['brief', 'value'], rows)
+}
+
+/** `Question? | what a good answer is` → a brief question. */
+function briefQuestion(text: string): { question: string; goodAnswer: string } {
+  const [question = '', ...good] = text.split('|')
+  return { question: question.trim(), goodAnswer: good.join('|').trim() }
 }
 
 function formatMinutes(minutes: number): string {
@@ -197,7 +222,57 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       })
       return
     }
+    case 'brief': {
+      const { values, positionals } = parse(
+        rest,
+        {
+          file: { type: 'string' },
+          business: { type: 'string' },
+          question: { type: 'string', multiple: true },
+          'callback-windows': { type: 'string' },
+          'transfer-to': { type: 'string' },
+          name: { type: 'string' },
+          voice: { type: 'string' },
+          language: { type: 'string' },
+          'max-minutes': { type: 'string' },
+          'max-calls': { type: 'string' },
+          json: { type: 'boolean' },
+        },
+        true,
+      )
+      const accountId = required(positionals[0], 'ACCOUNT_ID')
+      const none = (value: string) => (value.trim().toLowerCase() === 'none' ? null : value.trim())
+      const change: Record<string, unknown> = {}
+      if (values.business !== undefined) change.business = values.business
+      if (values.question !== undefined) change.questions = values.question.filter((q) => q.trim().toLowerCase() !== 'none').map(briefQuestion)
+      if (values['callback-windows'] !== undefined) change.callbackWindows = none(values['callback-windows'])
+      if (values['transfer-to'] !== undefined) change.transferNumber = none(values['transfer-to'])
+      if (values.name !== undefined) change.assistantName = values.name
+      if (values.voice !== undefined) change.voice = none(values.voice)
+      if (values.language !== undefined) change.language = values.language.trim()
+      if (values['max-minutes'] !== undefined) change.maxCallMinutes = wholeNumber(values['max-minutes'], '--max-minutes', 'the longest call in minutes, 1 to 15')
+      if (values['max-calls'] !== undefined) change.maxConcurrentCalls = wholeNumber(values['max-calls'], '--max-calls', 'assistant calls at once, 1 to 50')
+      let file: Record<string, unknown> | null = null
+      if (values.file !== undefined) {
+        try {
+          file = JSON.parse(readFileSync(values.file, 'utf8')) as Record<string, unknown>
+        } catch (error) {
+          throw new UsageError(`--file: cannot read a JSON brief from ${values.file}: ${(error as Error).message}`)
+        }
+      }
+      await withLeadline(io, async (leadline) => {
+        let account = await leadline.accounts.require(accountId)
+        if (file !== null || Object.keys(change).length > 0) {
+          // A file replaces the brief; flags change what they name and keep the rest.
+          const brief = { ...(file ?? account.settings.assistantBrief), ...change }
+          account = await leadline.accounts.changeSettings(accountId, { assistantBrief: brief as unknown as AssistantBrief }, operator())
+        }
+        if (values.json) return io.out(json(account.settings.assistantBrief))
+        io.out(`${account.accountId}  ${account.name}: the assistant's brief (on answer: ${account.settings.onAnswer})\n${briefLines(account.settings.assistantBrief)}`)
+      })
+      return
+    }
     default:
-      throw new UsageError(`unknown command "account ${sub ?? ''}": use create, list, show or set`)
+      throw new UsageError(`unknown command "account ${sub ?? ''}": use create, list, show, set or brief`)
   }
 }

@@ -12,6 +12,7 @@ import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up
 import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, DEFAULT_VOICEMAILS_PER_DAY, MAX_VOICEMAILS_PER_DAY, voicemailTemplateProblem } from '../dialing/voicemail.ts'
 import { ALERT_KINDS, type AlertKind } from '../owner-alerts/owner-alerts.events.ts'
+import { DEFAULT_BRIEF, assistantBriefSchema, type AssistantBrief } from './assistant-brief.ts'
 import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
 
 export interface AccountSettings {
@@ -60,6 +61,8 @@ export interface AccountSettings {
   readonly alertTo: string | null
   /** What the owner is alerted of (with `alertTo`). */
   readonly alerts: readonly AlertKind[]
+  /** What the voice assistant says and asks, and its limits (assistant-brief.ts); replaced whole. */
+  readonly assistantBrief: AssistantBrief
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -86,6 +89,7 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   messagingService: null,
   alertTo: null,
   alerts: ALERT_KINDS,
+  assistantBrief: DEFAULT_BRIEF,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -162,6 +166,7 @@ export const settingsChangeSchema = z
         if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown alert ${unknown.join(', ')} (known: ${ALERT_KINDS.join(', ')}, or none)` })
       })
       .transform((list) => ALERT_KINDS.filter((k) => list.includes(k))),
+    assistantBrief: assistantBriefSchema,
   })
   .partial()
   .strict()

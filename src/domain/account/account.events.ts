@@ -2,6 +2,7 @@
 import type { DomainEvent } from '../shared/decider.ts'
 import type { AccountSettings, SettingsChange } from './account-settings.ts'
 import { changeList, printable, quoted, type EventSummaries } from '../shared/printable.ts'
+import { briefSummary } from './assistant-brief.ts'
 import type { FieldMapping } from '../lead/intake/field-map.ts'
 import type { OutboundEventType } from '../outbound-events/outbound-events.ts'
 
@@ -97,7 +98,12 @@ export function accountStream(accountId: string): string {
 
 export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
   AccountCreated: (d) => `account ${quoted(d.name)} created (time zone ${printable(d.settings.timeZone)}, speed to lead ${d.settings.speedToLead ? 'on' : 'off'})`,
-  AccountSettingsChanged: (d) => `settings changed: ${changeList(d.changes).join(', ') || 'nothing'}`,
+  AccountSettingsChanged: (d) => {
+    // The brief is long prose: its line names its shape, not its text.
+    const { assistantBrief, ...rest } = d.changes
+    const brief = assistantBrief === undefined ? [] : [`assistant brief → ${briefSummary(assistantBrief)}`]
+    return `settings changed: ${[...changeList(rest), ...brief].join(', ') || 'nothing'}`
+  },
   WebhookTokenIssued: (d) => `webhook token ${d.tokenId} issued (${printable(d.hint)})`,
   WebhookTokenRevoked: (d) => `webhook token ${d.tokenId} revoked (${printable(d.reason)})`,
   ApiKeyCreated: (d) => `API key ${d.keyId} created (${printable(d.hint)}): scopes ${d.scopes.join(', ')}${d.label !== null ? `, label ${quoted(d.label)}` : ''}`,

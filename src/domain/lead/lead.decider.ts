@@ -19,9 +19,11 @@ import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, typ
 import { isPaymentEvent } from './payments/payments.events.ts'
 import { INITIAL_TEXTS, decideTexts, evolveTexts, isTextCommand, type TextCommand, type TextsState } from './texts/texts.decider.ts'
 import { isTextEvent } from './texts/texts.events.ts'
+import { INITIAL_ASSISTANT, decideAssistant, evolveAssistant, isAssistantCommand, type AssistantCommand, type AssistantState } from './assistant/assistant.decider.ts'
+import { isAssistantEvent } from './assistant/assistant.events.ts'
 import type { LeadEvent } from './lead.events.ts'
 
-export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand
+export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand | AssistantCommand
 
 export interface LeadState extends IntakeState {
   readonly dialing: DialingState
@@ -29,6 +31,8 @@ export interface LeadState extends IntakeState {
   readonly payments: PaymentsState
   /** Texts decided to this person and how each went (texts/). */
   readonly texts: TextsState
+  /** What the voice assistant recorded in its calls and how each ended (assistant/). */
+  readonly assistant: AssistantState
 }
 
 /** Did these intake events make the lead do-not-call (a sender's flag or the account's mark)? */
@@ -66,8 +70,17 @@ function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date):
   return [...events, ...marked, ...stopFollowUpForDoNotCall(after.dialing, now.toISOString())]
 }
 
+/** A call the assistant ended as opted out marks the lead do-not-call in the same append, as key 9 in the menu does. */
+function decideAssistantAndAfter(command: AssistantCommand, state: LeadState, now: Date): LeadEvent[] {
+  const events: LeadEvent[] = decideAssistant(command, state, now)
+  if (!events.some((e) => e.type === 'AssistantCallEnded' && e.data.disposition === 'opted_out') || state.doNotCall) return events
+  const after = events.reduce((s, event) => leadDecider.evolve(s, event), state)
+  const marked = decideIntake({ type: 'MarkDoNotCall', source: 'assistant_call' }, after, now)
+  return [...events, ...marked, ...stopFollowUpForDoNotCall(after.dialing, now.toISOString())]
+}
+
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
-  initialState: () => ({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS }),
+  initialState: () => ({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT }),
 
   evolve(state, event) {
     if (isIntakeEvent(event)) {
@@ -82,6 +95,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       const dialing = event.type === 'TextDecided' && event.data.reason === 'follow_up' ? followUpTextDecided(state.dialing) : state.dialing
       return { ...state, dialing, texts: evolveTexts(state.texts, event) }
     }
+    if (isAssistantEvent(event)) return { ...state, assistant: evolveAssistant(state.assistant, event) }
     const _: never = event
     // An event type this version does not know (a newer writer, another feature): the lead stays as it was.
     return state
@@ -92,6 +106,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     if (isCallCommand(command)) return decideCallsAndAfter(command, state, now)
     if (isPaymentCommand(command)) return decidePayments(command, state, now)
     if (isTextCommand(command)) return decideTexts(command, state, now)
+    if (isAssistantCommand(command)) return decideAssistantAndAfter(command, state, now)
     const _: never = command
     throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)
   },

@@ -24,6 +24,7 @@ export const OUTBOUND_EVENT_TYPES = [
   'follow_up.stopped',
   'payment.requested',
   'payment.settled',
+  'assistant.call_ended',
 ] as const
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number]
 
@@ -45,6 +46,11 @@ const TABLE = {
   FollowUpStopped: ['follow_up.stopped', (d: Of<'FollowUpStopped'>) => ({ reason: d.reason, at: d.at })],
   PaymentRequested: ['payment.requested', (d: Of<'PaymentRequested'>) => ({ request_id: d.requestId, amount_cents: d.amountCents, currency: d.currency, provider: d.provider, at: d.requestedAt })],
   PaymentSettled: ['payment.settled', (d: Of<'PaymentSettled'>) => ({ request_id: d.requestId, amount_cents: d.amountCents, currency: d.currency, provider: d.provider, at: d.at })],
+  // The outcome and the answers record_answer stored: never the transcript (AssistantTranscriptRecorded is not here).
+  AssistantCallEnded: ['assistant.call_ended', (d: Of<'AssistantCallEnded'>) => ({
+    decision_id: d.decisionId, call_id: d.callId, disposition: d.disposition, answers: d.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: d.callbackAt, why: d.why,
+    provider: d.provider, at: d.endedAt,
+  })],
 } as const satisfies { readonly [T in LeadEvent['type']]?: readonly [OutboundEventType, (data: Of<T>) => Record<string, unknown>] }
 
 /** The domain event types that become outbound events (what the delivery process is fed). */

@@ -15,6 +15,8 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'
 import { callSummary, type CallResult, type LastCallOutcome } from '../../domain/lead/calls/call-summary.ts'
 import type { MenuChoice } from '../../domain/lead/calls/calls.events.ts'
+import type { AssistantState } from '../../domain/lead/assistant/assistant.decider.ts'
+import type { AssistantDisposition } from '../../domain/lead/assistant/assistant.events.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
 import { CONSOLE_PREFIX, timeElement } from './layout.ts'
@@ -195,6 +197,7 @@ ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="t
 ${state.notes.length === 0 ? html`<p class="muted">No notes. An assistant adds them with <code>add_note</code>; the timeline keeps every one.</p>` : html`<ul class="notes">${state.notes.toReversed().map((note) => html`<li><span class="when">${timeElement(note.at, zone)} · ${describeActor(note.author)}</span><p>${note.text}</p></li>`)}</ul>
 ${state.notesTotal > state.notes.length ? html`<p class="muted">The newest ${state.notes.length} of ${state.notesTotal}; the timeline has every one.</p>` : ''}`}
 </section>
+${assistantSection(state.assistant, zone)}
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
 ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Requested</th><th scope="col">Amount</th><th scope="col">For</th><th scope="col">Pay-link</th><th scope="col">Status</th></tr></thead>
@@ -209,4 +212,24 @@ ${found.chain ? html`<p class="error" role="alert">This lead's history fails ver
       return sendPage(reply, { title: name, frame, body })
     })
   })
+}
+
+const DISPOSITION_WORDS: Readonly<Record<AssistantDisposition, string>> = {
+  qualified: 'qualified: call them', not_interested: 'not interested', callback_booked: 'callback booked', transferred: 'handed to a person',
+  opted_out: 'opted out: no more calls', wrong_number: 'wrong number', no_conversation: 'no conversation',
+}
+
+/** The voice assistant's calls with the lead: outcomes and answers, never the transcript. */
+function assistantSection(assistant: AssistantState, zone: string) {
+  const ended = Object.values(assistant.calls).filter((c) => c.ended && c.endedAt !== null).sort((a, b) => (b.endedAt as string).localeCompare(a.endedAt as string))
+  if (ended.length === 0) return ''
+  return html`<section aria-labelledby="assistant"><h2 id="assistant">Voice assistant</h2>
+<p class="muted">What the assistant recorded in its calls. The transcript stays in the log.</p>
+${ended.map((c) => html`<h3>${timeElement(c.endedAt as string, zone)}: ${DISPOSITION_WORDS[c.disposition as AssistantDisposition] ?? c.disposition}</h3>
+${fieldRows([
+  ...c.answers.map((a) => [a.question, a.answer] as const),
+  ['Callback', c.callbackAt === null ? null : timeElement(c.callbackAt, zone)],
+  ['Why', c.why],
+])}`)}
+</section>`
 }

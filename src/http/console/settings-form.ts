@@ -6,14 +6,15 @@
 import type { AccountSettings, SettingsChange } from '../../domain/account/account-settings.ts'
 import { DAY_NAMES, formatCallingHours, parseCallingHours, type CallingWindow } from '../../domain/account/calling-hours.ts'
 import { formatFollowUpSteps, parseFollowUpPolicy } from '../../domain/dialing/follow-up-policy.ts'
+import type { AssistantBrief } from '../../domain/account/assistant-brief.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { formField } from './session.ts'
 
 export type Day = (typeof DAY_NAMES)[number]
-export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml' | 'agent-first'
-const ON_ANSWER_MODES: readonly OnAnswerMode[] = ['greeting', 'greeting-bridge', 'bridge', 'twiml', 'agent-first']
+export type OnAnswerMode = 'greeting' | 'greeting-bridge' | 'bridge' | 'twiml' | 'agent-first' | 'agent-first-assistant' | 'assistant'
+const ON_ANSWER_MODES: readonly OnAnswerMode[] = ['greeting', 'greeting-bridge', 'bridge', 'twiml', 'agent-first', 'agent-first-assistant', 'assistant']
 export type StaleUnit = 'minutes' | 'hours' | 'days'
 
 export interface DayHours {
@@ -51,6 +52,57 @@ export interface SettingsFormValues {
   readonly voicemailPerDay: string
   /** The Twilio Messaging Service (MG…) texts go through; blank: from the bare caller ID. */
   readonly messagingService: string
+  /** The voice assistant's brief, as the form edits it: questions one a line, `Question? | a good answer`. */
+  readonly brief: BriefFormValues
+}
+
+export interface BriefFormValues {
+  readonly business: string
+  readonly questions: string
+  readonly callbackWindows: string
+  readonly transferNumber: string
+  readonly assistantName: string
+  readonly voice: string
+  readonly language: string
+  readonly maxCallMinutes: string
+  readonly maxConcurrentCalls: string
+}
+
+function briefValues(brief: AssistantBrief): BriefFormValues {
+  return {
+    business: brief.business,
+    questions: brief.questions.map((q) => (q.goodAnswer === '' ? q.question : `${q.question} | ${q.goodAnswer}`)).join('\n'),
+    callbackWindows: brief.callbackWindows ?? '',
+    transferNumber: brief.transferNumber ?? '',
+    assistantName: brief.assistantName,
+    voice: brief.voice ?? '',
+    language: brief.language,
+    maxCallMinutes: String(brief.maxCallMinutes),
+    maxConcurrentCalls: String(brief.maxConcurrentCalls),
+  }
+}
+
+/** The brief a submitted form asks for; the settings' own schema checks every member. */
+function briefOf(values: BriefFormValues): Record<string, unknown> {
+  const questions = values.questions.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '').map((line) => {
+    const [question = '', ...good] = line.split('|')
+    return { question: question.trim(), goodAnswer: good.join('|').trim() }
+  })
+  const whole = (value: string, field: string, what: string) => {
+    if (!/^\d{1,3}$/.test(value)) throw invalid(field, `${what} must be a whole number`)
+    return Number(value)
+  }
+  return {
+    business: values.business,
+    questions,
+    callbackWindows: values.callbackWindows === '' ? null : values.callbackWindows,
+    transferNumber: values.transferNumber === '' ? null : values.transferNumber,
+    assistantName: values.assistantName,
+    voice: values.voice === '' ? null : values.voice,
+    language: values.language,
+    maxCallMinutes: whole(values.maxCallMinutes, 'assistantBrief.maxCallMinutes', 'the longest call'),
+    maxConcurrentCalls: whole(values.maxConcurrentCalls, 'assistantBrief.maxConcurrentCalls', 'assistant calls at once'),
+  }
 }
 
 const UNIT_MINUTES: Readonly<Record<StaleUnit, number>> = { minutes: 1, hours: 60, days: 24 * 60 }
@@ -82,8 +134,10 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     callerId: settings.callerId ?? '',
     allowedCountries: settings.allowedCountries?.join(', ') ?? '',
     placeCallCountries: settings.placeCallCountries?.join(', ') ?? '',
-    onAnswerMode: onAnswer.kind === 'greeting' ? (onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting') : onAnswer.kind,
-    onAnswerNumber: onAnswer.kind === 'twiml' ? '' : onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers.join(', ') : (onAnswer.ownerNumber ?? ''),
+    onAnswerMode: onAnswer.kind === 'greeting'
+      ? (onAnswer.ownerNumber ? 'greeting-bridge' : 'greeting')
+      : onAnswer.kind === 'agent-first' && onAnswer.fallback === 'assistant' ? 'agent-first-assistant' : onAnswer.kind,
+    onAnswerNumber: onAnswer.kind === 'twiml' || onAnswer.kind === 'assistant' ? '' : onAnswer.kind === 'agent-first' ? onAnswer.ownerNumbers.join(', ') : (onAnswer.ownerNumber ?? ''),
     onAnswerUrl: onAnswer.kind === 'twiml' ? onAnswer.url : '',
     followUpOn: policy.steps.length > 0,
     followUpSteps: policy.steps.length > 0 ? formatFollowUpSteps(policy.steps) : '10m, 1h, next-day 10:00',
@@ -96,6 +150,7 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     voicemailUrl: settings.voicemailUrl ?? '',
     voicemailPerDay: String(settings.voicemailPerDay),
     messagingService: settings.messagingService ?? '',
+    brief: briefValues(settings.assistantBrief),
   }
 }
 
@@ -134,6 +189,11 @@ export function valuesFromForm(body: Body): SettingsFormValues {
     voicemailUrl: text(body, 'voicemailUrl'),
     voicemailPerDay: text(body, 'voicemailPerDay'),
     messagingService: text(body, 'messagingService'),
+    brief: {
+      business: text(body, 'briefBusiness'), questions: text(body, 'briefQuestions'), callbackWindows: text(body, 'briefCallbackWindows'),
+      transferNumber: text(body, 'briefTransferNumber'), assistantName: text(body, 'briefAssistantName'), voice: text(body, 'briefVoice'),
+      language: text(body, 'briefLanguage'), maxCallMinutes: text(body, 'briefMaxCallMinutes'), maxConcurrentCalls: text(body, 'briefMaxConcurrentCalls'),
+    },
   }
 }
 
@@ -180,6 +240,10 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
         return `twiml:${values.onAnswerUrl}`
       case 'agent-first':
         return `agent-first:${values.onAnswerNumber}`
+      case 'agent-first-assistant':
+        return `agent-first:${values.onAnswerNumber};then=assistant`
+      case 'assistant':
+        return 'assistant'
     }
   })()
   const max = Number(values.followUpMax)
@@ -206,5 +270,7 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     voicemailUrl: values.voicemailUrl === '' ? null : values.voicemailUrl,
     voicemailPerDay: voicemails,
     messagingService: values.messagingService === '' ? null : values.messagingService,
+    // A form without the assistant's fields (an older page) leaves the brief as it is.
+    ...(Object.values(values.brief).every((v) => v === '') ? {} : { assistantBrief: briefOf(values.brief) as unknown as AssistantBrief }),
   }
 }

@@ -68,6 +68,8 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <label class="check"><input type="radio" name="onAnswerMode" value="bridge"${checked(mode === 'bridge')}> Whisper the lead's name to me, then connect</label>
 <label class="check"><input type="radio" name="onAnswerMode" value="twiml"${checked(mode === 'twiml')}> Hand the call to my voice assistant (TwiML URL)</label>
 <label class="check"><input type="radio" name="onAnswerMode" value="agent-first"${checked(mode === 'agent-first')}> Agent first: ring me, tell me who the lead is, and call the lead only when I press 1</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="agent-first-assistant"${checked(mode === 'agent-first-assistant')}> Agent first, and when no one takes it, the assistant calls the lead</label>
+<label class="check"><input type="radio" name="onAnswerMode" value="assistant"${checked(mode === 'assistant')}> Leadline's assistant talks with the lead, from the brief below</label>
 <label for="onAnswerNumber">My number, for connecting <span class="hint">E.164; agent first takes up to 5, comma-separated, rung in turn</span></label>
 <input type="text" id="onAnswerNumber" name="onAnswerNumber" inputmode="tel" value="${values.onAnswerNumber}"${describedBy('onAnswer', bad)}>
 <label for="onAnswerUrl">TwiML URL</label>
@@ -103,6 +105,28 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 ${values.messagingService === '' ? html`<p class="notice" id="texts-sender">Texts go from the bare caller ID and may be filtered by carriers: without a Twilio Messaging Service, no A2P 10DLC registration is attached to them.</p>` : html`<p class="hint" id="texts-sender">Texts (send_sms, pay-links, STOP and HELP replies) go through Messaging Service <code>${values.messagingService}</code>.</p>`}
 <label for="messagingService">Twilio Messaging Service <span class="hint">MG followed by 32 hex digits; every text of the account goes through it. Empty: from the bare caller ID.</span></label>
 <input type="text" id="messagingService" name="messagingService" autocomplete="off" value="${values.messagingService}"${describedBy('messagingService', bad)}>
+</fieldset>
+
+<fieldset><legend>Voice assistant</legend>
+<p class="hint">What the <a href="/docs/assistant">voice assistant</a> says and asks when the on-answer mode above uses it. The transcript of its calls stays in the log; the answers show on each lead.</p>
+<label for="briefAssistantName">Its name</label>
+<input type="text" id="briefAssistantName" name="briefAssistantName" maxlength="40" value="${values.brief.assistantName}"${describedBy('assistantBrief.assistantName', bad)}>
+<label for="briefBusiness">What the business does <span class="hint">A few sentences; the assistant answers questions from this and nothing else.</span></label>
+<textarea id="briefBusiness" name="briefBusiness" rows="3" maxlength="1000"${describedBy('assistantBrief.business', bad)}>${values.brief.business}</textarea>
+<label for="briefQuestions">Questions to ask, in order <span class="hint">One a line: <code>Do you own the home? | yes</code>, the question, then what a good answer is. At most 10.</span></label>
+<textarea id="briefQuestions" name="briefQuestions" rows="4"${describedBy('assistantBrief.questions', bad)}>${values.brief.questions}</textarea>
+<label for="briefTransferNumber">Hand calls to <span class="hint">E.164; empty: the assistant offers a callback instead.</span></label>
+<input type="text" id="briefTransferNumber" name="briefTransferNumber" inputmode="tel" value="${values.brief.transferNumber}"${describedBy('assistantBrief.transferNumber', bad)}>
+<label for="briefCallbackWindows">Callbacks only <span class="hint">Calling-hours syntax, such as <code>mon-fri 10:00-16:00</code>; empty: the calling hours.</span></label>
+<input type="text" id="briefCallbackWindows" name="briefCallbackWindows" value="${values.brief.callbackWindows}"${describedBy('assistantBrief.callbackWindows', bad)}>
+<label for="briefVoice">Voice <span class="hint">A ConversationRelay voice, such as en-US-Journey-O; empty: its default.</span></label>
+<input type="text" id="briefVoice" name="briefVoice" value="${values.brief.voice}"${describedBy('assistantBrief.voice', bad)}>
+<label for="briefLanguage">Language</label>
+<input type="text" id="briefLanguage" name="briefLanguage" value="${values.brief.language}"${describedBy('assistantBrief.language', bad)}>
+<label for="briefMaxCallMinutes">Longest call, in minutes <span class="hint">1 to 15.</span></label>
+<input type="number" id="briefMaxCallMinutes" name="briefMaxCallMinutes" min="1" max="15" step="1" value="${values.brief.maxCallMinutes}"${describedBy('assistantBrief.maxCallMinutes', bad)}>
+<label for="briefMaxConcurrentCalls">Assistant calls at once <span class="hint">1 to 50; more are ended politely and called back.</span></label>
+<input type="number" id="briefMaxConcurrentCalls" name="briefMaxConcurrentCalls" min="1" max="50" step="1" value="${values.brief.maxConcurrentCalls}"${describedBy('assistantBrief.maxConcurrentCalls', bad)}>
 </fieldset>
 
 <fieldset><legend>Payments</legend>

@@ -3,6 +3,7 @@
  * the key's account only, and a lead as tools return it. A lead of another account is
  * `lead_not_found`, exactly like a lead that does not exist.
  */
+import { DISPOSITIONS } from '../../domain/lead/assistant/assistant.events.ts'
 import { CONSENT_FIELD_NAMES, CONSENT_FIELDS, MAX_CONSENT_RECORDS_KEPT } from '../../domain/lead/intake/consent.ts'
 import { z } from 'zod'
 import { DomainError } from '../../domain/shared/decider.ts'
@@ -176,6 +177,32 @@ export const repliesOutput = z
 /** That the lead replied and when, from the lead's own record: never the text. */
 export function repliesOutputOf(state: LeadState): z.output<typeof repliesOutput> {
   return { count: state.replies, last_reply_at: state.lastReplyAt }
+}
+
+export const assistantOutput = z
+  .object({
+    calls: z.number().int().describe("The voice assistant's calls with this lead that ended"),
+    last: z
+      .object({
+        disposition: z.enum(DISPOSITIONS).describe('How the call went: qualified, not_interested, callback_booked, transferred, opted_out, wrong_number or no_conversation'),
+        answers: z.array(z.object({ question: z.string(), answer: z.string().describe("What the assistant recorded (record_answer), at most 200 characters") })).describe("The answers to the brief's questions"),
+        callback_at: z.string().nullable().describe('The callback booked (ISO UTC); null when none'),
+        why: z.string().nullable().describe("Why, in Leadline's words, when the call ended without a decided outcome or after a failure"),
+        ended_at: z.string().nullable(),
+      })
+      .nullable()
+      .describe('The latest assistant call; null when there was none'),
+  })
+  .describe("The voice assistant's outcome with this lead: the disposition and the answers, never the transcript")
+
+/** The assistant's latest outcome from the lead's own record. */
+export function assistantOutputOf(state: LeadState): z.output<typeof assistantOutput> {
+  const calls = Object.values(state.assistant.calls).filter((c) => c.ended).length
+  const last = state.assistant.lastEnded === null ? undefined : state.assistant.calls[state.assistant.lastEnded]
+  return {
+    calls,
+    last: last?.disposition == null ? null : { disposition: last.disposition, answers: last.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: last.callbackAt, why: last.why, ended_at: last.endedAt },
+  }
 }
 
 export const consentOutput = z

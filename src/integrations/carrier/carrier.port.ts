@@ -134,6 +134,8 @@ export interface Carrier {
   updateCall(callId: string, instructions: LiveCallInstructions): Promise<void>
   /** Answers one of its HTTP callbacks; absent for a carrier that reports in-process (the simulated one). */
   handleCallback?(callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer>
+  /** The carrier's live-conversation socket (Twilio: ConversationRelay's WebSocket); absent for a carrier without one. */
+  readonly relay?: CarrierRelay
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
@@ -215,6 +217,40 @@ export type MenuAnswer =
   | { readonly choice: 'opt_out' }
   | { readonly choice: 'none' }
 
+/**
+ * The assistant on an answered call (`--on-answer assistant`), as a carrier's relay needs it. These
+ * mirror the conversation engine's seam (src/processes/assistant/conversation.ts) so the port needs
+ * nothing above it; the composition root hands the engine's objects through.
+ */
+export type RelayOutput =
+  | { readonly type: 'text'; readonly token: string; readonly last: boolean }
+  /** End the call; with `handoff` the carrier dials `to` (the owner), whispering `whisper` to them first. */
+  | { readonly type: 'end'; readonly handoff: { readonly to: string; readonly whisper: string } | null }
+
+/** The call must end at once (the lead is gone, do-not-call, outside calling hours, the account's assistant calls at their limit): say `goodbye`. */
+export interface AssistantRefusal {
+  readonly refuse: { readonly goodbye: string; readonly reason: string }
+}
+
+/** What the lead hears first, and the relay's voice and language. */
+export interface AssistantGreeting {
+  readonly greeting: string
+  readonly voice: string | null
+  readonly language: string
+}
+
+/** One live conversation, fed by the relay's messages. */
+export interface RelayConversation {
+  /** The caller's finished utterance; the answer streams as it is produced. */
+  prompt(text: string): AsyncIterable<RelayOutput>
+  /** A key the caller pressed (9: opt out). */
+  dtmf(digit: string): AsyncIterable<RelayOutput>
+  /** The caller spoke over the answer; what had been spoken of it. */
+  interrupt(utteranceUntilInterrupt: string): void
+  /** The relay ended (`ended`), dropped, or failed: recorded once. */
+  close(reason: 'ended' | 'socket_dropped' | 'error', detail?: string): Promise<void>
+}
+
 /** A text a person sent to one of the accounts' numbers (Twilio's messaging webhook). */
 export interface InboundText {
   /** The carrier's message id (Twilio: `MessageSid`): a text is recorded once. */
@@ -253,12 +289,48 @@ export interface CallReports {
    * through `sendText`. False when no account has the `To` number (or `From` is not a phone number).
    */
   recordInboundText(text: InboundText): Promise<boolean>
+  /**
+   * On answer `assistant`: the greeting the relay opens with, or the goodbye when the call must end
+   * now (checked at the moment of the answer). Null when the decision is not Leadline's.
+   */
+  prepareAssistant(decisionId: string, callId: string): Promise<AssistantGreeting | AssistantRefusal | null>
+  /** The relay connected (its `setup`): checked again, then the live conversation. Null when the decision is not Leadline's. */
+  openAssistant(decisionId: string, callId: string): Promise<{ readonly conversation: RelayConversation } | AssistantRefusal | null>
 }
 
 /** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */
 export interface CarrierCallbackContext extends CallReports {
   readonly publicUrl: string
   warn(fields: Record<string, unknown>, message: string): void
+}
+
+/** The request that opens a relay's socket, as the route received it at `/api/carrier/<name>/relay`. */
+export interface RelayHandshake {
+  /** The public URL it was opened at (ws(s):// + LEADLINE_PUBLIC_URL's host + path + query): what carriers sign. */
+  readonly url: string
+  /** Header names in lower case. */
+  readonly headers: HttpFields
+  readonly query: HttpFields
+}
+
+/** The open socket, as the relay uses it: text frames out, and a close. */
+export interface RelaySocket {
+  send(data: string): void
+  close(code?: number, reason?: string): void
+}
+
+/** One open relay socket's session: the route feeds it every text frame and the close. */
+export interface RelaySession {
+  receive(data: string): void
+  /** The socket closed (either side); `code` is the WebSocket close code. */
+  closed(code: number): void
+}
+
+/** A carrier's live-conversation relay (Twilio's ConversationRelay): the handshake check, then a session per socket. */
+export interface CarrierRelay {
+  /** Whether the handshake is the carrier's own (its signature); the route refuses it with 403 before the upgrade otherwise. */
+  accepts(handshake: RelayHandshake): boolean
+  open(socket: RelaySocket, handshake: RelayHandshake, context: CarrierCallbackContext): RelaySession
 }
 
 /** Why a callback was refused; the route answers each with its stable HTTP error (404, 403, 400). */

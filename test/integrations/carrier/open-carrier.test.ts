@@ -41,6 +41,8 @@ function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
     pressAgentKey: async () => null,
     recordLeadDial: async () => false,
     recordInboundText: async () => false,
+    prepareAssistant: async () => null,
+    openAssistant: async () => null,
     recordOwnerConnect: async () => false,
   }
 }

@@ -29,6 +29,8 @@ function statusReports(onStatus: (update: CallStatusUpdate) => unknown): CallRep
     pressAgentKey: async () => null,
     recordLeadDial: async () => false,
     recordInboundText: async () => false,
+    prepareAssistant: async () => null,
+    openAssistant: async () => null,
   }
 }
 

@@ -308,7 +308,7 @@ function targetFacts(state: LeadWithCalls, phone: string | undefined, purpose: C
 }
 
 /** The texts decided to the lead (the texts slice's state, read by shape): a state's cap counts them with the calls. */
-type WithTexts = { readonly texts?: { readonly order: readonly string[]; readonly texts: Readonly<Record<string, { readonly decidedAt: string }>> } }
+export type WithTexts = { readonly texts?: { readonly order: readonly string[]; readonly texts: Readonly<Record<string, { readonly decidedAt: string }>> } }
 
 /**
  * What mayCall weighs for a new call to this lead, of this purpose, to `to` (the lead's own number

@@ -77,7 +77,7 @@ export type LeadAddedToList = DomainEvent<'LeadAddedToList', { leadId: string } 
 export type LeadDoNotCallCleared = DomainEvent<'LeadDoNotCallCleared', { leadId: string; clearedAt: string }>
 /**
  * Marked do-not-call by the account (a tool or the operator), or by the lead (`source`:
- * `in_call_keypress` for 9 in the call's menu, `sms_keyword` for STOP or a synonym texted to the
+ * `in_call_keypress` for 9 in the call's menu, `assistant_call` for an opt-out to the voice assistant, `sms_keyword` for STOP or a synonym texted to the
  * account's number), as opposed to by the sender's own flag.
  */
 export type LeadMarkedDoNotCall = DomainEvent<'LeadMarkedDoNotCall', { leadId: string; markedAt: string; source?: string }>
@@ -204,6 +204,7 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
   LeadMarkedDoNotCall: (d) =>
     d.source === 'in_call_keypress' ? 'marked do-not-call: the lead pressed 9 in the call'
       : d.source === 'sms_keyword' ? 'marked do-not-call: the lead texted an opt-out keyword'
+        : d.source === 'assistant_call' ? 'marked do-not-call: the lead asked the assistant to stop calling'
         : 'marked do-not-call',
   LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
   TextReceived: (d) => `text received from ${printable(d.from)} to ${printable(d.to)}${d.keyword === null ? '' : ` (keyword: ${KEYWORD_WORDS[d.keyword] ?? printable(String(d.keyword))})`}`,

@@ -10,7 +10,7 @@ const staleLead = z.object({
   source: z.string().nullable().optional(),
   last_touch: z.string().describe('ISO time of the last touch: a call or text out, an answer, a reply, an update'),
   attempts: z.number().int(),
-  why: z.string().describe('replied (the lead texted back and was not called since), callback_due (the lead asked, pressing 2, to be called back by now), connect_missed (the lead pressed 1 and reached nobody), never_contacted or contacted_untouched; most urgent first'),
+  why: z.string().describe('replied (the lead texted back and was not called since), callback_due (the lead asked, pressing 2 or through the voice assistant, to be called back by now), assistant_qualified (the voice assistant qualified the lead and no call followed), connect_missed (the lead pressed 1 and reached nobody), never_contacted or contacted_untouched; most urgent first'),
   suggested_action: z.string(),
   next_allowed_at: z.string().nullable().describe('ISO UTC time the suggested call is next allowed; null when never'),
 })

@@ -21,7 +21,8 @@ import {
   type SendTextRequest,
   type SentText,
 } from '../carrier.port.ts'
-import { answerDrawer, type SimulatedAnswers, type SimulatedWho } from './simulated-answers.ts'
+import { DEFAULT_SIMULATED_SEED, answerDrawer, type SimulatedAnswers, type SimulatedWho } from './simulated-answers.ts'
+import { callerDrawer, type SimulatedPersona } from './simulated-caller.ts'
 
 export type SimulatedAnswer = 'answered' | 'no-answer' | 'busy'
 /** `cycle` goes answered, no-answer, busy, answered, … one call after another. */
@@ -62,6 +63,8 @@ export type SimulatedReport =
   /** Agent-first: the key the owner pressed ('' for none), and how the dial of the lead ended. */
   | { readonly kind: 'agent_key'; readonly callId: string; readonly decisionId: string; readonly digit: string }
   | { readonly kind: 'lead_dial'; readonly callId: string; readonly decisionId: string; readonly status: string }
+  /** `--on-answer assistant`: a seeded simulated caller talks with the assistant (prepare, open, turns, close). */
+  | { readonly kind: 'assistant'; readonly callId: string; readonly decisionId: string }
 
 export interface SimulatedCallRecord {
   request: PlaceCallRequest
@@ -80,6 +83,24 @@ export interface SimulatedTextRecord {
   requestedAt: string
 }
 
+/** How a simulated assistant call went (kept in memory for tests and demos; never logged). */
+export interface SimulatedAssistantCall {
+  readonly callId: string
+  readonly decisionId: string
+  /** Null when the assistant refused the call before anyone spoke. */
+  readonly persona: SimulatedPersona | null
+  /** What the simulated caller said or pressed, turn by turn. */
+  readonly said: readonly string[]
+  /** Each of the assistant's turns, its tokens joined: the greeting first. */
+  readonly heard: readonly string[]
+  /** `ended` (the assistant ended it), `transfer` (to `handoffTo`), `refused` (before the talk), `hung_up` (the caller ran out of lines). */
+  readonly end: 'ended' | 'transfer' | 'refused' | 'hung_up'
+  readonly handoffTo: string | null
+}
+
+/** The turns a simulated caller takes at most before hanging up. */
+export const SIMULATED_MAX_TURNS = 12
+
 /** A live call told to do something else (the voicemail, a hang-up). */
 export interface SimulatedCallUpdate {
   callId: string
@@ -95,6 +116,8 @@ export interface SimulatedCarrier extends Carrier {
   calls(): SimulatedCallRecord[]
   /** Every text it was asked to send, in order. */
   texts(): SimulatedTextRecord[]
+  /** Every assistant call it played, in the order they ended. */
+  assistantCalls(): SimulatedAssistantCall[]
   /** Cancels pending outcomes; later requests are refused. */
   close(): Promise<void>
 }
@@ -166,6 +189,8 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
   const textRecords: SimulatedTextRecord[] = []
   const timers = new Set<NodeJS.Timeout>()
   const drawAnswer = options.answers ? answerDrawer(options.answers) : null
+  const drawCaller = callerDrawer(options.answers?.seed ?? DEFAULT_SIMULATED_SEED)
+  const assistantCalls: SimulatedAssistantCall[] = []
   let placed = 0
   let closed = false
 
@@ -197,7 +222,61 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       case 'lead_dial':
         await reports.recordLeadDial(step.decisionId, step.status)
         return undefined
+      case 'assistant':
+        await converse(step.callId, step.decisionId)
+        return undefined
     }
+  }
+
+  /** A simulated caller and the assistant, as ConversationRelay would carry them: the greeting, then turn by turn. */
+  async function converse(callId: string, decisionId: string): Promise<void> {
+    const record = (fields: Omit<SimulatedAssistantCall, 'callId' | 'decisionId'>) => assistantCalls.push({ callId, decisionId, ...fields })
+    const prepared = await reports.prepareAssistant(decisionId, callId)
+    if (prepared === null) return
+    if ('refuse' in prepared) return void record({ persona: null, said: [], heard: [prepared.refuse.goodbye], end: 'refused', handoffTo: null })
+    const opened = await reports.openAssistant(decisionId, callId)
+    if (opened === null) return
+    if ('refuse' in opened) return void record({ persona: null, said: [], heard: [prepared.greeting, opened.refuse.goodbye], end: 'refused', handoffTo: null })
+    const { conversation } = opened
+    const { persona, lines } = drawCaller()
+    const said: string[] = []
+    const heard: string[] = [prepared.greeting]
+    let end: SimulatedAssistantCall['end'] = 'hung_up'
+    let handoffTo: string | null = null
+    try {
+      for (let turn = 0; turn < SIMULATED_MAX_TURNS && end === 'hung_up' && !closed; turn++) {
+        const line = lines[Math.min(turn, lines.length - 1)] as (typeof lines)[number]
+        said.push('say' in line ? line.say : `key ${line.key}`)
+        let reply = ''
+        for await (const output of 'say' in line ? conversation.prompt(line.say) : conversation.dtmf(line.key)) {
+          if (output.type === 'text') reply += output.token
+          else {
+            end = output.handoff === null ? 'ended' : 'transfer'
+            handoffTo = output.handoff?.to ?? null
+          }
+        }
+        heard.push(reply)
+      }
+    } finally {
+      await conversation.close(end === 'hung_up' ? 'socket_dropped' : 'ended', end === 'hung_up' ? 'the simulated caller hung up' : undefined)
+    }
+    record({ persona, said, heard, end, handoffTo })
+  }
+
+  /**
+   * `--on-answer assistant`: a person who picks up talks with the assistant instead of hearing the
+   * menu (their drawn key is not pressed), right after the answer (and machine detection's verdict).
+   */
+  async function forAssistant(callId: string, decisionId: string, steps: readonly Step[]): Promise<readonly Step[]> {
+    const answered = steps.findIndex((step) => step.kind === 'status' && step.status === 'in-progress')
+    if (answered < 0 || steps.some((step) => step.kind === 'answered_by' && step.answeredBy !== 'human')) return steps
+    const call = await reports.answeredCall(decisionId).catch(() => null)
+    if (call?.onAnswer.kind !== 'assistant') return steps
+    const after = Math.max(answered, steps.findIndex((step) => step.kind === 'answered_by'))
+    return steps.flatMap((step, i): Step[] => {
+      if (step.kind === 'menu_key' || step.kind === 'owner_connect') return []
+      return i === after ? [step, { kind: 'assistant', callId, decisionId }] : [step]
+    })
   }
 
   /**
@@ -220,7 +299,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
   }
 
   async function deliver(callId: string, decisionId: string, planned: readonly Step[]): Promise<void> {
-    const steps = await forAgentFirst(callId, decisionId, planned)
+    const steps = await forAssistant(callId, decisionId, await forAgentFirst(callId, decisionId, planned))
     let sequenceNumber = 0
     let menu: MenuAnswer | AgentKeyAnswer | null = null
     for (const step of steps) {
@@ -298,6 +377,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
     updates: () => updates.map((u) => ({ ...u })),
     calls: () => callRecords.map((c) => ({ ...c, request: { ...c.request } })),
     texts: () => textRecords.map((m) => ({ ...m, request: { ...m.request } })),
+    assistantCalls: () => assistantCalls.map((c) => ({ ...c, said: [...c.said], heard: [...c.heard] })),
 
     async close(): Promise<void> {
       closed = true

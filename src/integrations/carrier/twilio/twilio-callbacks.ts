@@ -21,14 +21,15 @@ import {
   type CarrierCallbackContext,
   type InboundText,
 } from '../carrier.port.ts'
-import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, whisperTwiml } from './answer-twiml.ts'
+import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, sayAndHangUp, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
+import { ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, assistantEndTwiml, assistantTwiml, assistantWhisperTwiml, parseHandoffData, relayUrl } from './conversation-relay.ts'
 
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ...AGENT_FIRST_HOOKS])
+const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, ...AGENT_FIRST_HOOKS])
 /** The messaging webhook's answer: nothing said in TwiML (a keyword's reply goes through `sendText`, claimed once). */
 const EMPTY_RESPONSE = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
@@ -98,9 +99,36 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
   const call = await context.answeredCall(decision)
   if (!call) return unknown
   if (callback.hook === 'whisper') return twiml(whisperTwiml(call.leadName, call.leadSource))
+  if (callback.hook === ASSISTANT_WHISPER_HOOK) return twiml(assistantWhisperTwiml(field(callback.query as TwilioParams, 'whisper')))
+  if (callback.hook === ASSISTANT_END_HOOK) {
+    // Signed by Twilio, so HandoffData is what the relay's `end` said; nothing is recorded here (the conversation recorded its end).
+    const handoff = parseHandoffData(field(params, 'HandoffData'))
+    return twiml(assistantEndTwiml(handoff, {
+      callerId: call.callerId,
+      whisperUrl: (whisper) => carrierCallbackUrl(context.publicUrl, 'twilio', ASSISTANT_WHISPER_HOOK, { decision, whisper }),
+      ownerDialUrl: carrierCallbackUrl(context.publicUrl, 'twilio', 'owner-dial', { decision }),
+    }))
+  }
   if (call.onAnswer.kind === 'agent-first') return agentFirstAnswer(call, context.publicUrl)
+  if (call.onAnswer.kind === 'assistant') return assistantAnswer(call.decisionId, field(params, 'CallSid'), context)
   const menuUrl = carrierCallbackUrl(context.publicUrl, 'twilio', 'menu', { decision: call.decisionId })
   return twiml(answerTwiml({ mode: call.onAnswer, leadName: call.leadName, businessName: call.businessName, whisperUrl, menuUrl }))
+}
+
+/**
+ * The assistant takes the call: its greeting, then ConversationRelay; or, when the call must end now
+ * (the lead gone, do-not-call, outside calling hours by now, the account's assistant calls at their
+ * limit), the goodbye and a hang-up.
+ */
+async function assistantAnswer(decisionId: string, callSid: string | undefined, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer> {
+  if (callSid === undefined || callSid.length > 128) return { kind: 'refused', refusal: 'invalid_request', detail: 'CallSid is required' }
+  const prepared = await context.prepareAssistant(decisionId, callSid)
+  if (prepared === null) return { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
+  if ('refuse' in prepared) return twiml(sayAndHangUp(prepared.refuse.goodbye))
+  return twiml(assistantTwiml(prepared, {
+    relayUrl: relayUrl(context.publicUrl, decisionId),
+    actionUrl: carrierCallbackUrl(context.publicUrl, 'twilio', ASSISTANT_END_HOOK, { decision: decisionId }),
+  }))
 }
 
 function twiml(body: string): CarrierCallbackAnswer {

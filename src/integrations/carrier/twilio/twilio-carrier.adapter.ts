@@ -23,6 +23,7 @@ import {
 } from '../carrier.port.ts'
 import { handleTwilioCallback, twilioCallbackUrls } from './twilio-callbacks.ts'
 import { liveCallTwiml } from './answer-twiml.ts'
+import { twilioRelay } from './conversation-relay.ts'
 
 export const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_TWILIO_TIMEOUT_MS = 10_000
@@ -40,6 +41,7 @@ export interface TwilioCarrierOptions {
 export interface TwilioCarrier extends Carrier {
   readonly name: 'twilio'
   handleCallback: NonNullable<Carrier['handleCallback']>
+  readonly relay: NonNullable<Carrier['relay']>
   warm(): void
   close(): Promise<void>
 }
@@ -190,6 +192,8 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
     callbackUrls: twilioCallbackUrls,
 
     handleCallback: (callback, context) => handleTwilioCallback(options.authToken, callback, context),
+
+    relay: twilioRelay(options.authToken),
 
     async close(): Promise<void> {
       closed = true

@@ -1,0 +1,1 @@
+export { createScriptedAssistant, READY_QUESTION } from './scripted-assistant.ts'

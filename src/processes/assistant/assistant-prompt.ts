@@ -1,0 +1,52 @@
+/**
+ * What the assistant says first and what the model is told: the business, the brief, and this lead's
+ * name, source and fields. Nothing else: no other lead, no key, no payment (the model never sees them).
+ */
+import type { AccountSettings } from '../../domain/account/account-settings.ts'
+import type { CallFacts } from '../../integrations/assistant/assistant-provider.port.ts'
+import { READY_QUESTION } from '../../integrations/assistant/scripted/index.ts'
+
+/** Fields a webhook may carry that the model must not see (payment data, credentials). */
+const PRIVATE_FIELD = /card|cvv|cvc|iban|routing|account.?(number|no)|ssn|social.?security|password|passcode|pin\b|token|secret|api.?key|recording|transcript/i
+
+export interface LeadForAssistant {
+  readonly name: string | null
+  readonly source: string | null
+  readonly fields: ReadonlyArray<readonly [string, string]>
+}
+
+/** The lead's own fields the model may read: name-value pairs of plain values, private ones left out. */
+export function leadFields(industryFields: Readonly<Record<string, string>>, extraFields: ReadonlyArray<{ name: string; value: unknown }>, place: string | null): Array<[string, string]> {
+  const fields: Array<[string, string]> = Object.entries(industryFields).map(([name, value]) => [name.replace(/_/g, ' '), value])
+  if (place !== null && place !== '') fields.push(['location', place])
+  for (const { name, value } of extraFields) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields.push([name, String(value)])
+  }
+  return fields.filter(([name]) => !PRIVATE_FIELD.test(name)).map(([name, value]) => [name.slice(0, 60), value.slice(0, 200)] as [string, string]).slice(0, 30)
+}
+
+/** The welcome greeting: who calls (an automated assistant, scripted when it is), for which business, and why. */
+export function greeting(facts: CallFacts, scripted: boolean): string {
+  const hello = facts.leadName === null ? 'Hi' : `Hi ${facts.leadName}`
+  const what = scripted ? 'an automated assistant (a simple scripted one, not a person)' : 'an automated assistant, not a person'
+  return `${hello}, this is ${facts.assistantName}, ${what}, calling for ${facts.businessName} about the request you sent us. ${READY_QUESTION}`
+}
+
+export function systemPrompt(settings: AccountSettings, facts: CallFacts, lead: LeadForAssistant): string {
+  const brief = settings.assistantBrief
+  const questions = brief.questions.length === 0
+    ? 'There are no qualifying questions: find out whether they still want help and when to call back.'
+    : brief.questions.map((q, i) => `${i + 1}. ${q.question}${q.goodAnswer === '' ? '' : ` (a good answer: ${q.goodAnswer})`}`).join('\n')
+  const fields = lead.fields.length === 0 ? 'none' : lead.fields.map(([n, v]) => `${n}: ${v}`).join('; ')
+  return [
+    `You are ${facts.assistantName}, an automated voice assistant calling on behalf of ${facts.businessName}. You are on a phone call: speak in short, plain sentences, no lists, no markup, no emoji.`,
+    `You already greeted the lead, said you are an automated assistant, and asked if now is a good time.`,
+    `About the business: ${brief.business === '' ? '(no description given)' : brief.business}`,
+    `The lead: name ${lead.name ?? 'unknown'}; source ${lead.source ?? 'unknown'}; fields: ${fields}.`,
+    `Ask these questions, one at a time, in order, and call record_answer as each is answered:\n${questions}`,
+    `It is now ${facts.now.toISOString()} (UTC); the lead's time zone is ${facts.timeZone}. Callbacks must be booked with book_callback; Leadline refuses times outside calling hours and tells you why.`,
+    brief.transferNumber === null ? 'No one can take a transfer: offer a callback instead.' : 'If the lead wants a person, call transfer_to_person.',
+    'If the lead asks not to be called again, call mark_do_not_call at once. Never promise prices, discounts or appointments the brief does not state. Never ask for payment details.',
+    'When the conversation is done, say a short goodbye and call end_call with how it went: qualified (the answers meet the brief), not_interested, callback_booked, wrong_number, or no_conversation.',
+  ].join('\n\n')
+}

@@ -1,0 +1,202 @@
+/**
+ * The assistant on the phone line, end to end: the REAL Twilio adapter against the fake Twilio, the
+ * real route, and a ConversationRelay client double (`ws`, handshake signed with the SDK) talking to
+ * the engine's scripted assistant. The answer's TwiML, the relay's messages, the `<Connect>` action
+ * that dials the owner, a forged handshake, do-not-call mid-call, a dropped socket, the concurrency limit.
+ */
+import t from 'tap'
+import type { Test } from 'tap'
+import { twimlAttribute } from '../../doubles/fake-twilio.ts'
+import { connectRelay } from '../../doubles/fake-conversation-relay.ts'
+import { DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents, placedCalls, postLead, waitForEvent } from '../../helpers/dialing-app.ts'
+
+const XML = '<?xml version="1.0" encoding="UTF-8"?>'
+
+async function relayApp(t: Test) {
+  const fake = await fakeTwilio(t)
+  const built = await dialingApp(t, { fake })
+  const baseUrl = await built.listen()
+  return { fake, ...built, baseUrl }
+}
+
+type RelayApp = Awaited<ReturnType<typeof relayApp>>
+
+/** The log's length: a refused handshake must leave it as it was. */
+async function logLength(s: RelayApp): Promise<number> {
+  return (await s.leadline.store.readAll()).length
+}
+
+const relayPath = (decision: string) => `${PUBLIC_URL.replace(/^http/, 'ws')}/api/carrier/twilio/relay?decision=${decision}`
+
+t.test('a forged, unsigned or decision-less handshake is refused with 403 before the upgrade, and records nothing', async (t) => {
+  const s = await relayApp(t)
+  const before = await logLength(s)
+  const refused = {
+    forged: { url: relayPath('dec_1'), forged: true },
+    unsigned: { url: relayPath('dec_1'), unsigned: true },
+    'no decision': { url: `${PUBLIC_URL.replace(/^http/, 'ws')}/api/carrier/twilio/relay` },
+    'signed over http:// instead of the ws:// URL Twilio was given': { url: relayPath('dec_1').replace(/^ws/, 'http') },
+  }
+  for (const [what, options] of Object.entries(refused)) {
+    const status = await connectRelay({ via: s.baseUrl, authToken: s.fake.authToken, ...options }).then(() => 'opened', (e: { status?: number }) => e.status)
+    t.equal(status, 403, what)
+  }
+  t.equal(await logLength(s), before, 'nothing recorded')
+
+  const plain = await s.app.inject({ method: 'GET', url: '/api/carrier/twilio/relay?decision=dec_1' })
+  t.equal(plain.statusCode, 404, 'a plain GET is not a relay')
+  const simulated = await connectRelay({ url: relayPath('dec_1').replace('/twilio/', '/simulated/'), via: s.baseUrl, authToken: s.fake.authToken }).then(() => 'opened', (e: { status?: number }) => e.status)
+  t.equal(simulated, 404, 'only the open carrier has a relay')
+})
+
+t.test('a signed socket for a decision Leadline does not know is ended at setup with a goodbye', async (t) => {
+  const s = await relayApp(t)
+  const relay = await connectRelay({ url: relayPath('dec_unknown'), via: s.baseUrl, authToken: s.fake.authToken })
+  relay.setup('CA0123')
+  t.same(await relay.ended(), { reason: 'refused', goodbye: 'Sorry, this call cannot continue. Goodbye.' })
+  relay.close()
+  t.equal(await relay.closed, 1000)
+})
+
+const OWNER = '+13125550177'
+const BRIEF = {
+  business: 'Lakeside Roofing repairs and replaces roofs in Chicago.',
+  questions: [
+    { question: 'Do you own the home?', goodAnswer: 'yes' },
+    { question: 'What is wrong with the roof?', goodAnswer: 'a leak or storm damage' },
+  ],
+  transferNumber: OWNER,
+  assistantName: 'Robin',
+}
+
+/** A new assistant account's lead, called and answered by a person: the answer's TwiML, as Twilio fetched it. */
+async function answeredCall(s: RelayApp, options: { phone?: string; brief?: Record<string, unknown>; account?: { accountId: string; token: string } } = {}) {
+  const phone = options.phone ?? '3125550142'
+  const account: { accountId: string; token: string } =
+    options.account ??
+    (await s.createAccount('Lakeside Roofing', { ...DIALING, callsPerSecond: 100, onAnswer: 'assistant', assistantBrief: options.brief ?? BRIEF }).then((a) => ({ accountId: a.account.accountId as string, token: a.token })))
+  t.equal((await postLead(s.app, account.token, { phone, first_name: 'Dana', last_name: 'Reyes', source: 'roof-form' })).status, 201)
+  const placed = await waitForEvent(s.leadline, account.accountId, phone, 'CallPlaced')
+  const sid = (placed.data as { callId: string }).callId
+  const decision = (placed.data as { decisionId: string }).decisionId
+  t.equal((await s.fake.postAmdCallback(sid, 'human', { via: s.baseUrl })).status, 204)
+  await waitForEvent(s.leadline, account.accountId, phone, 'CallAnswered')
+  const answer = await s.fake.answerCall(sid, { via: s.baseUrl })
+  const events = () => leadEvents(s.leadline, account.accountId, phone)
+  const event = (type: string) => waitForEvent(s.leadline, account.accountId, phone, type)
+  const relay = () => connectRelay({ url: twimlAttribute(answer.body, 'ConversationRelay', 'url') as string, via: s.baseUrl, authToken: s.fake.authToken })
+  /** Twilio posts the session's end to the <Connect> action, with the relay's HandoffData when there was one. */
+  const action = async (fields: Record<string, string>) => {
+    const url = twimlAttribute(answer.body, 'Connect', 'action') as string
+    const target = new URL(url)
+    return s.fake.postStatusCallback(`${s.baseUrl}${target.pathname}${target.search}`, { CallSid: sid, AccountSid: s.fake.accountSid, SessionId: `VX${'1'.repeat(32)}`, ...fields }, { signedUrl: url })
+  }
+  return { ...account, phone, sid, decision, answer, events, event, relay, action }
+}
+
+t.test('a person answers: the greeting and the relay in TwiML, tokens streamed turn by turn, a transfer ends the session, and the action dials the owner with a whisper', async (t) => {
+  const s = await relayApp(t)
+  const call = await answeredCall(s)
+  t.equal(call.answer.status, 200)
+  const greeting = twimlAttribute(call.answer.body, 'ConversationRelay', 'welcomeGreeting') as string
+  t.match(greeting, /Lakeside Roofing/, 'the greeting names the business')
+  t.match(greeting, /automated assistant/, 'and says it is an automated assistant')
+  t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'url'), `ws://leadline.test/api/carrier/twilio/relay?decision=${call.decision}`)
+  t.equal(twimlAttribute(call.answer.body, 'Connect', 'action'), `${PUBLIC_URL}/api/carrier/twilio/assistant-end?decision=${call.decision}`)
+  t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'language'), 'en-US')
+  t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'dtmfDetection'), 'true')
+
+  const relay = await call.relay()
+  relay.setup(call.sid)
+  relay.prompt('Yes, go ahead.')
+  t.equal(await relay.turn(), 'Do you own the home?')
+  relay.prompt('Yes, I do.')
+  t.equal(await relay.turn(), 'What is wrong with the roof?')
+  relay.prompt('It leaks after every storm.')
+  t.match(await relay.turn(), /speak with someone from Lakeside Roofing now\?/)
+  relay.prompt('Yes please.')
+  const handoff = await relay.ended()
+  t.match(handoff, { reason: 'transfer', to: OWNER })
+  const texts = relay.received().filter((m) => m.type === 'text')
+  t.ok(texts.every((m) => typeof m.token === 'string' && typeof m.last === 'boolean'), 'text messages carry token and last')
+  t.equal(texts.filter((m) => m.last === true).length, 4, 'each turn closed with last: true')
+  relay.close()
+  t.equal(await relay.closed, 1000)
+  t.match((await call.event('AssistantCallEnded')).data, { decisionId: call.decision, disposition: 'transferred' })
+
+  const posted = await call.action({ SessionStatus: 'ended', SessionDuration: '48', HandoffData: JSON.stringify(handoff) })
+  t.equal(posted.status, 200)
+  t.match(posted.body, new RegExp(`^${XML.replace(/[?.]/g, '\\$&')}<Response><Say>Connecting you now.</Say><Dial callerId="\\+13125550100" action="${PUBLIC_URL}/api/carrier/twilio/owner-dial\\?decision=${call.decision}" method="POST"><Number url="[^"]+" method="POST">\\+13125550177</Number></Dial></Response>$`))
+  const whisperUrl = twimlAttribute(posted.body, 'Number', 'url') as string
+  t.match(whisperUrl, `${PUBLIC_URL}/api/carrier/twilio/assistant-whisper?decision=${call.decision}&whisper=`)
+  const target = new URL(whisperUrl)
+  const whisper = await s.fake.postStatusCallback(`${s.baseUrl}${target.pathname}${target.search}`, { CallSid: 'CAowner' }, { signedUrl: whisperUrl })
+  t.equal(whisper.status, 200)
+  t.match(whisper.body, /^<\?xml version="1\.0" encoding="UTF-8"\?><Response><Say>[^<]+<\/Say><\/Response>$/, 'the owner hears the whisper alone')
+  const forged = await s.fake.postStatusCallback(`${s.baseUrl}${new URL(twimlAttribute(call.answer.body, 'Connect', 'action') as string).pathname}?decision=${call.decision}`, { HandoffData: JSON.stringify({ reason: 'transfer', to: '+19005550100', whisper: 'x' }) }, { forged: true, signedUrl: twimlAttribute(call.answer.body, 'Connect', 'action') as string })
+  t.equal(forged.status, 403, 'a forged action dials no one')
+})
+
+t.test('the lead becomes do-not-call after the answer: setup ends the session with a goodbye; key 9 mid-call opts out', async (t) => {
+  const s = await relayApp(t)
+  const call = await answeredCall(s)
+  // The sender flags the lead do-not-call while the greeting plays.
+  t.equal((await postLead(s.app, call.token, { phone: call.phone, dnc: 'yes' })).status, 200)
+  t.match((await call.event('LeadUpdated')).data, { changes: { doNotCall: true } })
+  const relay = await call.relay()
+  relay.setup(call.sid)
+  const refused = await relay.ended()
+  t.match(refused, { reason: 'refused', goodbye: /\S/ })
+  t.same(relay.received().filter((m) => m.type === 'text'), [], 'not a word from the assistant')
+  relay.close()
+  const posted = await call.action({ SessionStatus: 'ended', HandoffData: JSON.stringify(refused) })
+  t.equal(posted.body, `${XML}<Response><Say>${String(refused.goodbye).replace(/&/g, '&amp;')}</Say><Hangup/></Response>`)
+
+  const second = await answeredCall(s, { phone: '3125550143', account: { accountId: call.accountId, token: call.token } })
+  const relay2 = await second.relay()
+  relay2.setup(second.sid)
+  relay2.prompt('Who is this?')
+  await relay2.turn()
+  relay2.dtmf('9')
+  t.match(await relay2.ended(), { reason: 'ended' })
+  relay2.close()
+  await second.event('LeadMarkedDoNotCall')
+  t.match((await second.event('AssistantCallEnded')).data, { disposition: 'opted_out' })
+  t.equal((await second.action({ SessionStatus: 'ended', HandoffData: '{"reason":"ended"}' })).body, `${XML}<Response><Hangup/></Response>`)
+})
+
+t.test('the socket drops mid-call: the conversation ends as no_conversation, the lead goes back to follow-up, and the action apologises and hangs up', async (t) => {
+  const s = await relayApp(t)
+  const call = await answeredCall(s)
+  const relay = await call.relay()
+  relay.setup(call.sid)
+  relay.prompt('Yes.')
+  t.equal(await relay.turn(), 'Do you own the home?')
+  relay.drop()
+  t.match((await call.event('AssistantCallEnded')).data, { disposition: 'no_conversation' })
+  const scheduled = await call.event('FollowUpScheduled')
+  const types = (await call.events()).map((e) => e.type)
+  t.same(types.slice(types.indexOf('AssistantCallEnded')).filter((type) => type.startsWith('FollowUp') || type === 'CallbackRequested'), ['CallbackRequested', 'FollowUpScheduled'], 'the lead is back in follow-up, and nothing stops it')
+  t.ok(Date.parse((scheduled.data as { dueAt: string }).dueAt) > Date.now(), 'due later, not now')
+  const posted = await call.action({ SessionStatus: 'failed', ErrorCode: '64105' })
+  t.equal(posted.body, `${XML}<Response><Say>Sorry, we could not continue this call. We will be in touch. Goodbye.</Say><Hangup/></Response>`)
+})
+
+t.test('over the account’s limit of assistant calls at once, the answer is a polite goodbye and a hang-up', async (t) => {
+  const s = await relayApp(t)
+  const first = await answeredCall(s, { brief: { ...BRIEF, maxConcurrentCalls: 1 } })
+  const relay = await first.relay()
+  relay.setup(first.sid)
+  relay.prompt('Yes.')
+  await relay.turn()
+  const second = await answeredCall(s, { phone: '3125550143', account: { accountId: first.accountId, token: first.token } })
+  t.match(second.answer.body, new RegExp(`^${XML.replace(/[?.]/g, '\\$&')}<Response><Say>[^<]+</Say><Hangup/></Response>$`))
+  t.notMatch(second.answer.body, /ConversationRelay/, 'not connected to the assistant')
+  t.match((await second.event('AssistantCallEnded')).data, { disposition: 'no_conversation' })
+  await second.event('FollowUpScheduled')
+  t.ok((await second.events()).some((e) => e.type === 'CallbackRequested'), 'the lead told "someone will call you back" is called back')
+  relay.close()
+  await first.event('AssistantCallEnded')
+  const third = await answeredCall(s, { phone: '3125550144', account: { accountId: first.accountId, token: first.token } })
+  t.match(third.answer.body, /<ConversationRelay /, 'a slot freed by a call that ended is taken again')
+})
