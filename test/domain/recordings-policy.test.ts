@@ -34,6 +34,11 @@ t.test('every event that holds a recording or a transcript loses it to the filte
       type: 'RecordCallStatus', settings: ON,
       update: { callId: 'CA1', status: 'completed', durationSeconds: 30, timestamp: NOW.toISOString(), carrier: 'twilio', recordingUrl: 'https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE1', transcript: 'Hi, this is Jane' },
     },
+    // Every prompt and reply of a voice assistant call (issue #29).
+    {
+      type: 'EndAssistantCall', decisionId: 'dec_1', callId: 'CA1', disposition: 'qualified', why: null, provider: 'scripted', settings: ON,
+      transcript: [{ speaker: 'assistant', text: 'Is now a good time?', at: NOW.toISOString() }, { speaker: 'lead', text: 'Yes, I own the home', at: NOW.toISOString() }],
+    },
     // What the lead texts back is kept like a transcript (issue #27).
     {
       type: 'ReceiveText', accountId: 'acc_1', newLeadId: 'ld_2', messageId: 'SM1', from: PHONE, to: '+13125550100', body: 'Call me after 5', carrier: 'twilio',
