@@ -30,9 +30,9 @@ async function endpoint(t: Parameters<typeof buildApp>[0], tools: ToolRegistry, 
   return { post, logged }
 }
 
-t.test('list_leads and get_lead_history are heavy reads; the others are not', async (t) => {
+t.test('list_leads, list_calls and get_lead_history are heavy reads; the others are not', async (t) => {
   const heavy = (await loadTools()).filter((tool) => tool.heavy).map((tool) => tool.name)
-  t.same(heavy, ['get_lead_history', 'list_leads'])
+  t.same(heavy, ['get_lead_history', 'list_calls', 'list_leads'])
 })
 
 t.test('two heavy reads run at once, two wait, the rest are -32603 busy; light tools are not held up', async (t) => {

@@ -106,11 +106,10 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   t.match((await client.callTool({ name: 'pause_follow_up', arguments: { ...janePhone, idempotency_key: 'sdk-pause' } })).structuredContent, { paused: true, changed: true })
   t.match((await client.callTool({ name: 'resume_follow_up', arguments: { ...janePhone, idempotency_key: 'sdk-resume' } })).structuredContent, { paused: false, changed: true })
   const callbackAt = new Date(Date.now() + 86_400_000).toISOString()
-  t.match((await client.callTool({ name: 'schedule_callback', arguments: { ...janePhone, callback_at: callbackAt, idempotency_key: 'sdk-cb', dry_run: true } })).structuredContent, { dry_run: true })
+  t.match((await client.callTool({ name: 'schedule_callback', arguments: { phone: '312-555-0143', callback_at: callbackAt, idempotency_key: 'sdk-cb', dry_run: true } })).structuredContent, { dry_run: true })
   const calls = (await client.callTool({ name: 'list_calls', arguments: {} })).structuredContent as { calls: Array<{ decision_id: string }> }
   t.ok(Array.isArray(calls.calls))
-  const missing = await client.callTool({ name: 'get_call', arguments: { call_id: 'CA404' } })
-  t.equal(missing.isError, true, 'get_call of no call is an error result')
+  await t.rejects(client.callTool({ name: 'get_call', arguments: { call_id: 'CA404' } }), { code: -32603, data: { code: 'call_not_found' } }, 'get_call of no call')
   t.equal(new Set(tools.map((tool) => tool.name)).size, 15, 'every tool was listed, and every one was called above')
 })
 
