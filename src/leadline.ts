@@ -236,7 +236,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })
-  const openedAssistant = options.assistantProvider ? null : openAssistantProvider(options.env ?? process.env, options.logger)
+  const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
   const assistant = new AssistantEngine({
     commands, accounts, calls, runner, inboundLeads, clock,
     provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,

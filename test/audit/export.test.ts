@@ -52,9 +52,9 @@ t.test('an export holds every event of the account, in log order, with its hashe
   t.ok(lines.every((l, i) => i === 0 || (l.position as number) > (lines[i - 1]?.position as number)), 'log order')
   t.same(Object.keys(lines[0] ?? {}), ['position', 'stream', 'revision', 'id', 'type', 'data', 'metadata', 'recordedAt', 'prevHash', 'hash'])
   const redacted = lines.filter((l) => l.redacted === true)
-  t.same(redacted.map((l) => l.type), ['WebhookTokenIssued', 'ApiKeyCreated', 'GoogleKeySet', 'CallRecordingAvailable', 'CallTranscriptAvailable', 'TextReceived'], 'recordings, transcripts (and texts) and secret hashes')
+  t.same(redacted.map((l) => l.type), ['WebhookTokenIssued', 'ApiKeyCreated', 'GoogleKeySet', 'CallRecordingAvailable', 'CallTranscriptAvailable', 'TextReceived', 'AssistantTranscriptRecorded'], 'recordings, transcripts (and texts) and secret hashes')
   t.notOk(result.stdout.includes(RECORDING_URL) || result.stdout.includes(TRANSCRIPT), 'no recording or transcript in the export')
-  t.match(result.stderr, new RegExp(`^exported ${lines.length} events in 3 streams of account ${ACCOUNT}; 3 with recordings or transcripts removed`))
+  t.match(result.stderr, new RegExp(`^exported ${lines.length} events in 3 streams of account ${ACCOUNT}; 4 with recordings or transcripts removed`))
 
   const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
   t.ok(full.stdout.includes(RECORDING_URL) && full.stdout.includes(TRANSCRIPT), '--include-recordings exports them as stored')

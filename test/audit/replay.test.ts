@@ -250,7 +250,7 @@ t.test('the reader thread gives the read models reading through the store gives,
   const calls = PROJECTIONS.filter((p) => p.name === 'calls')
   const one = await replay(options({ readerThread: true, projections: calls }))
   t.match(one, { events: head, rebuiltTo: head, switchedTo: head })
-  t.same(one.tables, inline.tables.filter((table) => ['calls', 'follow_ups', 'call_legs'].includes(table.table)))
+  t.same(one.tables, inline.tables.filter((table) => ['calls', 'follow_ups', 'call_legs', 'follow_up_pauses'].includes(table.table)))
   t.equal(leadline.runner.statuses().find((s) => s.name === 'calls')?.position, head)
 })
 

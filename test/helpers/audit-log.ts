@@ -130,6 +130,16 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextSent', data: { textId: 'txt_1', messageId: 'SM444', carrier: 'twilio', at: '2026-03-11T16:17:02.000Z' } }, texter],
   [{ type: 'TextFailed', data: { textId: 'txt_2', failure: 'rejected', message: 'not a mobile number', carrierCode: 21614, at: '2026-03-11T16:17:03.000Z' } }, texter],
   [{ type: 'TextOutcomeUnknown', data: { textId: 'txt_3', reason: 'the node stopped before the carrier answered', at: '2026-03-11T16:17:04.000Z' } }, texter],
+  // Issue #30: an agent's note, edit, callback and pause of the cadence.
+  [{ type: 'NoteAdded', data: { leadId: 'ld_audit0000000000a', noteId: 'note_1', text: 'Prefers mornings; ask about the skylight.', author: apiKey, at: '2026-03-11T16:18:00.000Z' } }, apiKey],
+  [{ type: 'LeadEdited', data: { leadId: 'ld_audit0000000000a', changes: {}, customFields: [{ name: 'roof_age', value: '12' }], editedAt: '2026-03-11T16:19:00.000Z' } }, apiKey],
+  [{ type: 'CallbackScheduled', data: { leadId: 'ld_audit0000000000a', callbackAt: '2026-03-12T15:00:00.000Z', replacedDueAt: null, at: '2026-03-11T16:20:00.000Z' } }, apiKey],
+  [{ type: 'FollowUpPaused', data: { leadId: 'ld_audit0000000000a', at: '2026-03-11T16:21:00.000Z' } }, apiKey],
+  [{ type: 'FollowUpResumed', data: { leadId: 'ld_audit0000000000a', at: '2026-03-11T16:22:00.000Z' } }, apiKey],
+  // Issue #29: the voice assistant's call: an answer it recorded, the transcript (kept, never shown), how it ended.
+  [{ type: 'AssistantAnswerRecorded', data: { decisionId: d1, question: 'How old is the roof?', answer: 'about twelve years', at: '2026-03-11T16:23:00.000Z' } }, { kind: 'process', id: 'assistant' }],
+  [{ type: 'AssistantTranscriptRecorded', data: { decisionId: d1, callId: 'CA1', transcript: [{ speaker: 'lead', text: TRANSCRIPT, at: '2026-03-11T16:23:00.000Z' }], at: '2026-03-11T16:24:00.000Z' } }, { kind: 'process', id: 'assistant' }],
+  [{ type: 'AssistantCallEnded', data: { decisionId: d1, callId: 'CA1', disposition: 'qualified', answers: [{ question: 'How old is the roof?', answer: 'about twelve years' }], callbackAt: null, why: null, provider: 'scripted', turns: 3, endedAt: '2026-03-11T16:24:00.000Z' } }, { kind: 'process', id: 'assistant' }],
   // A type of a later build, unknown to this one: a generic summary that leaves its URL out.
   [{ type: 'LeadScored', data: { leadId: 'ld_audit0000000000a', score: 87, hot: true, reportUrl: 'https://scores.example.com/secret' } }, { kind: 'process', id: 'scoring' }],
 ]
@@ -198,6 +208,8 @@ export const OTHER_ACCOUNT_STORY: ReadonlyArray<readonly [AccountEvent, Actor]> 
   [{ type: 'EventsSubscribed', data: { subscriptionId: 'sub_audit00000000b', url: 'https://crm.example.com/hooks', types: ['lead.received', 'call.answered'], sealedSecret: SEALED_SECRET, secretHint: 'whsec_abcd…', subscribedAt: '2026-03-10T16:43:00.000Z' } }, operator],
   [{ type: 'EventsSecretRotated', data: { subscriptionId: 'sub_audit00000000b', sealedSecret: SEALED_SECRET, secretHint: 'whsec_efgh…', rotatedAt: '2026-03-10T16:44:00.000Z' } }, operator],
   [{ type: 'EventsUnsubscribed', data: { subscriptionId: 'sub_audit00000000b', unsubscribedAt: '2026-03-10T16:45:00.000Z' } }, operator],
+  [{ type: 'OAuthGrantCreated', data: { grantId: 'grant_audit0000000b', clientId: 'client_audit', clientName: 'Claude', userId: 'usr_audit00000000b', scopes: ['read'], createdAt: '2026-03-10T16:46:00.000Z' } }, operator],
+  [{ type: 'OAuthGrantRevoked', data: { grantId: 'grant_audit0000000b', reason: 'owner', revokedAt: '2026-03-10T16:47:00.000Z' } }, operator],
 ]
 
 /** Two owner alerts of the other account: one texted, one the carrier refused. */

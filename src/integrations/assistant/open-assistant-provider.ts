@@ -8,8 +8,6 @@
 import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
 import type { AssistantProvider } from './assistant-provider.port.ts'
-import { createAnthropicAssistant, DEFAULT_ANTHROPIC_MODEL } from './anthropic/index.ts'
-import { createOpenAiAssistant, DEFAULT_OPENAI_MODEL } from './openai/index.ts'
 import { createScriptedAssistant } from './scripted/index.ts'
 
 export interface OpenedAssistantProvider {
@@ -30,7 +28,8 @@ const schema = z.object({
   ANTHROPIC_API_KEY: z.string().trim().optional(),
 })
 
-export function openAssistantProvider(env: NodeJS.ProcessEnv, logger?: { info(fields: Record<string, unknown>, message: string): void }): OpenedAssistantProvider {
+/** The model SDKs load only when their provider is chosen: every process of a scripted install (the CLI's batch commands too) stays without them. */
+export async function openAssistantProvider(env: NodeJS.ProcessEnv, logger?: { info(fields: Record<string, unknown>, message: string): void }): Promise<OpenedAssistantProvider> {
   const names = [...Object.keys(schema.shape)]
   const given = Object.fromEntries(Object.entries(env).filter(([name, v]) => names.includes(name) && v !== undefined && v.trim() !== ''))
   const parsed = schema.safeParse(given)
@@ -48,6 +47,7 @@ export function openAssistantProvider(env: NodeJS.ProcessEnv, logger?: { info(fi
     case 'openai': {
       const apiKey = c.LEADLINE_ASSISTANT_API_KEY ?? c.OPENAI_API_KEY
       if (apiKey === undefined || apiKey === '') throw new ConfigError(['LEADLINE_ASSISTANT_API_KEY: is needed with LEADLINE_ASSISTANT_PROVIDER=openai (or set OPENAI_API_KEY)'])
+      const { createOpenAiAssistant, DEFAULT_OPENAI_MODEL } = await import('./openai/index.ts')
       const provider = createOpenAiAssistant({ apiKey, ...common })
       logger?.info({ assistant: 'openai', model: provider.model }, `assistant: openai (${provider.model ?? DEFAULT_OPENAI_MODEL})${common.baseUrl ? ` via ${common.baseUrl}` : ''}`)
       return { provider, turnTimeoutMs }
@@ -55,6 +55,7 @@ export function openAssistantProvider(env: NodeJS.ProcessEnv, logger?: { info(fi
     case 'anthropic': {
       const apiKey = c.LEADLINE_ASSISTANT_API_KEY ?? c.ANTHROPIC_API_KEY
       if (apiKey === undefined || apiKey === '') throw new ConfigError(['LEADLINE_ASSISTANT_API_KEY: is needed with LEADLINE_ASSISTANT_PROVIDER=anthropic (or set ANTHROPIC_API_KEY)'])
+      const { createAnthropicAssistant, DEFAULT_ANTHROPIC_MODEL } = await import('./anthropic/index.ts')
       const provider = createAnthropicAssistant({ apiKey, ...common })
       logger?.info({ assistant: 'anthropic', model: provider.model }, `assistant: anthropic (${provider.model ?? DEFAULT_ANTHROPIC_MODEL})${common.baseUrl ? ` via ${common.baseUrl}` : ''}`)
       return { provider, turnTimeoutMs }
