@@ -91,6 +91,8 @@ export interface LeadlineOptions {
   /** The voice assistant's model instead of the one LEADLINE_ASSISTANT_* names (tests); its turn timeout too. */
   readonly assistantProvider?: AssistantProvider
   readonly assistantTurnTimeoutMs?: number
+  /** The assistant's longest call in ms instead of the brief's minutes (tests shorten it). */
+  readonly assistantMaxCallMs?: number
 }
 
 export interface Leadline {
@@ -241,6 +243,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     commands, accounts, calls, runner, inboundLeads, clock,
     provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,
     turnTimeoutMs: options.assistantTurnTimeoutMs ?? openedAssistant?.turnTimeoutMs,
+    ...(options.assistantMaxCallMs !== undefined ? { maxCallMs: options.assistantMaxCallMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   })
   assistantRef = assistant

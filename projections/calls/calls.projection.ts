@@ -37,7 +37,7 @@ export const callsProjection: Projection = {
   version: 3,
   handles: [
     'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
-    'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable',
+    'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable', 'AssistantFallbackStarted',
     'CallReachedMachine', 'VoicemailLeft', 'VoicemailFailed', 'VoicemailSkipped', 'MenuKeyPressed', 'CallbackRequested', 'OwnerConnectEnded',
     'FollowUpPaused', 'FollowUpResumed',
   ],
@@ -123,6 +123,10 @@ export const callsProjection: Projection = {
         } else {
           setStage(db, event.data.decisionId, "stage = CASE stage WHEN 'started' THEN 'placed' ELSE stage END")
         }
+        return
+      case 'AssistantFallbackStarted':
+        // The call goes on: the lead is called directly for the assistant, claimed and not yet placed.
+        setStage(db, event.data.decisionId, "stage = 'started', outcome = NULL, ended_at = NULL")
         return
       case 'CallFailed':
         setStage(db, event.data.decisionId, "stage = 'failed', outcome = ?, failure_message = ?, ended_at = ?", event.data.failure, event.data.message, event.data.failedAt)

@@ -6,7 +6,7 @@
  */
 import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
 import type { LeadEvent } from '../domain/lead/lead.events.ts'
-import type { OwnerLegStarted } from '../domain/lead/calls/calls.events.ts'
+import type { AssistantFallbackStarted, OwnerLegStarted } from '../domain/lead/calls/calls.events.ts'
 import type { AccountState } from '../domain/account/account.decider.ts'
 import type { AgentKeyAnswer } from '../integrations/carrier/carrier.port.ts'
 import { withCarrierRetries } from '../processes/effect-process.ts'
@@ -52,7 +52,44 @@ export async function actOnAgentFirst(deps: LiveCallDeps, stream: string, accoun
       await deps.carrier().updateCall(event.data.callId, { kind: 'hang_up' }).catch(() => undefined)
     }
     if (event.type === 'OwnerLegStarted') await ringOwner(deps, stream, account, state, event)
+    if (event.type === 'AssistantFallbackStarted') await callLeadForAssistant(deps, stream, account, state, event)
   }
+}
+
+/**
+ * `then=assistant`: calls the lead directly for the claimed fallback (machine detection as the account
+ * asks, so a machine gets the voicemail) and records its call id; the answer hook then serves the
+ * assistant. A request that may have reached the carrier is recorded as outcome unknown, never sent again.
+ */
+async function callLeadForAssistant(deps: LiveCallDeps, stream: string, account: AccountState, state: LeadState, claim: AssistantFallbackStarted): Promise<void> {
+  const { decisionId, to } = claim.data
+  const call = state.dialing.calls[decisionId]
+  if (!call) return
+  const carrier = deps.carrier()
+  const actor = carrierActor(deps)
+  const machineDetection = account.settings.amd
+  const { machineDetectionUrl, ...urls } = carrier.callbackUrls(deps.publicUrl, decisionId)
+  const request = {
+    from: call.from,
+    to,
+    ...urls,
+    reference: decisionId,
+    detectAnsweringMachine: machineDetection,
+    ...(machineDetection && machineDetectionUrl !== undefined ? { machineDetectionUrl } : {}),
+  }
+  await withCarrierRetries(
+    async () => {
+      const placed = await carrier.placeCall(request)
+      await deps.commands.handle(stream, leadDecider, { type: 'RecordCallPlaced', decisionId, callId: placed.callId, carrier: placed.carrier, machineDetection }, actor)
+    },
+    async ({ failure, message, carrierCode }) => {
+      if (failure === 'unknown_outcome') {
+        await deps.commands.handle(stream, leadDecider, { type: 'RecordOutcomeUnknown', decisionId, reason: message }, actor)
+        return
+      }
+      await deps.commands.handle(stream, leadDecider, { type: 'RecordCallFailed', decisionId, failure, message, carrierCode }, actor)
+    },
+  )
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The call behind a decision, as a carrier needs it to say what the person hears when they pick up. */
 import { parseOnAnswer } from '../domain/dialing/on-answer.ts'
-import { leadFieldsLine } from '../domain/lead/calls/agent-first.ts'
+import { isAssistantFallback, leadFieldsLine } from '../domain/lead/calls/agent-first.ts'
+import { leadDecider } from '../domain/lead/lead.decider.ts'
 import type { AnsweredCall } from '../integrations/carrier/carrier.port.ts'
 import type { InboundLeadsQueries } from '../../projections/inbound-leads/inbound-leads.queries.ts'
 import { callByDecision, type LiveCallDeps } from './live-call.ts'
@@ -10,13 +11,22 @@ export async function answeredCall(deps: LiveCallDeps & { readonly inboundLeads:
   if (!found) return null
   const { call, account } = found
   const lead = deps.inboundLeads.get(call.accountId, { leadId: call.leadId })
+  const onAnswer = parseOnAnswer(account.settings.onAnswer)
+  // Agent-first's direct call to the lead after no owner accepted (`then=assistant`): the assistant answers it.
+  const fallback = onAnswer.kind === 'agent-first' && onAnswer.fallback === 'assistant' && (await fallbackCall(deps, call.stream, decisionId))
   return {
     decisionId: call.decisionId,
     businessName: account.name,
     leadName: lead?.fullName ?? lead?.firstName ?? null,
-    onAnswer: parseOnAnswer(account.settings.onAnswer),
+    onAnswer: fallback ? { kind: 'assistant' } : onAnswer,
     callerId: call.from,
     leadSource: lead?.source ?? null,
     leadLine: lead ? leadFieldsLine(lead) : null,
   }
+}
+
+async function fallbackCall(deps: Pick<LiveCallDeps, 'commands'>, stream: string, decisionId: string): Promise<boolean> {
+  const { state } = await deps.commands.load(stream, leadDecider)
+  const record = state.dialing.calls[decisionId]
+  return record !== undefined && isAssistantFallback(record)
 }

@@ -65,6 +65,7 @@ export async function buildApp(
     /** The voice assistant's model (default: the scripted assistant) and its turn timeout. */
     assistantProvider?: LeadlineOptions['assistantProvider']
     assistantTurnTimeoutMs?: number
+    assistantMaxCallMs?: number
   } = {},
 ): Promise<TestApp> {
   const dir = t.testdir()
@@ -86,6 +87,7 @@ export async function buildApp(
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
     ...(options.assistantProvider ? { assistantProvider: options.assistantProvider } : {}),
     ...(options.assistantTurnTimeoutMs !== undefined ? { assistantTurnTimeoutMs: options.assistantTurnTimeoutMs } : {}),
+    ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
   })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,

@@ -57,6 +57,8 @@ export interface DialingAppOptions {
   /** The embedded store's files instead of memory: for tests that `reopen` them. */
   readonly store?: 'memory' | 'sqlite'
   readonly deliveryPolicy?: LeadlineOptions['deliveryPolicy']
+  /** The assistant's longest call in ms instead of the brief's minutes. */
+  readonly assistantMaxCallMs?: number
 }
 
 export async function dialingApp(t: Test, options: DialingAppOptions = {}): Promise<TestApp> {
@@ -70,6 +72,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.start !== undefined ? { start: options.start } : {}),
     ...(options.store ? { store: options.store } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
+    ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
   })
 }
 

@@ -247,6 +247,10 @@ export interface RelayConversation {
   dtmf(digit: string): AsyncIterable<RelayOutput>
   /** The caller spoke over the answer; what had been spoken of it. */
   interrupt(utteranceUntilInterrupt: string): void
+  /** The longest call in ms, from the relay's setup: the session ends the call then, even on a silent line. */
+  readonly limitMs: number
+  /** The longest call was reached: the last sentence, then `end`. */
+  timeUp(): AsyncIterable<RelayOutput>
   /** The relay ended (`ended`), dropped, or failed: recorded once. */
   close(reason: 'ended' | 'socket_dropped' | 'error', detail?: string): Promise<void>
 }

@@ -47,6 +47,8 @@ export interface AssistantEngineDeps {
   readonly provider: AssistantProvider
   readonly clock: () => Date
   readonly turnTimeoutMs?: number
+  /** The longest call in ms instead of the brief's minutes (tests shorten it). */
+  readonly maxCallMs?: number
   readonly logger?: Logger
 }
 
@@ -193,13 +195,8 @@ class LiveConversation implements Conversation {
       yield* this.finish({ disposition: 'opted_out', why: 'the lead asked not to be called again', handoff: null, goodbye: 'Understood. You will not be called again. Goodbye.' })
       return
     }
-    const limitMinutes = this.settings.assistantBrief.maxCallMinutes
-    if (this.deps.clock().getTime() - this.startedAt >= limitMinutes * 60_000) {
-      const qualified = this.answered >= this.checked.facts.questions.length && this.answered > 0
-      yield* this.finish({
-        disposition: qualified ? 'qualified' : 'no_conversation', why: `the longest call (${limitMinutes} min) was reached`, handoff: null,
-        goodbye: `We are out of time for this call. Someone from ${this.checked.facts.businessName} will be in touch. Goodbye.`,
-      })
+    if (this.deps.clock().getTime() - this.startedAt >= this.limitMs) {
+      yield* this.finish(this.outOfTime())
       return
     }
     this.messages.push({ role: 'user', text: said })
@@ -214,6 +211,27 @@ class LiveConversation implements Conversation {
     } else if (digit === '0' && this.settings.assistantBrief.transferNumber !== null) {
       this.heard('(pressed 0)')
       yield* this.finish(this.transfer('the lead pressed 0 for a person'))
+    }
+  }
+
+  get limitMs(): number {
+    return this.deps.maxCallMs ?? this.settings.assistantBrief.maxCallMinutes * 60_000
+  }
+
+  async *timeUp(): AsyncIterable<RelayOutput> {
+    if (this.closed || this.ending !== null) return
+    // A turn still streaming (or waiting on its model) is cut short: the call ends now.
+    this.current?.abort(new Interrupted())
+    yield* this.finish(this.outOfTime())
+  }
+
+  /** The longest call was reached: qualified when every question was answered, else no conversation. */
+  private outOfTime(): Ending {
+    const limitMinutes = this.settings.assistantBrief.maxCallMinutes
+    const qualified = this.answered >= this.checked.facts.questions.length && this.answered > 0
+    return {
+      disposition: qualified ? 'qualified' : 'no_conversation', why: `the longest call (${limitMinutes} min) was reached`, handoff: null,
+      goodbye: `We are out of time for this call. Someone from ${this.checked.facts.businessName} will be in touch. Goodbye.`,
     }
   }
 

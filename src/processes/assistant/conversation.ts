@@ -26,6 +26,10 @@ export interface Conversation {
   dtmf(digit: string): AsyncIterable<RelayOutput>
   /** ConversationRelay `interrupt`: the caller spoke over us; what was spoken so far. */
   interrupt(utteranceUntilInterrupt: string): void
+  /** The longest call (the brief's, in ms): the telephony ends the call at this age even if no one speaks. */
+  readonly limitMs: number
+  /** The longest call was reached: the last sentence, then `end` (recorded as the brief's time limit). */
+  timeUp(): AsyncIterable<RelayOutput>
   /** The socket closed ('ended'), dropped, or errored: records AssistantCallEnded once (no_conversation unless decided). */
   close(reason: 'ended' | 'socket_dropped' | 'error', detail?: string): Promise<void>
 }

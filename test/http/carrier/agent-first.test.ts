@@ -168,3 +168,80 @@ t.test('unknown decisions and malformed agent-first callbacks', async (t) => {
   t.equal((await twilioPost(s, `${PUBLIC_URL}/api/carrier/twilio/agent-key`, { CallSid: s.sid, Digits: '1' })).status, 404, 'no decision')
   t.notOk((await leadEventTypes(s.leadline, s.accountId, PHONE)).includes('LeadDialStarted'))
 })
+
+const FALLBACK = `agent-first:${OWNER_1};then=assistant`
+
+/** A `then=assistant` account whose only owner declined: the lead is called directly for the assistant. */
+async function declinedFallback(t: Test, settings: Record<string, unknown> = {}, at = NOW) {
+  const clock = manualClock(at)
+  const s = await followUpSetup(t, clock, { onAnswer: FALLBACK, ...settings })
+  await postLead(s.app, s.token, { phone: PHONE, name: 'Jane Doe', source: 'Facebook ads' })
+  const placed = await waitForEvent(s.leadline, s.accountId, PHONE, 'CallPlaced')
+  const sid = (placed.data as { callId: string }).callId
+  const answerUrl = placedCalls(s.fake).find((r) => r.sid === sid)?.form.Url as string
+  const { agentKeyUrl } = await ownerAnswers(s, answerUrl, sid)
+  return { ...s, clock, sid, answerUrl, agentKeyUrl, decisionId: (placed.data as { decisionId: string }).decisionId }
+}
+
+t.test('then=assistant: no owner accepts, so the lead is called directly, once, and the assistant answers a person', async (t) => {
+  const s = await declinedFallback(t)
+  t.match((await pressKey(s, s.agentKeyUrl, s.sid, '2')).body, /we will not call them now/)
+  t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'AgentUnavailable')).data, { reason: 'declined', nextLeg: null })
+  t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'AssistantFallbackStarted')).data, { decisionId: s.decisionId, to: PHONE })
+  const direct = await waitForEvent(s.leadline, s.accountId, PHONE, 'CallPlaced', 2)
+  const leadSid = (direct.data as { callId: string }).callId
+  t.match(direct.data, { decisionId: s.decisionId })
+  t.equal((direct.data as { ownerLeg?: number }).ownerLeg, undefined, 'a direct call, not an owner leg')
+  const request = callsTo(s.fake, PHONE)
+  t.equal(request.length, 1, 'one direct call to the lead')
+  t.match(request[0]?.form, { From: CALLER_ID, Url: s.answerUrl })
+
+  // Repeated callbacks of the owner's leg claim nothing more.
+  t.match((await pressKey(s, s.agentKeyUrl, s.sid, '2')).body, /Goodbye/)
+  t.equal(await statusCallback(s.fake, s.baseUrl, s.sid, 'completed', { sequenceNumber: 3, extra: { CallDuration: '9' } }), 204)
+
+  // The lead picks up: the assistant's ConversationRelay, not the owner's prompt.
+  const answer = await twilioPost(s, s.answerUrl, { ...statusCallbackParams({ callSid: leadSid, status: 'in-progress' }), AnsweredBy: 'human' })
+  t.equal(answer.status, 200)
+  t.match(answer.body, /<Connect action="http:\/\/leadline\.test\/api\/carrier\/twilio\/assistant-end\?decision=dec_[^"]+"[^>]*><ConversationRelay url="wss?:\/\/leadline\.test\/api\/carrier\/twilio\/relay\?decision=dec_/)
+  t.match(answer.body, /welcomeGreeting="[^"]*Acme[^"]*"/)
+  t.notMatch(answer.body, /Press 1/)
+  t.equal(await statusCallback(s.fake, s.baseUrl, leadSid, 'in-progress', { sequenceNumber: 2, extra: { AnsweredBy: 'human' } }), 204)
+  t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'CallAnswered')).data, { callId: leadSid })
+  await sleep(50)
+  const types = await leadEventTypes(s.leadline, s.accountId, PHONE)
+  t.equal(types.filter((type) => type === 'AssistantFallbackStarted').length, 1)
+  t.notOk(types.includes('FollowUpScheduled'), 'the lead was reached: no follow-up')
+  t.equal(callsTo(s.fake, PHONE).length, 1, 'still one call to the lead')
+})
+
+t.test('then=assistant: the direct call reaches a machine, which gets the voicemail, and follow-up goes on', async (t) => {
+  const s = await declinedFallback(t, { amd: true })
+  await pressKey(s, s.agentKeyUrl, s.sid, '')
+  const direct = await waitForEvent(s.leadline, s.accountId, PHONE, 'CallPlaced', 2)
+  const leadSid = (direct.data as { callId: string }).callId
+  t.match(direct.data, { machineDetection: true })
+  t.equal(await statusCallback(s.fake, s.baseUrl, leadSid, 'in-progress', { sequenceNumber: 2, extra: { AnsweredBy: 'machine_end_beep' } }), 204)
+  await waitForEvent(s.leadline, s.accountId, PHONE, 'VoicemailStarted')
+  t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')).data, { afterDecisionId: s.decisionId })
+})
+
+t.test('then=assistant: an owner accepts, so there is no fallback', async (t) => {
+  const s = await declinedFallback(t)
+  t.match((await pressKey(s, s.agentKeyUrl, s.sid, '1')).body, /<Dial/)
+  await waitForEvent(s.leadline, s.accountId, PHONE, 'LeadDialStarted')
+  await sleep(50)
+  t.notOk((await leadEventTypes(s.leadline, s.accountId, PHONE)).includes('AssistantFallbackStarted'))
+  t.equal(placedCalls(s.fake).length, 1, 'the lead is dialed inside the owner call only')
+})
+
+t.test('then=assistant: outside calling hours at the fallback moment, follow-up decides, nothing is called', async (t) => {
+  const s = await declinedFallback(t, { callingHours: 'mon-sun 09:00-11:00' }, '2026-03-10T14:59:50Z')
+  s.clock.advance(20_000)
+  await pressKey(s, s.agentKeyUrl, s.sid, '2')
+  t.match((await waitForEvent(s.leadline, s.accountId, PHONE, 'AgentUnavailable')).data, { reason: 'declined', nextLeg: null })
+  await waitForEvent(s.leadline, s.accountId, PHONE, 'FollowUpScheduled')
+  await sleep(50)
+  t.notOk((await leadEventTypes(s.leadline, s.accountId, PHONE)).includes('AssistantFallbackStarted'))
+  t.equal(callsTo(s.fake, PHONE).length, 0)
+})

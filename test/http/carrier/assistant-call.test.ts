@@ -12,9 +12,9 @@ import { DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents
 
 const XML = '<?xml version="1.0" encoding="UTF-8"?>'
 
-async function relayApp(t: Test) {
+async function relayApp(t: Test, options: { assistantMaxCallMs?: number } = {}) {
   const fake = await fakeTwilio(t)
-  const built = await dialingApp(t, { fake })
+  const built = await dialingApp(t, { fake, ...options })
   const baseUrl = await built.listen()
   return { fake, ...built, baseUrl }
 }
@@ -199,4 +199,18 @@ t.test('over the account’s limit of assistant calls at once, the answer is a p
   await first.event('AssistantCallEnded')
   const third = await answeredCall(s, { phone: '3125550144', account: { accountId: first.accountId, token: first.token } })
   t.match(third.answer.body, /<ConversationRelay /, 'a slot freed by a call that ended is taken again')
+})
+
+t.test('the longest call ends a silent line: the last sentence, end, and no_conversation with why', async (t) => {
+  const s = await relayApp(t, { assistantMaxCallMs: 400 })
+  const call = await answeredCall(s)
+  const relay = await call.relay()
+  relay.setup(call.sid)
+  // The caller never speaks.
+  t.equal(await relay.turn(), 'We are out of time for this call. Someone from Lakeside Roofing will be in touch. Goodbye.')
+  t.same(await relay.ended(), { reason: 'ended' })
+  relay.close()
+  t.match((await call.event('AssistantCallEnded')).data, { disposition: 'no_conversation', why: /the longest call \(5 min\) was reached/ })
+  const posted = await call.action({ SessionStatus: 'ended', HandoffData: JSON.stringify({ reason: 'ended' }) })
+  t.match(posted.body, /<Hangup\/>/)
 })

@@ -19,7 +19,7 @@ const XML = '<?xml version="1.0" encoding="UTF-8"?>'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A conversation whose answers the test releases token by token. */
-function heldConversation() {
+function heldConversation(limitMs = 60_000) {
   const log: unknown[][] = []
   let release: ((output: RelayOutput | null) => void) | null = null
   const pending: Array<RelayOutput | null> = []
@@ -40,6 +40,8 @@ function heldConversation() {
     prompt: (text) => (log.push(['prompt', text]), turn()),
     dtmf: (digit) => (log.push(['dtmf', digit]), turn()),
     interrupt: (said) => void log.push(['interrupt', said]),
+    limitMs,
+    timeUp: () => (log.push(['timeUp']), turn()),
     close: async (reason, detail) => void log.push(['close', reason, ...(detail === undefined ? [] : [detail])]),
   }
   return {
@@ -175,4 +177,51 @@ t.test('the socket closing before Leadline ended the session is a drop; a refusa
   bad.relay.receive('not json')
   t.same(bad.closes, [[1008, 'invalid setup']], 'a setup without a CallSid ends the socket')
   t.same(bad.warnings, ['the assistant relay received a frame that is not JSON'])
+})
+
+t.test('the longest call ends a silent line: the last sentence, then end, with no prompt from the caller', async (t) => {
+  const held = heldConversation(30)
+  const s = session({ conversation: held.conversation })
+  s.say({ type: 'setup', callSid: 'CA1' })
+  await sleep(10)
+  t.same(held.log, [], 'not before the limit')
+  await sleep(60)
+  t.same(held.log, [['timeUp']])
+  held.push({ type: 'text', token: 'We are out of time. Goodbye.', last: true })
+  held.push({ type: 'end', handoff: null })
+  await sleep(10)
+  t.same(s.sent, [{ type: 'text', token: 'We are out of time. Goodbye.', last: true }, { type: 'end', handoffData: JSON.stringify({ reason: 'ended' }) }])
+  s.relay.closed(1000)
+  await sleep(10)
+  t.same(held.log, [['timeUp'], ['close', 'ended']])
+})
+
+t.test('the longest call is not held behind a turn waiting on its model: that turn stops sending', async (t) => {
+  const held = heldConversation(40)
+  const s = session({ conversation: held.conversation })
+  s.say({ type: 'setup', callSid: 'CA1' })
+  s.say({ type: 'prompt', voicePrompt: 'Tell me more', last: true })
+  await sleep(10)
+  held.push({ type: 'text', token: 'Well,', last: false })
+  await sleep(60)
+  t.same(held.log, [['prompt', 'Tell me more'], ['timeUp']], 'the limit came while the model was still answering')
+  held.push({ type: 'text', token: 'Out of time. Goodbye.', last: true })
+  held.push({ type: 'end', handoff: null })
+  await sleep(10)
+  t.same(s.sent, [
+    { type: 'text', token: 'Well,', last: false },
+    { type: 'text', token: 'Out of time. Goodbye.', last: true },
+    { type: 'end', handoffData: JSON.stringify({ reason: 'ended' }) },
+  ])
+  s.relay.closed(1000)
+})
+
+t.test('a call that ends before the longest call never hears the time-up', async (t) => {
+  const held = heldConversation(30)
+  const s = session({ conversation: held.conversation })
+  s.say({ type: 'setup', callSid: 'CA1' })
+  await sleep(5)
+  s.relay.closed(1006)
+  await sleep(60)
+  t.same(held.log, [['close', 'socket_dropped', 'the relay socket closed (1006)']])
 })

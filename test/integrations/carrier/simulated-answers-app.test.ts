@@ -92,3 +92,20 @@ t.test('agent-first in the simulation: an owner who presses nothing leaves the l
   const types = await leadEventTypes(built.leadline, account.accountId, PHONE)
   t.notOk(types.includes('LeadDialStarted'), 'the lead was never dialed')
 })
+
+t.test('agent-first then=assistant in the simulation: no owner presses 1, so the lead is called once and talks with the assistant', async (t) => {
+  const built = await dialingApp(t, { env: { LEADLINE_SIMULATED_ANSWERS: 'human', LEADLINE_SIMULATED_DELAY_MS: '5' } })
+  const { account, token } = await built.createAccount('Acme Roofing', { ...DIALING, onAnswer: 'agent-first:+13125550199;then=assistant' })
+  await postLead(built.app, token, { phone: PHONE, name: 'Jane Doe' })
+  t.match(await waitForEvent(built.leadline, account.accountId, PHONE, 'AgentUnavailable'), { data: { reason: 'no_key', nextLeg: null } })
+  await waitForEvent(built.leadline, account.accountId, PHONE, 'AssistantFallbackStarted')
+  await waitForEvent(built.leadline, account.accountId, PHONE, 'AssistantCallEnded', 1, 10_000)
+  const carrier = built.leadline.carrier as SimulatedCarrier
+  const toLead = carrier.calls().filter((c) => c.request.to.endsWith(PHONE))
+  t.equal(toLead.length, 1, 'one direct call to the lead')
+  t.equal(carrier.assistantCalls().length, 1, 'the assistant took that call')
+  t.equal(carrier.assistantCalls()[0]?.callId, toLead[0]?.callId)
+  const types = await leadEventTypes(built.leadline, account.accountId, PHONE)
+  t.equal(types.filter((type) => type === 'AssistantFallbackStarted').length, 1)
+  t.notOk(types.includes('LeadDialStarted'))
+})

@@ -12,7 +12,7 @@
  */
 import type { AccountSettings } from '../../account/account-settings.ts'
 import type { CallCheck } from '../../dialing/may-call.ts'
-import { agentFirstNumbers } from '../../dialing/on-answer.ts'
+import { agentFirstNumbers, parseOnAnswer } from '../../dialing/on-answer.ts'
 import { dialConnected, type CallStatusUpdate } from './call-status.ts'
 import type { CallEvent } from './calls.events.ts'
 
@@ -24,9 +24,10 @@ export interface AgentFirstCall {
   readonly ownerCallIds: readonly string[]
   /**
    * `placing`: the leg is claimed and the carrier asked; `owner`: the leg is out to the owner (the
-   * call's `callId`); `unavailable`: it ended without a yes; `lead`: 1 was pressed and the lead dialed.
+   * call's `callId`); `unavailable`: it ended without a yes; `lead`: 1 was pressed and the lead dialed;
+   * `assistant`: no owner accepted and the lead is called directly, the assistant answering (`then=assistant`).
    */
-  readonly phase: 'placing' | 'owner' | 'unavailable' | 'lead'
+  readonly phase: 'placing' | 'owner' | 'unavailable' | 'lead' | 'assistant'
 }
 
 /** What these rules read of a call (the calls decider's CallRecord has all of it). */
@@ -84,6 +85,9 @@ export function agentFirstChange(call: AgentCallView, event: CallEvent): AgentFi
       }
     case 'LeadDialStarted':
       return agent && { agent: { ...agent, phase: 'lead' } }
+    case 'AssistantFallbackStarted':
+      // The call goes on as a direct call to the lead, claimed: its statuses are the lead's.
+      return agent && { agent: { ...agent, phase: 'assistant' }, stage: 'started', startedAt: event.data.at, ended: false }
     default:
       return null
   }
@@ -194,6 +198,8 @@ function unavailable(ctx: AgentFirstContext, reason: string, message: string, ca
   const next = agent.leg + 1
   // No point waking the next owner for a lead that may not be called now.
   const ringNext = reason !== 'lead_not_allowed' && next < owners.length && ctx.mayCallLead().allowed
+  // `then=assistant`: after the last owner, the lead is called directly if may-call allows it now.
+  const fallback = !ringNext && reason !== 'lead_not_allowed' && next >= owners.length && assistantFallback(ctx.settings) && ctx.mayCallLead().allowed
   const events: CallEvent[] = [
     {
       type: 'AgentUnavailable',
@@ -201,8 +207,20 @@ function unavailable(ctx: AgentFirstContext, reason: string, message: string, ca
     },
   ]
   if (ringNext) events.push({ type: 'OwnerLegStarted', data: { decisionId: call.decisionId, leg: next, to: owners[next] as string, node: ctx.node, at } })
+  else if (fallback) events.push({ type: 'AssistantFallbackStarted', data: { decisionId: call.decisionId, to: call.to, node: ctx.node, at } })
   else events.push(...ctx.followUp())
   return events
+}
+
+/** True when an agent-first account's calls fall back to the assistant (`;then=assistant`). */
+export function assistantFallback(settings: AccountSettings): boolean {
+  const onAnswer = parseOnAnswer(settings.onAnswer)
+  return onAnswer.kind === 'agent-first' && onAnswer.fallback === 'assistant'
+}
+
+/** True when the call is agent-first's direct call to the lead for the assistant. */
+export function isAssistantFallback(call: Pick<AgentCallView, 'agent'>): boolean {
+  return call.agent?.phase === 'assistant'
 }
 
 /** The owner number the given leg of an agent-first account rings; null when the account answers another way or has no such number. */

@@ -214,6 +214,7 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       }
     case 'OwnerLegStarted':
     case 'AgentUnavailable':
+    case 'AssistantFallbackStarted':
       return update(state, event.data.decisionId, agentChange(state, event))
     case 'LeadDialStarted':
       return { ...update(state, event.data.decisionId, agentChange(state, event)), lastContactAt: event.data.at }

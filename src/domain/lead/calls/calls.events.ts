@@ -96,6 +96,12 @@ export type AgentUnavailable = DomainEvent<
   'AgentUnavailable',
   { decisionId: string; callId: string | null; leg: number; reason: string; message: string; refusal?: string; nextLeg: number | null; at: string }
 >
+/**
+ * Agent-first with `then=assistant`: no owner number accepted and the lead may be called now, so the
+ * lead is called directly for the same decision and the assistant takes the call if a person answers.
+ * Claimed in the append that records the last AgentUnavailable, before the carrier is asked: once.
+ */
+export type AssistantFallbackStarted = DomainEvent<'AssistantFallbackStarted', { decisionId: string; to: string; node: string; at: string }>
 /** Agent-first: a person on the owner's leg pressed 1 and the lead may be called now: the lead is dialed into that call, once. */
 export type LeadDialStarted = DomainEvent<'LeadDialStarted', { decisionId: string; callId: string; leg: number; to: string; at: string }>
 /**
@@ -136,6 +142,7 @@ export type CallEvent =
   | OwnerConnectEnded
   | OwnerLegStarted
   | AgentUnavailable
+  | AssistantFallbackStarted
   | LeadDialStarted
   | FollowUpScheduled
   | FollowUpRescheduled
@@ -186,6 +193,7 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   OwnerLegStarted: (d) => `ringing owner number ${d.leg + 1} (${printable(d.to)}) on node ${printable(d.node)}`,
   AgentUnavailable: (d) =>
     `owner number ${d.leg + 1} did not take the lead: ${printable(d.message)} (${printable(d.reason)}${d.refusal !== undefined ? `: ${printable(d.refusal)}` : ''}); ${d.nextLeg !== null ? `ringing owner number ${d.nextLeg + 1}` : 'the lead was not dialed'}`,
+  AssistantFallbackStarted: (d) => `no owner number took the lead: calling the lead (${printable(d.to)}) for the assistant, on node ${printable(d.node)}`,
   LeadDialStarted: (d) => `owner number ${d.leg + 1} pressed 1: dialing the lead (${printable(d.to)})`,
   FollowUpScheduled: (d) =>
     d.textStep === undefined ? `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}` : `follow-up scheduled: text step ${d.textStep} due ${printable(d.dueAt)}`,

@@ -181,6 +181,21 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
   let queue: Promise<void> = Promise.resolve()
   /** The conversation was closed (once). */
   let conversationClosed = false
+  /** Ends the call at the longest call, set when the conversation goes live. */
+  let limit: NodeJS.Timeout | null = null
+
+  function stopLimit(): void {
+    if (limit !== null) clearTimeout(limit)
+    limit = null
+  }
+
+  /** The longest call: not queued behind a turn that waits on its model; that turn stops, the last sentence and `end` follow. */
+  function timeUp(): void {
+    limit = null
+    if (phase !== 'live' || !conversation) return
+    if (current) current.cancelled = true
+    void stream(conversation.timeUp())
+  }
 
   function send(message: Record<string, unknown>): void {
     if (phase === 'closed') return
@@ -194,6 +209,7 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
   function end(handoff: HandoffData): void {
     if (phase === 'ended' || phase === 'closed') return
     phase = 'ended'
+    stopLimit()
     if (current) current.cancelled = true
     send({ type: 'end', handoffData: JSON.stringify(handoff) })
   }
@@ -258,6 +274,8 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
     if ('refuse' in opened) return end({ reason: 'refused', goodbye: opened.refuse.goodbye })
     conversation = opened.conversation
     phase = 'live'
+    limit = setTimeout(timeUp, conversation.limitMs)
+    limit.unref()
   }
 
   function handle(message: Inbound): void {
@@ -303,6 +321,7 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
     },
     closed(code: number): void {
       const endedByUs = phase === 'ended'
+      stopLimit()
       if (current) current.cancelled = true
       phase = 'closed'
       // Not behind a turn still waiting on its model: the call is over now.
