@@ -19,7 +19,8 @@ const LEAD_SAID = ['Yes go ahead zebra crossing', 'I own it since the blue moon 
 t.test('outcomes leave, the transcript never does', async (t) => {
   const fake = await startFakeModel()
   t.teardown(() => fake.close())
-  const app = await mcpApp(t, { assistantProvider: createOpenAiAssistant({ apiKey: 'sk-test-0123456789', baseUrl: fake.openaiUrl }) })
+  // The simulated carrier never plays this call (it would be a second caller on it): the test is the caller.
+  const app = await mcpApp(t, { env: { LEADLINE_SIMULATED_DELAY_MS: '600000' }, assistantProvider: createOpenAiAssistant({ apiKey: 'sk-test-0123456789', baseUrl: fake.openaiUrl }) })
   const account = await app.account('Lakeside Roofing', { ...DIALING, onAnswer: 'assistant', assistantBrief: BRIEF })
   const { phone } = await account.pushLead({ phone: '+13125550142', first_name: 'Dana', source: 'roof-form' })
   const stream = leadStream(account.accountId, phone.slice(-10))
