@@ -137,6 +137,7 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'FollowUpPaused', data: { leadId: 'ld_audit0000000000a', at: '2026-03-11T16:21:00.000Z' } }, apiKey],
   [{ type: 'FollowUpResumed', data: { leadId: 'ld_audit0000000000a', at: '2026-03-11T16:22:00.000Z' } }, apiKey],
   // Issue #29: the voice assistant's call: an answer it recorded, the transcript (kept, never shown), how it ended.
+  [{ type: 'AssistantFallbackStarted', data: { decisionId: d1, to: `+1${PHONE}`, node: 'node-1', at: '2026-03-11T16:22:30.000Z' } }, { kind: 'process', id: 'dialer' }],
   [{ type: 'AssistantAnswerRecorded', data: { decisionId: d1, question: 'How old is the roof?', answer: 'about twelve years', at: '2026-03-11T16:23:00.000Z' } }, { kind: 'process', id: 'assistant' }],
   [{ type: 'AssistantTranscriptRecorded', data: { decisionId: d1, callId: 'CA1', transcript: [{ speaker: 'lead', text: TRANSCRIPT, at: '2026-03-11T16:23:00.000Z' }], at: '2026-03-11T16:24:00.000Z' } }, { kind: 'process', id: 'assistant' }],
   [{ type: 'AssistantCallEnded', data: { decisionId: d1, callId: 'CA1', disposition: 'qualified', answers: [{ question: 'How old is the roof?', answer: 'about twelve years' }], callbackAt: null, why: null, provider: 'scripted', turns: 3, endedAt: '2026-03-11T16:24:00.000Z' } }, { kind: 'process', id: 'assistant' }],
