@@ -1,3 +1,4 @@
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
 /**
  * What the tool endpoint tests share: an app with an account and one key per scope set, raw
  * JSON-RPC posts through `inject`, leads pushed through the real webhook, and the SDK's Client over
@@ -143,4 +144,15 @@ export async function placeNewestCall(app: McpTestApp, account: McpTestAccount, 
   await runLeadCommand(app, account, last10, { type: 'StartCallAttempt', decisionId, node: 'test' })
   await runLeadCommand(app, account, last10, { type: 'RecordCallPlaced', decisionId, callId, carrier: 'twilio' })
   return decisionId
+}
+
+/** The McpError an SDK call rejects with (anything else is rethrown). */
+export async function rejection(promise: Promise<unknown>): Promise<McpError> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof McpError) return error
+    throw error
+  }
+  throw new Error('expected an McpError')
 }

@@ -4,19 +4,10 @@
  * console, the code exchange with PKCE, tools within the granted scopes, refresh, and revocation.
  */
 import t from 'tap'
+import { rejection } from './mcp-helpers.ts'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js'
 import { MemoryOAuthProvider, oauthApp, PUBLIC, RESOURCE, signIn } from './oauth-helpers.ts'
-
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof McpError) return error
-    throw error
-  }
-  throw new Error('expected an McpError')
-}
 
 t.test('the SDK signs in with OAuth: a read grant reads and is refused place_call', async (t) => {
   const fixture = await oauthApp(t)

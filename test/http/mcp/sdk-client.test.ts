@@ -7,19 +7,10 @@
 import { McpError, type Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import t from 'tap'
+import { rejection } from './mcp-helpers.ts'
 import { mcpApp, sdkClient } from './mcp-helpers.ts'
 
 const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callsPerSecond: 50 }
-
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof McpError) return error
-    throw error
-  }
-  throw new Error('expected an McpError')
-}
 
 t.test('the SDK client connects, lists the tools and calls them; results match their output schemas', async (t) => {
   const app = await mcpApp(t)
