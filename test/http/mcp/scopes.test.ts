@@ -35,6 +35,15 @@ t.test('every tool × every scope set', async (t) => {
   t.same(listed.map((tool) => tool.name).sort(), Object.keys(CALLS).sort(), 'the matrix covers every tool')
   const placed = await app.call(account.keys.dial, 'place_call', { phone: '312-555-0142', name: 'Jane Doe', idempotency_key: 'a-call' })
   ;(CALLS.get_call as { args: Record<string, unknown> }).args = { call_id: placed.result?.structuredContent.call_id }
+  // The simulated carrier plays both calls (speed to lead and place_call) out after the answer: wait until they
+  // are over and the log is quiet, so "nothing appended" below measures the refused tool alone.
+  for (let waited = 0; ; waited += 50) {
+    const calls = (await app.call(account.keys.read, 'list_calls', {})).result?.structuredContent.calls as Array<{ result: string }>
+    if (calls.length > 0 && calls.every((call) => call.result !== 'in_progress')) break
+    if (waited > 15_000) throw new Error(`calls still in progress: ${JSON.stringify(calls)}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  await app.quiet()
 
   for (const scopes of SCOPE_SETS) {
     const key = account.keys[scopes.join(',')] as string
