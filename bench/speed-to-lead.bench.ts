@@ -11,11 +11,11 @@
  *   npm run bench:speed-to-lead [-- --runs 3 --leads 1000 --accounts 100 --rate 200 --cps 10 --keep --cpu-prof DIR]
  */
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
+import { freePort } from '../test/helpers/cli.ts'
 import { startFakeTwilio } from '../test/doubles/fake-twilio.ts'
 import { ROOT, median, percentile, serveChild } from './bench-kit.ts'
 
@@ -40,17 +40,6 @@ const ACCOUNTS = Number(values.accounts)
 const RATE = Number(values.rate)
 const CPS = Number(values.cps)
 const WARM_UP = 200
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
