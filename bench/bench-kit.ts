@@ -1,6 +1,8 @@
 /** Shared by the benchmarks: child servers, load runs (wrk or autocannon), medians, and RSS of a child process. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -265,4 +267,18 @@ export async function scrapeMetrics(url: string, headers: Record<string, string>
     if (match && !line.startsWith('#')) samples.set(match[1] as string, Number(match[2]))
   }
   return samples
+}
+
+/** A receiver of outbound events on 127.0.0.1 that answers `204` and counts what it got. */
+export async function startCountingReceiver(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+  let count = 0
+  const server = http.createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      count++
+      response.writeHead(204).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, count: () => count, close: () => new Promise((resolve) => server.close(() => resolve())) }
 }

@@ -16,8 +16,6 @@
  *   npm run bench:ingest [-- --runs 3 --duration 10 --million --receivers 3 --port 3901]
  */
 import fs from 'node:fs'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -25,7 +23,7 @@ import Database from 'better-sqlite3'
 import { openLeadline } from '../src/leadline.ts'
 import type { RequestPattern } from './wrk-driver.ts'
 import { describeProbe, probeFsync } from './disk-probe.ts'
-import { COLD_REPEAT_POOL, ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, scrapeMetrics, operatorAccessForBench, serveChild, type LoadResult } from './bench-kit.ts'
+import { COLD_REPEAT_POOL, ROOT, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, cpuMicros, load, load1, median, medianResult, peakRssMb, rssMb, rssParts, scrapeMetrics, operatorAccessForBench, serveChild, startCountingReceiver, type LoadResult } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, duration: { type: 'string', default: '10' }, million: { type: 'boolean', default: false }, receivers: { type: 'string', default: '0' }, port: { type: 'string', default: '3901' } },
@@ -172,18 +170,6 @@ function readViews<T>(query: (db: Database.Database) => T): T {
 }
 
 /** A subscriber that counts what it is sent and answers 204 (it does not verify: the tests do). */
-async function startCountingReceiver(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
-  let count = 0
-  const server = http.createServer((request, response) => {
-    request.resume()
-    request.on('end', () => {
-      count++
-      response.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, count: () => count, close: () => new Promise((resolve) => server.close(() => resolve())) }
-}
 
 /** New leads the log holds (LeadReceived events). */
 function leadsInLog(): number {

@@ -5,14 +5,14 @@
  *
  * With --cold, the repeats are of people seen long ago (more than the server keeps in memory).
  *
- *   node --import tsx bench/profile-ingest.ts [--duration 10] [--repeats [--cold]] [--out /tmp/prof] [--no-prof]
+ *   node --import tsx bench/profile-ingest.ts [--duration 10] [--repeats [--cold]] [--receivers 3] [--out /tmp/prof] [--no-prof]
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
-import { COLD_REPEAT_POOL, REPEAT_POOL, load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild } from './bench-kit.ts'
+import { COLD_REPEAT_POOL, REPEAT_POOL, load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild, startCountingReceiver } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -22,13 +22,17 @@ const { values } = parseArgs({
     out: { type: 'string', default: path.join(os.tmpdir(), 'leadline-prof') },
     'no-prof': { type: 'boolean', default: false },
     port: { type: 'string', default: '3911' },
+    /** Subscribe this many receivers (answering 204) to the account's outbound events. */
+    receivers: { type: 'string', default: '0' },
   },
 })
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-prof-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
 const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db') })
-const { webhookToken } = await setup.accounts.create('Profile', {}, { actor: { kind: 'operator', id: 'bench' } })
+const { account, webhookToken } = await setup.accounts.create('Profile', {}, { actor: { kind: 'operator', id: 'bench' } })
+const receivers = await Promise.all(Array.from({ length: Number(values.receivers) }, () => startCountingReceiver()))
+for (const receiver of receivers) await setup.eventSubscriptions.subscribe(account.accountId, receiver.url, null, { actor: { kind: 'operator', id: 'bench' } })
 await setup.close()
 
 fs.mkdirSync(values.out, { recursive: true })
@@ -42,6 +46,7 @@ const before = threadTimes(server.child.pid as number)
 const r = await load({ url: `${server.url}/api/ingest/lead`, connections: 50, durationSeconds: Number(values.duration), pattern })
 const after = threadTimes(server.child.pid as number)
 await server.stop()
+for (const receiver of receivers) await receiver.close()
 // CPU time per lead, per server thread: comparable between runs even on a busy machine.
 const perLead: Record<string, number> = {}
 for (const [tid, { name, ticks }] of after) {
@@ -49,7 +54,7 @@ for (const [tid, { name, ticks }] of after) {
   if (used > 0) perLead[`${name}#${tid}`] = Math.round((used * 10_000) / r.total)
 }
 fs.rmSync(dir, { recursive: true, force: true })
-console.log(JSON.stringify({ ...r, load: os.loadavg().map((l) => l.toFixed(2)).join(' '), cpuMicrosecondsPerLead: perLead, out: values.out }))
+console.log(JSON.stringify({ ...r, delivered: receivers.reduce((n, receiver) => n + receiver.count(), 0), load: os.loadavg().map((l) => l.toFixed(2)).join(' '), cpuMicrosecondsPerLead: perLead, out: values.out }))
 
 /** utime+stime (clock ticks of 10 ms) of every thread of a process, from /proc. */
 function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {

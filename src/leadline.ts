@@ -51,7 +51,8 @@ import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/faceboo
 import { createFacebookGraph, type FacebookGraph } from './integrations/facebook/graph-api.ts'
 import { FacebookLeadFetcher } from './processes/facebook-lead-fetcher/facebook-lead-fetcher.process.ts'
 import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
-import { OutboundEvents, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
+import { OutboundEvents, intakeLoadProbe, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
+import { IntakeGauge } from './processes/intake-gauge.ts'
 import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
 import { EventSubscriptions } from './commands/event-subscriptions.ts'
 import type { Assistant } from './processes/assistant/conversation.ts'
@@ -63,6 +64,7 @@ export { PROJECTIONS }
 
 /** The process runner's name: its checkpoint's row in the views database. */
 const PROCESSES = 'dialing'
+const OUTBOUND_EVENTS = 'outbound-events'
 
 /** An attempt with no outcome after this long is marked "outcome unknown" (longer than any carrier request). */
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000
@@ -141,6 +143,8 @@ export interface Leadline {
   readonly eventSubscriptions: EventSubscriptions
   /** Delivers outbound events from the log (started with the server). */
   readonly outboundEvents: OutboundEvents
+  /** Requests being served now (the HTTP layer counts them): what background work yields to. */
+  readonly intake: IntakeGauge
   /** Texts the owner of what they asked to hear of. */
   readonly ownerAlerts: OwnerAlerts
   /** The voice assistant's conversations (issue #29): what the ConversationRelay route talks to. */
@@ -232,9 +236,10 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
   const effectProcesses = [dialer, payLinkSender, texter, ...(facebook ? [facebook.fetcher] : [])]
   const outboundDeliveries = new OutboundDeliveries(views)
+  const intake = new IntakeGauge()
   const outboundEvents = new OutboundEvents({
     accounts, inboundLeads, deliveries: outboundDeliveries, views, secretBox, clock,
-    ...(options.deliveryPolicy ? { policy: options.deliveryPolicy } : {}), ...(options.logger ? { logger: options.logger } : {}),
+    policy: { loadProbe: intakeLoadProbe(intake), ...options.deliveryPolicy }, ...(options.logger ? { logger: options.logger } : {}),
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })
@@ -247,24 +252,28 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     ...(options.logger ? { logger: options.logger } : {}),
   })
   assistantRef = assistant
-  const reactors = [...effectProcesses.map((p) => p.reactor()), outboundEvents.reactor(), ownerAlerts.reactor()]
+  const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
+  // Outbound events have a runner of their own: they pause while intake is busy, and must not hold up dialing.
+  const outboundRunner = new ProcessRunner(store, views, OUTBOUND_EVENTS, [outboundEvents.reactor()], options.logger, { maxBatchSize: 100, inheritCheckpoint: PROCESSES })
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     payLinkSender, texter, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
+      await outboundRunner.prepare()
     },
     async start() {
       runner.start()
       carrier.warm?.()
       for (const process of effectProcesses) await process.recover(attemptTimeoutMs)
       await processes.start()
+      await outboundRunner.start()
       outboundEvents.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
       sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
@@ -278,6 +287,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await Promise.all(effectProcesses.map((p) => p.stop()))
       await ownerAlerts.stop()
       await processes.stop()
+      outboundEvents.stopWaiting()
+      await outboundRunner.stop()
       await outboundEvents.stop()
       await runner.stop()
       await carrier.close?.()

@@ -41,6 +41,13 @@ export interface Reactor {
   react(event: RecordedEvent): Promise<Reaction>
 }
 
+export interface RunnerTuning {
+  /** Events a batch holds at most (500). */
+  readonly maxBatchSize?: number
+  /** A runner that never ran begins at this other runner's checkpoint, when it has one (a reactor moved to a runner of its own). */
+  readonly inheritCheckpoint?: string
+}
+
 export class ProcessRunner {
   private subscription: Subscription | null = null
   private loop: Promise<void> | null = null
@@ -65,6 +72,7 @@ export class ProcessRunner {
     private readonly name: string,
     private readonly reactors: readonly Reactor[],
     private readonly logger?: Pick<Logger, 'error' | 'info'>,
+    private readonly tuning: RunnerTuning = {},
   ) {
     db.exec('CREATE TABLE IF NOT EXISTS process_checkpoints (name TEXT PRIMARY KEY, position INTEGER NOT NULL)')
   }
@@ -85,6 +93,12 @@ export class ProcessRunner {
   async prepare(): Promise<number> {
     const saved = this.checkpoint()
     if (saved !== null) return saved
+    const inherited = this.tuning.inheritCheckpoint === undefined ? undefined
+      : (statement(this.db, 'SELECT position FROM process_checkpoints WHERE name = ?').get(this.tuning.inheritCheckpoint) as { position: number } | undefined)?.position
+    if (inherited !== undefined) {
+      this.save(inherited)
+      return inherited
+    }
     const head = await this.store.headPosition()
     this.save(head)
     this.logger?.info({ processes: this.name, from: head }, 'process managers start at the head of the log')
@@ -104,7 +118,7 @@ export class ProcessRunner {
     this.loop = (async () => {
       while (!this.stopping) {
         try {
-          const subscription = this.store.subscribe({ fromCheckpoint: from, maxBatchSize: 500 })
+          const subscription = this.store.subscribe({ fromCheckpoint: from, maxBatchSize: this.tuning.maxBatchSize ?? 500 })
           this.subscription = subscription
           for await (const batch of subscription) {
             await this.deliver(batch.map(upcast), from)

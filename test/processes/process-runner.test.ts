@@ -4,16 +4,14 @@
  * and on stop; a runner started again goes on from what was saved.
  */
 import path from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import { openSqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
 import { ProcessRunner, type Reactor } from '../../src/processes/process-runner.ts'
 import { openViewsDatabase } from '../../src/read-models/views-database.ts'
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const metadata = { correlationId: 'c', causationId: null, actor: { kind: 'process', id: 'test' }, schemaVersion: 1 } as const
-
-t.test('delivered once, in order; saved after a quiet spell at once, under a stream of batches within 250 ms, and on stop', async (t) => {
+/** A log and a views database in the test's directory, closed after it. */
+function openBoth(t: Test) {
   const dir = t.testdir()
   const store = openSqliteEventStore({ path: path.join(dir, 'events.db') })
   const views = openViewsDatabase(path.join(dir, 'views.db'))
@@ -21,6 +19,14 @@ t.test('delivered once, in order; saved after a quiet spell at once, under a str
     await store.close()
     views.close()
   })
+  return { store, views }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const metadata = { correlationId: 'c', causationId: null, actor: { kind: 'process', id: 'test' }, schemaVersion: 1 } as const
+
+t.test('delivered once, in order; saved after a quiet spell at once, under a stream of batches within 250 ms, and on stop', async (t) => {
+  const { store, views } = openBoth(t)
   const seen: string[] = []
   const reactor: Reactor = { name: 'recorder', handles: ['Tick'], react: async (event: RecordedEvent) => void seen.push(event.stream) }
   const saved = () => (views.prepare('SELECT position FROM process_checkpoints WHERE name = ?').get('test') as { position: number } | undefined)?.position
@@ -55,14 +61,30 @@ t.test('delivered once, in order; saved after a quiet spell at once, under a str
   t.same(seen.slice(6), ['s-7', 's-8'], 'a new runner goes on from the saved position: s-7 is not delivered again')
 })
 
+t.test('a runner that never ran begins at the checkpoint it inherits (a reactor moved to a runner of its own), else at the head', async (t) => {
+  const { store, views } = openBoth(t)
+  const seen: string[] = []
+  const reactor: Reactor = { name: 'recorder', handles: ['Tick'], react: async (event: RecordedEvent) => void seen.push(event.stream) }
+  const append = async (stream: string) => (await store.appendToStream(stream, [{ type: 'Tick', data: {}, metadata }], 'no_stream')).position
+  const old = new ProcessRunner(store, views, 'old', [])
+  await old.start()
+  await old.stop()
+  await append('s-1')
+  await append('s-2')
+  const moved = new ProcessRunner(store, views, 'moved', [reactor], undefined, { inheritCheckpoint: 'old', maxBatchSize: 1 })
+  await moved.start()
+  await sleep(100)
+  await moved.stop()
+  t.same(seen, ['s-1', 's-2'], 'the events after the old checkpoint reach the moved reactor')
+  const fresh = new ProcessRunner(store, views, 'fresh', [reactor], undefined, { inheritCheckpoint: 'none-such' })
+  await fresh.start()
+  await sleep(50)
+  await fresh.stop()
+  t.same(seen, ['s-1', 's-2'], 'without a checkpoint to inherit: from the head, nothing again')
+})
+
 t.test('the checkpoint stays before an event whose reaction has not settled, and later events are delivered meanwhile', async (t) => {
-  const dir = t.testdir()
-  const store = openSqliteEventStore({ path: path.join(dir, 'events.db') })
-  const views = openViewsDatabase(path.join(dir, 'views.db'))
-  t.teardown(async () => {
-    await store.close()
-    views.close()
-  })
+  const { store, views } = openBoth(t)
   const seen: string[] = []
   const settle = new Map<string, () => void>()
   // A reaction to a `held-*` event stays in memory (a call waiting its turn) until the test settles it.

@@ -10,6 +10,7 @@
  * intake, dialing, or another account's events. While the event loop is nearly always busy (a flood
  * of leads), deliveries yield to intake: they go out at a trickle and catch up once it has room.
  */
+import type { IntakeGauge } from '../intake-gauge.ts'
 import type { Logger } from 'pino'
 import { Webhook } from 'standardwebhooks'
 import type { RecordedEvent } from '../../domain/event.ts'
@@ -43,12 +44,34 @@ export interface DeliveryPolicy {
   readonly yieldAbove: number
   /** …and start at most this many a second until it falls below. */
   readonly whileBusyPerSecond: number
-  /** How busy the event loop has been lately (0 to 1); by default measured (`eventLoopProbe`). */
+  /** How busy the event loop has been lately (0 to 1); a server measures it with `intakeLoadProbe`. */
   readonly loadProbe: LoadProbe
+  /** How long new deliveries gather before they are written, in one transaction. */
+  readonly batchMs: number
+  /**
+   * While the loop is busy, new events wait this long at most before their deliveries are written: the
+   * runner feeding this process pauses (its checkpoint behind them, nothing held in memory) and intake
+   * keeps the thread; then one batch goes through and the wait starts again.
+   */
+  readonly deferUpToMs: number
 }
 
 /** The share of the recent past the event loop spent working, 0 to 1. */
 export type LoadProbe = () => number
+
+/** Requests in flight at which the server counts as taking a flood (50 connections keep about 50). */
+const FLOOD_IN_FLIGHT = 8
+
+/**
+ * Busy means busy serving: the loop's utilization while the server has FLOOD_IN_FLIGHT requests or
+ * more in flight, else 0. The deliveries' own work (a backlog going out) never makes them yield.
+ */
+export function intakeLoadProbe(intake: IntakeGauge, loop: LoadProbe = eventLoopProbe()): LoadProbe {
+  return () => {
+    const utilization = loop()
+    return intake.serving >= FLOOD_IN_FLIGHT ? utilization : 0
+  }
+}
 
 /** The event loop's utilization over the last `windowMs` or more (Node's `eventLoopUtilization`). */
 export function eventLoopProbe(windowMs = 250): LoadProbe {
@@ -75,15 +98,19 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   concurrency: 16,
   perSubscription: 4,
   pollMs: 1_000,
-  yieldAbove: 0.9,
+  yieldAbove: 0.6,
   whileBusyPerSecond: 20,
   loadProbe: eventLoopProbe(),
+  batchMs: 25,
+  deferUpToMs: 5_000,
 }
 
 /** How long the delivery log keeps a delivered (or cancelled) delivery, and a failed one not retried. */
 export const KEEP_DELIVERED_MS = 7 * 24 * 60 * 60_000
 export const KEEP_FAILED_MS = 30 * 24 * 60 * 60_000
 const PRUNE_EVERY_MS = 60 * 60_000
+/** How often reactions waiting for room look at the loop's load again. */
+const ROOM_CHECK_MS = 50
 
 export interface OutboundEventsOptions {
   readonly accounts: Accounts
@@ -126,6 +153,9 @@ export class OutboundEvents {
   private readonly settledRequests = new Set<Promise<void>>()
   private outcomes: AttemptOutcome[] = []
   private recording: Promise<void> | null = null
+  private waitingForRoom: Promise<void> | null = null
+  private roomWaiter: (() => void) | null = null
+  private noWaiting = false
   /** While busy: when the last delivery was let through (the trickle's clock). */
   private lastBusyStart = 0
 
@@ -145,6 +175,7 @@ export class OutboundEvents {
     if (account === null || account.subscriptions.size === 0) return
     const wanting = [...account.subscriptions.values()].filter((s) => s.types === null || s.types.includes(mapped.event.type))
     if (wanting.length === 0) return
+    await this.roomToWork()
     let data = mapped.event.data
     if (data.lead_id === null) {
       data = { ...data, lead_id: this.options.inboundLeads.get(mapped.accountId, { phoneLast10: mapped.phoneLast10 })?.leadId ?? null }
@@ -166,13 +197,37 @@ export class OutboundEvents {
     return { settled: this.flushSoon() }
   }
 
-  /** Writes what the reactions noted in one transaction, a moment later; settles once written. */
+  /** Resolves at once unless the loop is busy; then once it is not, or `deferUpToMs` later (all waiting reactions together). */
+  private roomToWork(): Promise<void> | undefined {
+    if (this.noWaiting || this.policy.loadProbe() < this.policy.yieldAbove) return undefined
+    this.waitingForRoom ??= new Promise<void>((resolve) => {
+      const since = performance.now()
+      const check = (): void => {
+        if (this.noWaiting || this.policy.loadProbe() < this.policy.yieldAbove || performance.now() - since >= this.policy.deferUpToMs) {
+          this.waitingForRoom = null
+          this.roomWaiter = null
+          resolve()
+        } else setTimeout(check, ROOM_CHECK_MS).unref()
+      }
+      this.roomWaiter = check
+      setTimeout(check, ROOM_CHECK_MS).unref()
+    })
+    return this.waitingForRoom
+  }
+
+  /** Before the runner feeding this process stops: reactions waiting for room go ahead now, and later ones do not wait. */
+  stopWaiting(): void {
+    this.noWaiting = true
+    this.roomWaiter?.()
+  }
+
+  /** Writes what the reactions noted in one transaction, `batchMs` later; settles once written. */
   private flushSoon(): Promise<void> {
     if (this.flushing === null) {
       let resolve!: () => void
       const promise = new Promise<void>((r) => (resolve = r))
       this.flushing = { promise, resolve }
-      setImmediate(() => this.flush())
+      setTimeout(() => this.flush(), this.policy.batchMs)
     }
     return this.flushing.promise
   }

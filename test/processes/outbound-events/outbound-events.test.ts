@@ -122,7 +122,8 @@ t.test('receivers that are down or hang slow neither intake nor dialing', async 
 
 t.test('while the event loop is busy, deliveries yield to intake: a trickle at the busy rate, the rest once it has room, in log order', async (t) => {
   let utilization = 0.95
-  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, yieldAbove: 0.9, whileBusyPerSecond: 4, loadProbe: () => utilization } })
+  // New events wait 300 ms at most for room before their deliveries are written (the next test waits longer).
+  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, yieldAbove: 0.9, whileBusyPerSecond: 4, deferUpToMs: 300, loadProbe: () => utilization } })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -142,10 +143,29 @@ t.test('while the event loop is busy, deliveries yield to intake: a trickle at t
   t.ok(r.received.every((x) => x.verified))
 })
 
-function countPlaced(leadline: Leadline, accountId: string, n: number): boolean {
+t.test('while the event loop is busy, new events wait before their deliveries are written, none held in memory, and dialing does not wait with them', async (t) => {
+  let utilization = 0.95
+  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, yieldAbove: 0.9, deferUpToMs: 60_000, loadProbe: () => utilization } })
+  const { account, token } = await built.createAccount('Acme', DIALING)
+  const r = await receiver(t)
+  await subscribe(built.leadline, account.accountId, r, ['lead.received'])
+  const first = await built.leadline.store.headPosition()
+  for (let i = 0; i < 5; i++) t.equal((await postLead(built.app, token, { phone: `+1312555${String(3000 + i)}`, name: 'Lead' })).status, 201)
+  await waitFor('every lead dialed while deliveries wait', () => countPlaced(built.leadline, account.accountId, 5, 3000), 5000)
+  await sleep(300)
+  t.same(deliveriesOf(built.leadline, account.accountId), [], 'no delivery written while busy')
+  t.equal(r.received.length, 0, 'nothing sent')
+  const checkpoint = built.leadline.views.prepare("SELECT position FROM process_checkpoints WHERE name = 'outbound-events'").get() as { position: number }
+  t.ok(checkpoint.position <= first, `the outbound checkpoint stays before the waiting events (${checkpoint.position} ≤ ${first})`)
+  utilization = 0.2
+  await waitFor('every lead delivered once the loop has room', () => r.received.length === 5, 5000)
+  t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: 5 }, (_, i) => `+1312555${String(3000 + i)}`), 'each once, in log order')
+})
+
+function countPlaced(leadline: Leadline, accountId: string, n: number, from = 1000): boolean {
   let placed = 0
   for (let i = 0; i < n; i++) {
-    const rows = leadline.calls.forStream(`lead-${accountId}-312555${String(1000 + i)}`)
+    const rows = leadline.calls.forStream(`lead-${accountId}-312555${String(from + i)}`)
     if (rows.some((row) => (row as { callId?: string | null }).callId)) placed++
   }
   return placed === n
