@@ -11,7 +11,8 @@
  * `--million` then pushes 1,000,000 new leads and reports the server's RSS. `--receivers N` subscribes N
  * receivers (HTTP servers in this process answering 204) to the account's outbound events, so every
  * lead is also delivered N times, signed; it reports the events delivered per second during the runs
- * and how long the backlog took to drain after them.
+ * and how long each run's backlog took to drain after it (the next run starts once it has: the server
+ * defers its deliveries while it takes a flood, and a run should not pay for the one before).
  *
  *   npm run bench:ingest [-- --runs 3 --duration 10 --million --receivers 3 --port 3901]
  */
@@ -77,6 +78,7 @@ const results: Record<'bare' | 'newLeads' | 'repeats' | 'coldRepeats', LoadResul
 const perRun: Array<{ load: [number, number]; ratioNew: number; ratioRepeats: number; ratioColdRepeats: number; cpuMicrosPerLead: { newLeads: number; repeats: number; coldRepeats: number } }> = []
 /** One scenario against the Leadline server, with the server's CPU time per request. */
 const eventsPerSecond: number[] = []
+const drains: Array<NonNullable<Awaited<ReturnType<typeof drain>>>> = []
 async function leadlineRun(pattern: RequestPattern, countsNew: boolean): Promise<{ result: LoadResult; cpuPerLead: number }> {
   const pid = leadline.child.pid as number
   const before = cpuMicros(pid)
@@ -88,7 +90,12 @@ async function leadlineRun(pattern: RequestPattern, countsNew: boolean): Promise
   // does not say where they reached: the log does. Requests still in flight at the end are each
   // thread's last, so a margin above the highest number in the log skips them.
   if (countsNew) counter = highestNewLead() - NEW_LEADS_FROM + 1 + 4 * CONNECTIONS
-  return { result, cpuPerLead: Math.round((cpuMicros(pid) - before) / Math.max(result.total, 1)) }
+  const cpuPerLead = Math.round((cpuMicros(pid) - before) / Math.max(result.total, 1))
+  // The run's own deliveries go out before the next run: each run is intake with its deliveries
+  // waiting, as in a flood, and does not pay for the run before it.
+  const drained = await drain()
+  if (drained) drains.push(drained)
+  return { result, cpuPerLead }
 }
 for (let run = 1; run <= runs; run++) {
   const loadBefore = load1()
@@ -110,21 +117,31 @@ for (let run = 1; run <= runs; run++) {
   process.stderr.write(`run ${run}/${runs} done (load ${loadBefore} → ${load1()})\n`)
 }
 
-/** After the runs: how long the deliveries still pending took to go out, and how many there were. */
+/**
+ * How long the deliveries still to go took to go out, and how many there were: those written and
+ * pending, and the events that waited (the server defers writing them while it takes a flood).
+ */
 async function drain(): Promise<{ pendingAtEnd: number; seconds: number; left: number; eventsPerSecond: number } | null> {
   if (receivers.length === 0) return null
   const pending = () => readViews((db) => (db.prepare("SELECT count(*) AS n FROM outbound_deliveries WHERE status = 'pending'").get() as { n: number }).n)
+  const waiting = () => {
+    const head = readLog((db) => (db.prepare('SELECT max(position) AS p FROM events').get() as { p: number | null }).p ?? 0)
+    const at = readViews((db) => (db.prepare("SELECT position FROM process_checkpoints WHERE name = 'outbound-events'").get() as { position: number } | undefined)?.position ?? head)
+    return head - at
+  }
   const pendingAtEnd = pending()
+  const waitingAtEnd = waiting()
   const started = Date.now()
   const from = delivered()
-  while (pending() > 0 && Date.now() - started < 120_000) await new Promise((resolve) => setTimeout(resolve, 250))
+  while ((pending() > 0 || waiting() > 0) && Date.now() - started < 240_000) await new Promise((resolve) => setTimeout(resolve, 250))
   const seconds = (Date.now() - started) / 1000
-  return { pendingAtEnd, seconds, left: pending(), eventsPerSecond: Math.round((delivered() - from) / Math.max(seconds, 0.001)) }
+  const sent = delivered() - from
+  return { pendingAtEnd: Math.max(pendingAtEnd, sent), seconds, left: pending() + waiting() * receivers.length, eventsPerSecond: Math.round(sent / Math.max(seconds, 0.001)), ...(waitingAtEnd > 0 ? { eventsWaitingAtEnd: waitingAtEnd } : {}) }
 }
 const drained = await drain()
 
 const summary = {
-  outboundEvents: receivers.length === 0 ? null : { receivers: receivers.length, deliveredPerSecondDuringNewLeads: median(eventsPerSecond), drain: drained, delivered: delivered() },
+  outboundEvents: receivers.length === 0 ? null : { receivers: receivers.length, deliveredPerSecondDuringNewLeads: median(eventsPerSecond), drainsBetweenRuns: drains.map((d) => ({ deliveries: d.pendingAtEnd, seconds: Number(d.seconds.toFixed(1)), perSecond: d.eventsPerSecond, left: d.left })), drain: drained, delivered: delivered() },
   machine: { cpus: os.cpus().length, node: process.version },
   generator: results.bare[0]?.generator,
   connections: CONNECTIONS,
@@ -227,6 +244,8 @@ console.log(`load average (1 min) per run: ${perRun.map((r) => `${r.load[0]}→$
 console.log(`server RSS after the runs: ${summary.rssAfterRunsMb} MB`)
 if (summary.outboundEvents) {
   const o = summary.outboundEvents
+  const between = o.drainsBetweenRuns
+  if (between.length > 0) console.log(`outbound events after each run: ${between.map((d) => `${d.deliveries} in ${d.seconds} s`).join(', ')}; median ${median(between.map((d) => d.perSecond))} delivered/s${between.some((d) => d.left > 0) ? ' (some runs left deliveries pending: see the JSON)' : ''}`)
   console.log(`outbound events to ${o.receivers} receivers: ${o.deliveredPerSecondDuringNewLeads} delivered/s during the new-leads runs (median); ${o.drain?.pendingAtEnd ?? 0} pending after the runs, ${o.drain?.left ? `${o.drain.left} still pending after` : 'drained in'} ${o.drain?.seconds.toFixed(1)} s (${o.drain?.eventsPerSecond} delivered/s); ${o.delivered} in all`)
 }
 if (summary.million) {

@@ -120,12 +120,6 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   fastify.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'))
 
   const metrics = new PrometheusMetrics(options.leadline)
-  const { intake } = options.leadline
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    intake.started()
-    reply.raw.once('close', () => intake.ended())
-    done()
-  })
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest(request, reply)
     done()

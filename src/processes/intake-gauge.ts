@@ -1,13 +1,22 @@
 /**
- * How many requests the server is serving at this moment: the HTTP layer counts each in when it
- * arrives and out when its response is finished or abandoned. Background work that yields to intake
- * asks it, so that a loop kept busy by that work itself (a backlog draining) is not taken for a flood.
+ * How fast leads are arriving, and how many are being taken at this moment: the lead webhook counts
+ * each request in when it arrives and out when its response is finished or abandoned. Background work
+ * that yields to intake asks it (not the loop's load, which that work itself raises).
  */
+const WINDOW_MS = 250
+
 export class IntakeGauge {
   private inFlight = 0
+  private bucketStart = Number.NEGATIVE_INFINITY
+  private current = 0
+  private previous = 0
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
   started(): void {
     this.inFlight++
+    this.roll()
+    this.current++
   }
 
   ended(): void {
@@ -16,5 +25,20 @@ export class IntakeGauge {
 
   get serving(): number {
     return this.inFlight
+  }
+
+  /** Leads a second arriving, over the last quarter to half second. */
+  get perSecond(): number {
+    this.roll()
+    const counted = this.previous + this.current
+    return counted === 0 ? 0 : (counted * 1000) / (WINDOW_MS + (this.now() - this.bucketStart))
+  }
+
+  private roll(): void {
+    const elapsed = this.now() - this.bucketStart
+    if (elapsed < WINDOW_MS) return
+    this.previous = elapsed < 2 * WINDOW_MS ? this.current : 0
+    this.current = 0
+    this.bucketStart = this.now()
   }
 }

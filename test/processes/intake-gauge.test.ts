@@ -1,6 +1,6 @@
 /**
- * What outbound deliveries yield to: the server's own requests in flight, not the loop's load alone.
- * A loop kept busy by the deliveries themselves (a backlog draining, no requests) is not a flood.
+ * What outbound deliveries yield to: leads in flight at the webhook, not the loop's load. A loop kept
+ * busy by the deliveries themselves (a backlog draining, no requests) is not a flood.
  */
 import http from 'node:http'
 import t from 'tap'
@@ -8,19 +8,28 @@ import { IntakeGauge } from '../../src/processes/intake-gauge.ts'
 import { intakeLoadProbe } from '../../src/processes/outbound-events/outbound-events.process.ts'
 import { buildApp } from '../helpers/build-app.ts'
 
-t.test('the probe reports the loop\'s load only while the server serves a flood of requests', async (t) => {
-  const intake = new IntakeGauge()
-  const probe = intakeLoadProbe(intake, () => 0.97)
-  t.equal(probe(), 0, 'no requests: the busy loop is the background work\'s own')
-  for (let i = 0; i < 7; i++) intake.started()
-  t.equal(probe(), 0, 'a few requests: not a flood')
-  intake.started()
-  t.equal(probe(), 0.97, 'eight in flight: the load counts')
+t.test('the probe says busy only while leads arrive at 500 a second or faster', async (t) => {
+  let now = 1_000
+  const intake = new IntakeGauge(() => now)
+  const probe = intakeLoadProbe(intake)
+  t.equal(probe(), 0, 'no leads: not busy, however busy the loop')
+  for (let i = 0; i < 50; i++) {
+    intake.started()
+    now += 10
+  }
+  t.equal(probe(), 0, `100 a second: not a flood (${intake.perSecond.toFixed(0)}/s)`)
+  for (let i = 0; i < 300; i++) {
+    intake.started()
+    now += 1
+  }
+  t.equal(probe(), 1, `1,000 a second: a flood (${intake.perSecond.toFixed(0)}/s)`)
+  now += 600
+  t.equal(probe(), 0, 'half a second without a lead: no longer')
   for (let i = 0; i < 10; i++) intake.ended()
-  t.equal(intake.serving, 0, 'never below zero')
+  t.ok(intake.serving >= 0, 'never below zero in flight')
 })
 
-t.test('the server counts its requests in and out, answered or abandoned', async (t) => {
+t.test('the webhook counts its requests in and out, answered or abandoned; other routes are not counted', async (t) => {
   const built = await buildApp(t, { logger: false })
   const url = await built.listen()
   const { token } = await built.createAccount('Acme')
@@ -28,17 +37,19 @@ t.test('the server counts its requests in and out, answered or abandoned', async
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(i)))
   t.ok(answers.every((a) => a.status === 201))
   t.equal(built.leadline.intake.serving, 0, 'every answered request counted out')
-  // A client that sends headers and goes away before its body: counted in, then out when the socket closes.
+  // A request that sends its headers and goes away before its body: in flight until its socket closes.
   const { port } = new URL(url)
-  await new Promise<void>((resolve) => {
-    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/ingest/lead', headers: { 'content-type': 'application/json', 'content-length': '100', 'x-service-token': token } })
+  const unfinished = async (path: string, whileOpen: () => void) => new Promise<void>((resolve) => {
+    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': '100', 'x-service-token': token } })
     request.on('error', () => resolve())
     request.flushHeaders()
     setTimeout(() => {
-      t.ok(built.leadline.intake.serving >= 1, 'the unfinished request is being served')
+      whileOpen()
       request.destroy()
       setTimeout(resolve, 100)
     }, 150)
   })
-  t.equal(built.leadline.intake.serving, 0, 'the abandoned request counted out')
+  await unfinished('/api/mcp', () => t.equal(built.leadline.intake.serving, 0, 'a request in flight elsewhere (the tool endpoint) is not counted'))
+  await unfinished('/api/ingest/lead', () => t.equal(built.leadline.intake.serving, 1, 'the unfinished lead is being taken'))
+  t.equal(built.leadline.intake.serving, 0, 'the abandoned lead counted out')
 })

@@ -62,6 +62,13 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
   // Keyed by the verified token's id, after authentication: a wrong token cannot drain a real one's
   // bucket, and a rotated token starts afresh. One Map lookup per request (the route is benchmarked).
   const buckets = rateLimit ? new TokenBuckets(rateLimit.ratePerSecond, rateLimit.burst) : null
+  // The leads being taken now, counted in and out (answered or abandoned): outbound events yield to a flood of them.
+  const { intake } = fastify.leadline
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    intake.started()
+    reply.raw.once('close', () => intake.ended())
+    done()
+  })
   // Only JSON, form-encoded, multipart and XML bodies are leads; anything else is a 415.
   fastify.removeContentTypeParser(['text/plain'])
   fastify.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => {

@@ -59,18 +59,16 @@ export interface DeliveryPolicy {
 /** The share of the recent past the event loop spent working, 0 to 1. */
 export type LoadProbe = () => number
 
-/** Requests in flight at which the server counts as taking a flood (50 connections keep about 50). */
-const FLOOD_IN_FLIGHT = 8
+/** Leads a second at which the webhook counts as taking a flood (about a sixth of what one server takes). */
+const FLOOD_PER_SECOND = 500
 
 /**
- * Busy means busy serving: the loop's utilization while the server has FLOOD_IN_FLIGHT requests or
- * more in flight, else 0. The deliveries' own work (a backlog going out) never makes them yield.
+ * Busy means taking a flood of leads: 1 while leads arrive at FLOOD_PER_SECOND or faster, else 0. Not
+ * the loop's load (a backlog going out keeps the loop busy by itself), nor the requests in flight
+ * (few are at the moments the loop turns to background work).
  */
-export function intakeLoadProbe(intake: IntakeGauge, loop: LoadProbe = eventLoopProbe()): LoadProbe {
-  return () => {
-    const utilization = loop()
-    return intake.serving >= FLOOD_IN_FLIGHT ? utilization : 0
-  }
+export function intakeLoadProbe(intake: IntakeGauge): LoadProbe {
+  return () => (intake.perSecond >= FLOOD_PER_SECOND ? 1 : 0)
 }
 
 /** The event loop's utilization over the last `windowMs` or more (Node's `eventLoopUtilization`). */
