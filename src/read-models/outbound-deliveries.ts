@@ -77,7 +77,8 @@ export class OutboundDeliveries {
       last_error TEXT,
       created_at TEXT NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS outbound_deliveries_due ON outbound_deliveries (next_attempt_at) WHERE status = 'pending';
+    DROP INDEX IF EXISTS outbound_deliveries_due;
+    CREATE INDEX IF NOT EXISTS outbound_deliveries_due_in_order ON outbound_deliveries (next_attempt_at, position) WHERE status = 'pending';
     CREATE INDEX IF NOT EXISTS outbound_deliveries_lane ON outbound_deliveries (subscription_id, lane, position) WHERE status = 'pending';
     CREATE INDEX IF NOT EXISTS outbound_deliveries_by_account ON outbound_deliveries (account_id, id);
     CREATE TABLE IF NOT EXISTS outbound_attempts (

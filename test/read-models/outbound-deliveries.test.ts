@@ -54,3 +54,19 @@ t.test('pruning: delivered and cancelled rows after their time, failed ones afte
   deliveries.prune(later, later)
   t.same(deliveries.latest('acc_1', { limit: 10 }).map((d) => d.id), [c!.id], 'the failed one goes later; a pending one never')
 })
+
+t.test('a backlog of 60,000 pending deliveries: the next due come from the index in order, not by sorting them all', async (t) => {
+  const db = openViewsDatabase(':memory:')
+  t.teardown(() => db.close())
+  const deliveries = new OutboundDeliveries(db)
+  // A flood's deliveries, written after it: three subscriptions, one event a lead, all due at once.
+  const rows = Array.from({ length: 60_000 }, (_, i) => row(`sub_${i % 3}`, `lead-${Math.floor(i / 3)}`, Math.floor(i / 3) + 1))
+  db.transaction(() => deliveries.add(rows, NOW))()
+  deliveries.due(NOW.getTime(), 64)
+  const started = performance.now()
+  for (let i = 0; i < 10; i++) t.equal(deliveries.due(NOW.getTime(), 64).length, 64)
+  const eachMs = (performance.now() - started) / 10
+  // Sorting every due row took about 45 ms a look here (100 ms on disk: a backlog drained at 114 a second); the index, about 1.
+  t.ok(eachMs < 25, `a look for due work takes ${eachMs.toFixed(1)} ms`)
+  t.same(deliveries.due(NOW.getTime(), 3).map((d) => d.position), [1, 1, 1], 'the oldest first')
+})
