@@ -107,6 +107,8 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
 export const KEEP_DELIVERED_MS = 7 * 24 * 60 * 60_000
 export const KEEP_FAILED_MS = 30 * 24 * 60 * 60_000
 const PRUNE_EVERY_MS = 60 * 60_000
+/** Rows that are written at once, whatever the batch timer says. */
+const FLUSH_AT_ROWS = 3_000
 /** How often reactions waiting for room look at the loop's load again. */
 const ROOM_CHECK_MS = 50
 
@@ -192,7 +194,14 @@ export class OutboundEvents {
         payload,
       })
     }
-    return { settled: this.flushSoon() }
+    const settled = this.flushSoon()
+    // Catching up on a backlog, reactions come faster than the timer: write every few thousand rows
+    // and let the loop take its requests, rather than hold the whole backlog in memory until then.
+    if (this.pending.length >= FLUSH_AT_ROWS) {
+      this.flush()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    return { settled }
   }
 
   /** Resolves at once unless the loop is busy; then once it is not, or `deferUpToMs` later (all waiting reactions together). */
