@@ -91,7 +91,10 @@ export class FacebookLeadFetcher extends EffectProcess<FacebookLeadFetcherOption
     if (state.fetch?.fetchId !== fetchId || state.stage !== 'due') return { kind: 'skipped' }
     const due = Date.parse(state.fetch.dueAt) - clock().getTime()
     if (due > 0) {
-      this.schedule(stream, fetchId, state.fetch.dueAt)
+      // Woken early (a timer may fire a moment before the clock says due): wait the rest. Once this
+      // fetch has left `inFlight`, or schedule() would take it for a fetch running and drop it.
+      const dueAt = state.fetch.dueAt
+      setTimeout(() => this.schedule(stream, fetchId, dueAt), 0).unref()
       return { kind: 'skipped' }
     }
     const claim = await commands.handle(stream, facebookLeadDecider, { type: 'StartFacebookLeadFetch', fetchId, node: NODE_ID }, actor)

@@ -7,6 +7,7 @@
 import t, { type Test } from 'tap'
 import { buildApp, operatorContext } from '../../helpers/build-app.ts'
 import { mcpApp } from '../mcp/mcp-helpers.ts'
+import { manualClock } from '../../helpers/dialing-app.ts'
 import { signedInConsole, TEST_ENV } from '../console/console-helpers.ts'
 import { FAKE_APP_SECRET, FAKE_PAGE_TOKEN, FAKE_VERIFY_TOKEN, hubSignature, leadgenNotification, startFakeGraph, type FakeGraph } from '../../doubles/fake-facebook-graph.ts'
 import { facebookLeadStream } from '../../../src/domain/facebook-lead-ads/facebook-lead.events.ts'
@@ -157,6 +158,26 @@ t.test('a leadgen notification: 200 at once, then the lead fetched through two G
 
   const [row] = await built.leadline.facebookLeadAds.leads(acme.accountId)
   t.match(row, { leadgenId, pageId: PAGE, formId: '1200000000000003', adId: '238500000000003', stage: 'received', attempts: 3, failure: null })
+})
+
+t.test('a retry whose timer fires before the clock says it is due is fetched once it is, not dropped', async (t) => {
+  const fake = await graph(t)
+  // The service's clock stands still: every retry timer (real time) fires while the decision is not yet due.
+  const clock = manualClock('2026-11-26T15:00:00Z')
+  const built = await mcpApp(t, { env: facebookEnv(fake), facebookRetryDelaysMs: [50], clock: clock.now })
+  const acme = await built.account('Acme Roofing', { timeZone: 'America/Chicago' })
+  await built.leadline.facebookLeadAds.connectPage(acme.accountId, PAGE, FAKE_PAGE_TOKEN, operatorContext)
+  const leadgenId = '900000000000013'
+  fake.addLead(leadgenId, { full_name: 'Jane Roe', phone_number: '+15125550153' })
+  fake.fail({ kind: 'status', status: 500, code: 2, transient: true, message: 'Service temporarily unavailable' })
+  const body = leadgenNotification([{ leadgenId, pageId: PAGE, formId: '1200000000000013', adId: '238500000000013' }])
+  t.equal((await built.app.inject({ method: 'POST', url: PATH, headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(body) }, payload: body })).statusCode, 200)
+  await until(async () => (await facebookEvents(built.leadline)).some((e) => e.type === 'FacebookLeadFetchFailed'), 'the first attempt to fail')
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  t.equal(fake.requests().length, 1, 'not fetched before the clock says due')
+  clock.advance(60)
+  await until(async () => (await leadReceived(built.leadline)).length > 0, 'the lead, once due', 5000)
+  t.same(fake.requests().map((r) => r.answered), [500, 200], 'fetched again once, when due')
 })
 
 t.test('a page no account connected: logged, answered 200, nothing recorded; other pages in the same delivery are', async (t) => {
