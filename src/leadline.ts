@@ -143,7 +143,7 @@ export interface Leadline {
   readonly eventSubscriptions: EventSubscriptions
   /** Delivers outbound events from the log (started with the server). */
   readonly outboundEvents: OutboundEvents
-  /** Requests being served now (the HTTP layer counts them): what background work yields to. */
+  /** How fast leads arrive at the webhook (it counts them): what outbound events yield to. */
   readonly intake: IntakeGauge
   /** Texts the owner of what they asked to hear of. */
   readonly ownerAlerts: OwnerAlerts

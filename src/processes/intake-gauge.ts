@@ -1,30 +1,19 @@
 /**
- * How fast leads are arriving, and how many are being taken at this moment: the lead webhook counts
- * each request in when it arrives and out when its response is finished or abandoned. Background work
+ * How fast leads are arriving: the lead webhook counts each request as it arrives. Background work
  * that yields to intake asks it (not the loop's load, which that work itself raises).
  */
 const WINDOW_MS = 250
 
 export class IntakeGauge {
-  private inFlight = 0
   private bucketStart = Number.NEGATIVE_INFINITY
   private current = 0
   private previous = 0
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  started(): void {
-    this.inFlight++
+  arrived(): void {
     this.roll()
     this.current++
-  }
-
-  ended(): void {
-    if (this.inFlight > 0) this.inFlight--
-  }
-
-  get serving(): number {
-    return this.inFlight
   }
 
   /** Leads a second arriving, over the last quarter to half second. */

@@ -62,11 +62,10 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
   // Keyed by the verified token's id, after authentication: a wrong token cannot drain a real one's
   // bucket, and a rotated token starts afresh. One Map lookup per request (the route is benchmarked).
   const buckets = rateLimit ? new TokenBuckets(rateLimit.ratePerSecond, rateLimit.burst) : null
-  // The leads being taken now, counted in and out (answered or abandoned): outbound events yield to a flood of them.
+  // Every lead that arrives is counted: outbound events yield to a flood of them.
   const { intake } = fastify.leadline
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    intake.started()
-    reply.raw.once('close', () => intake.ended())
+  fastify.addHook('onRequest', (_request, _reply, done) => {
+    intake.arrived()
     done()
   })
   // Only JSON, form-encoded, multipart and XML bodies are leads; anything else is a 415.

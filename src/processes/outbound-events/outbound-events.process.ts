@@ -7,8 +7,9 @@
  * event), in log order per lead and subscription, retried with exponential backoff for 24 hours and
  * then marked failed until retried by hand. Requests have a timeout and run a bounded number at once,
  * at most a few per subscription, so a dead or slow receiver holds up only its own deliveries: never
- * intake, dialing, or another account's events. While the event loop is nearly always busy (a flood
- * of leads), deliveries yield to intake: they go out at a trickle and catch up once it has room.
+ * intake, dialing, or another account's events. During a flood of leads (intakeLoadProbe), new
+ * events wait before their deliveries are written and deliveries go out at a trickle; they catch up
+ * once it has passed.
  */
 import type { IntakeGauge } from '../intake-gauge.ts'
 import type { Logger } from 'pino'
