@@ -162,6 +162,24 @@ t.test('while the event loop is busy, new events wait before their deliveries ar
   t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: 5 }, (_, i) => `+1312555${String(3000 + i)}`), 'each once, in log order')
 })
 
+t.test('a restart while new events wait for room: they are delivered after it, each once', async (t) => {
+  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, yieldAbove: 0.9, deferUpToMs: 60_000, loadProbe: () => 0.95 } })
+  const { account, token } = await built.createAccount('Acme', { speedToLead: false })
+  const r = await receiver(t)
+  await subscribe(built.leadline, account.accountId, r, ['lead.received'])
+  for (let i = 0; i < 3; i++) t.equal((await postLead(built.app, token, { phone: `+1312555${String(4000 + i)}`, name: 'Lead' })).status, 201)
+  await sleep(200)
+  t.same(deliveriesOf(built.leadline, account.accountId), [], 'waiting: nothing written yet')
+  await built.app.close()
+  await built.leadline.close()
+
+  const again = await reopen(t, { store: built.store, viewsPath: built.viewsPath }, { deliveryPolicy: FAST })
+  await waitFor('delivered after the restart', () => r.received.length === 3, 5000)
+  await sleep(150)
+  t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: 3 }, (_, i) => `+1312555${String(4000 + i)}`), 'each once, in log order')
+  t.equal(deliveriesOf(again.leadline, account.accountId).length, 3)
+})
+
 function countPlaced(leadline: Leadline, accountId: string, n: number, from = 1000): boolean {
   let placed = 0
   for (let i = 0; i < n; i++) {
