@@ -54,7 +54,9 @@ function suggestedAction(row: LeadActivityRow, why: Why): string {
     case 'replied':
       return `replied: call now: the lead texted back at ${row.repliedAt} and nobody has called since`
     case 'callback_due':
-      return `call back: the lead asked (pressing 2) to be called back at ${row.callbackAt}`
+      return row.callbackBy === 'account'
+        ? `call back: a callback was scheduled (schedule_callback) for ${row.callbackAt}`
+        : `call back: the lead asked (pressing 2) to be called back at ${row.callbackAt}`
     case 'assistant_qualified':
       return `call now: the voice assistant qualified the lead at ${row.qualifiedAt} (its answers are in get_lead)`
     case 'connect_missed':

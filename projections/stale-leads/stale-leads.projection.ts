@@ -4,7 +4,8 @@
  * payment). `pending_since` is the last contact with no touch after it; null once the lead touches back.
  * What the lead asked for comes first: `replied_at`, when the lead last texted back (LeadReplied)
  * until a call goes out to the lead after it; then, from a call's menu, `callback_at`, the callback
- * the lead asked for (pressing 2) until a call is decided for it, and `connect_missed_at`, when the
+ * the lead asked for (pressing 2, or to the voice assistant) or the account scheduled (schedule_callback;
+ * `callback_by` says which) until a call is decided for it, and `connect_missed_at`, when the
  * lead pressed 1 and the owner's leg did not connect, until another call goes out to the lead; and
  * `qualified_at`, when the voice assistant ended a call as qualified, until another call is decided.
  */
@@ -29,10 +30,11 @@ function touch(db: Database, stream: string, at: string, extra = '', ...values: 
 export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
   // 3: replied_at (LeadReplied). 4: a text sent (send_sms, a follow-up text) is a contact. 5: qualified_at (AssistantCallEnded).
-  version: 5,
+  // 6: a callback scheduled by the account (CallbackScheduled) is due like the lead's own; callback_by.
+  version: 6,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
-    'CallbackRequested', 'OwnerConnectEnded', 'LeadReplied', 'AssistantCallEnded',
+    'CallbackRequested', 'CallbackScheduled', 'OwnerConnectEnded', 'LeadReplied', 'AssistantCallEnded',
     ...INBOUND_TOUCHES, ...OUTBOUND_CONTACTS,
   ],
   tables: ['lead_activity'],
@@ -55,6 +57,7 @@ export const staleLeadsProjection: Projection = {
         contacted INTEGER NOT NULL DEFAULT 0,
         attempts INTEGER NOT NULL DEFAULT 0,
         callback_at TEXT,
+        callback_by TEXT,
         connect_missed_at TEXT,
         replied_at TEXT,
         qualified_at TEXT
@@ -132,7 +135,10 @@ export const staleLeadsProjection: Projection = {
         return
       }
       case 'CallbackRequested':
-        statement(db, 'UPDATE lead_activity SET callback_at = ? WHERE stream = ?').run((event as Extract<LeadEvent, { type: 'CallbackRequested' }>).data.callbackAt, recorded.stream)
+        statement(db, "UPDATE lead_activity SET callback_at = ?, callback_by = 'lead' WHERE stream = ?").run((event as Extract<LeadEvent, { type: 'CallbackRequested' }>).data.callbackAt, recorded.stream)
+        return
+      case 'CallbackScheduled':
+        statement(db, "UPDATE lead_activity SET callback_at = ?, callback_by = 'account' WHERE stream = ?").run((event as Extract<LeadEvent, { type: 'CallbackScheduled' }>).data.callbackAt, recorded.stream)
         return
       case 'OwnerConnectEnded': {
         const { connected, at } = (event as Extract<LeadEvent, { type: 'OwnerConnectEnded' }>).data

@@ -16,6 +16,8 @@ export interface LeadActivityRow {
   readonly attempts: number
   /** The callback the lead asked for, until a call is decided for it. */
   readonly callbackAt: string | null
+  /** Who asked for the callback: `lead` (pressing 2, or to the voice assistant) or `account` (schedule_callback). */
+  readonly callbackBy: 'lead' | 'account' | null
   /** When the lead pressed 1 and was not connected, until another call goes out. */
   readonly connectMissedAt: string | null
   /** When the voice assistant ended a call as qualified, until another call is decided. */
@@ -25,7 +27,7 @@ export interface LeadActivityRow {
 }
 
 const COLUMNS = `stream, lead_id AS leadId, name, phone, state, source, received_at AS receivedAt, last_touch_at AS lastTouchAt,
-  last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, connect_missed_at AS connectMissedAt,
+  last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, callback_by AS callbackBy, connect_missed_at AS connectMissedAt,
   replied_at AS repliedAt, qualified_at AS qualifiedAt`
 
 /** Counting stops here: a summary says "1,000+" rather than scanning a huge book on every call. */

@@ -71,3 +71,25 @@ t.test('a second callback takes the place of the first; a do-not-call lead is re
   const refused = await app.call(acme.keys.dial, 'schedule_callback', { phone: '3125550142', callback_at: WEDNESDAY_10AM, idempotency_key: 'cb-3' })
   t.equal(refused.error?.data.code, 'do_not_call')
 })
+
+t.test('a scheduled callback that falls due with no call decided is listed by get_next_actions, until a call is decided for it', async (t) => {
+  const { app, acme, clock } = await callbackApp(t)
+  await app.call(acme.keys.dial, 'schedule_callback', { phone: '3125550142', callback_at: WEDNESDAY_10AM, idempotency_key: 'cb-1' })
+  await app.call(acme.keys.write, 'pause_follow_up', { phone: '3125550142', idempotency_key: 'pause' })
+  // No runner runs here (start: false): the read models catch up before each read.
+  const nextActions = async () => {
+    await app.leadline.runner.catchUp()
+    return (await app.call(acme.keys.read, 'get_next_actions', {})).result?.structuredContent
+  }
+
+  clock.set('2026-03-11T14:59:00Z')
+  t.notOk((await nextActions()).stale_leads.some((l: { why: string }) => l.why === 'callback_due'), 'not due a minute early')
+  clock.set('2026-03-11T15:05:00Z')
+  const due = await nextActions()
+  t.match(due.stale_leads[0], { phone: '+13125550142', why: 'callback_due', suggested_action: 'call back: a callback was scheduled (schedule_callback) for 2026-03-11T15:00:00.000Z' })
+  t.match(due.summary, /^1 lead is due the callback/)
+
+  const placed = await app.call(acme.keys.dial, 'place_call', { phone: '3125550142', name: 'Jane Doe', idempotency_key: 'call-back' })
+  t.equal(placed.result?.structuredContent.status, 'placed', placed.error?.message ?? 'the call is placed')
+  t.notOk((await nextActions()).stale_leads.some((l: { why: string }) => l.why === 'callback_due'), 'a call decided for it answers the callback')
+})

@@ -10,7 +10,7 @@ const staleLead = z.object({
   source: z.string().nullable().optional(),
   last_touch: z.string().describe('ISO time of the last touch: a call or text out, an answer, a reply, an update'),
   attempts: z.number().int(),
-  why: z.string().describe('replied (the lead texted back and was not called since), callback_due (the lead asked, pressing 2 or through the voice assistant, to be called back by now), assistant_qualified (the voice assistant qualified the lead and no call followed), connect_missed (the lead pressed 1 and reached nobody), never_contacted or contacted_untouched; most urgent first'),
+  why: z.string().describe('replied (the lead texted back and was not called since), callback_due (a callback the lead asked for, pressing 2 or through the voice assistant, or one scheduled with schedule_callback, is due), assistant_qualified (the voice assistant qualified the lead and no call followed), connect_missed (the lead pressed 1 and reached nobody), never_contacted or contacted_untouched; most urgent first'),
   suggested_action: z.string(),
   next_allowed_at: z.string().nullable().describe('ISO UTC time the suggested call is next allowed; null when never'),
 })
@@ -20,7 +20,7 @@ export const tool = defineTool({
   title: 'Next actions',
   summary: 'What to do next: a summary and the leads that need a call',
   description:
-    'What to do next in this account: a one-line summary (for example how many leads were contacted but never touched again) and the leads that need a call, most urgent first: leads that replied by text and were not called since, leads whose callback (asked for by pressing 2) is due, leads that pressed 1 to talk to someone and were not connected, then the stale ones. Each comes with why it is listed, how many attempts so far, the suggested action and when a call is next allowed inside calling hours. Call this first when asked what to work on; follow up with get_lead or place_call.',
+    'What to do next in this account: a one-line summary (for example how many leads were contacted but never touched again) and the leads that need a call, most urgent first: leads that replied by text and were not called since, leads whose callback (asked for by pressing 2, or scheduled) is due, leads that pressed 1 to talk to someone and were not connected, then the stale ones. Each comes with why it is listed, how many attempts so far, the suggested action and when a call is next allowed inside calling hours. Call this first when asked what to work on; follow up with get_lead or place_call.',
   scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: {
