@@ -20,7 +20,7 @@ import { payPageRoutes } from './payments/pay-page.route.ts'
 import { consoleRoutes } from './console/console.route.ts'
 import { PrometheusMetrics } from './operator/prometheus-metrics.ts'
 import { awaitUnreadBody } from './unread-body.ts'
-import { OAuthRecords } from '../read-models/oauth-records.ts'
+import { OAuthRecords } from '../commands/oauth-records.ts'
 import type { OAuthServer } from './oauth/oauth-server.ts'
 
 declare module 'fastify' {
@@ -46,14 +46,14 @@ export interface AppOptions {
   readonly oauth?: boolean
 }
 
-/** The authorization server over the account's grants and the records table; its issuer is the public URL. */
+/** The authorization server over the account's grants and its records on the log; its issuer is the public URL. */
 export async function openOAuthServer(leadline: Leadline, publicUrl: string): Promise<OAuthServer> {
   if (new URL(publicUrl).protocol !== 'https:') {
     throw new Error(`LEADLINE_OAUTH=on needs an https LEADLINE_PUBLIC_URL (OAuth 2.1 issues tokens over TLS only); it is ${publicUrl}`)
   }
   // Loaded only with OAuth on: the library is large, and a server or command without it never pays for it.
   const { OAuthServer } = await import('./oauth/oauth-server.ts')
-  const records = new OAuthRecords(leadline.views, leadline.clock)
+  const records = new OAuthRecords(leadline.store, leadline.clock)
   return new OAuthServer({
     publicUrl,
     resource: `${publicUrl}${MCP_PATH}`,

@@ -14,6 +14,7 @@ import { openSqliteEventStore, type SqliteEventStore } from '../../src/eventstor
 import type { IdempotencyEvent } from '../../src/domain/idempotency/idempotency.events.ts'
 import type { UserEvent } from '../../src/domain/user/user.events.ts'
 import type { OwnerAlertEvent } from '../../src/domain/owner-alerts/owner-alerts.events.ts'
+import { oauthGrantRecordsStream, oauthRecordStream, type OAuthRecordEvent } from '../../src/domain/oauth/oauth-records.events.ts'
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
@@ -225,6 +226,16 @@ export const ALERT_STORIES: ReadonlyArray<readonly [string, ReadonlyArray<OwnerA
   ]],
 ]
 
+/** The OAuth authorization server's records: a refresh token saved, used and removed, and a grant's records revoked. */
+export const OAUTH_RECORD_STORIES: ReadonlyArray<readonly [string, ReadonlyArray<OAuthRecordEvent>]> = [
+  [oauthRecordStream('RefreshToken', 'audit-refresh-token'), [
+    { type: 'OAuthRecordSaved', data: { model: 'RefreshToken', payload: { kind: 'RefreshToken', grantId: 'grant_audit0000000b', accountId: OTHER_ACCOUNT }, uid: null, expiresAt: 1775000000, at: '2026-03-10T16:46:01.000Z' } },
+    { type: 'OAuthRecordConsumed', data: { model: 'RefreshToken', consumedAt: 1773161400 } },
+    { type: 'OAuthRecordDestroyed', data: { model: 'RefreshToken', at: '2026-03-10T16:47:00.000Z' } },
+  ]],
+  [oauthGrantRecordsStream('grant_audit0000000b'), [{ type: 'OAuthGrantRecordsRevoked', data: { at: '2026-03-10T16:47:00.000Z' } }]],
+]
+
 export interface AuditLog {
   readonly file: string
   readonly url: string
@@ -262,6 +273,8 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   await store.appendToStream(`account-${OTHER_ACCOUNT}`, OTHER_ACCOUNT_STORY.map(([event, actor]) => newEvent(event, actor)), 0)
   const ownerAlerts: Actor = { kind: 'process', id: 'owner-alerts' }
   for (const [stream, events] of ALERT_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, ownerAlerts)), 'no_stream')
+  const oauth: Actor = { kind: 'process', id: 'oauth' }
+  for (const [stream, events] of OAUTH_RECORD_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, oauth)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

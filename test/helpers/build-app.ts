@@ -4,6 +4,7 @@
  * read models in an in-memory SQLite database unless the test asks for the embedded store's files
  * (`store: 'sqlite'`: a restart, a second node, the files themselves).
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
@@ -56,6 +57,8 @@ export async function buildApp(
     trustProxy?: TrustProxy
     /** The embedded store's files in the test's directory instead of memory (default: memory). */
     store?: 'memory' | 'sqlite'
+    /** A second node: the embedded log of this app (built with `store: 'sqlite'`), read models of its own. */
+    sameLogAs?: TestApp
     /** The Facebook fetcher's waits before each retry (default: its own, seconds to hours). */
     facebookRetryDelaysMs?: readonly number[]
     /** How outbound events are retried and paced (default: the documented policy). */
@@ -68,9 +71,11 @@ export async function buildApp(
     assistantMaxCallMs?: number
   } = {},
 ): Promise<TestApp> {
-  const dir = t.testdir()
-  const onFiles = options.store === 'sqlite'
-  const store = onFiles ? `sqlite:${path.join(dir, 'leadline.db')}` : MEMORY_STORE
+  // A second node's own files sit beside the first's (a second testdir() would empty the first's).
+  const dir = options.sameLogAs ? fs.mkdtempSync(path.join(options.sameLogAs.dir, 'node-')) : t.testdir()
+  const onFiles = options.store === 'sqlite' || options.sameLogAs !== undefined
+  const store = options.sameLogAs?.store ?? (onFiles ? `sqlite:${path.join(dir, 'leadline.db')}` : MEMORY_STORE)
+  if (store === MEMORY_STORE && options.sameLogAs) throw new Error('a second node needs the first on the embedded files (store: sqlite)')
   const viewsPath = onFiles ? path.join(dir, 'leadline.views.db') : ':memory:'
   const publicUrl = options.publicUrl ?? 'http://leadline.test'
   const leadline = await openLeadline({

@@ -143,8 +143,8 @@ ${grantList(account, lastUsed, frame.csrfToken)}`
     routes.post<{ Params: { grantId: string } }>(`${PATH}/grants/:grantId/revoke`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
       const accountId = signedIn(request).account.accountId
       await leadline.accounts.revokeOAuthGrant(accountId, request.params.grantId, 'owner', actingUser(request))
-      // The grant's event already stops its tokens; dropping them frees the records too.
-      fastify.oauth?.revokeGrantRecords(request.params.grantId)
+      // The grant's event already stops its access tokens; revoking its records stops its refresh tokens and codes too.
+      await fastify.oauth?.revokeGrantRecords(request.params.grantId)
       return reply.redirect(`${CONSOLE_PREFIX}${PATH}?revoked`, 303)
     })
   })

@@ -4,12 +4,12 @@
  * registration (RFC 7591), resource indicators (RFC 8707) binding every token to `{public}/api/mcp`,
  * opaque short-lived access tokens, refresh tokens rotated on every use (a reused one revokes its
  * grant), revocation (RFC 7009). Nothing about tokens is written here: the library issues and checks
- * them; this file configures it and connects it to the account's grants and the records table.
+ * them; this file configures it and connects it to the account's grants and its records on the log.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import Provider, { errors, type Adapter, type AdapterPayload, type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
 import { SCOPES, type Scope } from '../../domain/account/account.events.ts'
-import type { OAuthRecords } from '../../read-models/oauth-records.ts'
+import type { OAuthRecords } from '../../commands/oauth-records.ts'
 import type { SecretBox } from '../../integrations/secrets/secret-box.ts'
 import { ourScopes } from './oauth-scopes.ts'
 
@@ -25,7 +25,7 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60
 const CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 10 * 60
 
-/** Sealed in the records table: a confidential client's secret must be compared again, so a hash will not do. */
+/** Sealed in its record: a confidential client's secret must be compared again, so a hash will not do. */
 const CLIENT_SECRET_PURPOSE = 'oauth-client-secret'
 
 export interface OAuthGrantStore {
@@ -54,11 +54,11 @@ function recordsAdapter(records: OAuthRecords, secretBox: SecretBox) {
         ? { ...payload, client_secret: secretBox.seal(payload.client_secret, CLIENT_SECRET_PURPOSE) }
         : payload
       // Clients registered dynamically have no end; they are kept as long as a refresh token could be.
-      records.upsert(this.model, id, kept as Record<string, unknown>, expiresIn || REFRESH_TOKEN_TTL_SECONDS * 12)
+      await records.upsert(this.model, id, kept as Record<string, unknown>, expiresIn || REFRESH_TOKEN_TTL_SECONDS * 12)
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      const found = records.find(this.model, id) as AdapterPayload | undefined
+      const found = await records.find(this.model, id) as AdapterPayload | undefined
       if (found && this.model === 'Client' && typeof found.client_secret === 'string') {
         return { ...found, client_secret: secretBox.open(found.client_secret, CLIENT_SECRET_PURPOSE) }
       }
@@ -70,19 +70,19 @@ function recordsAdapter(records: OAuthRecords, secretBox: SecretBox) {
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return records.findByUid(this.model, uid) as AdapterPayload | undefined
+      return await records.findByUid(this.model, uid) as AdapterPayload | undefined
     }
 
     async consume(id: string): Promise<void> {
-      records.consume(this.model, id)
+      await records.consume(this.model, id)
     }
 
     async destroy(id: string): Promise<void> {
-      records.destroy(this.model, id)
+      await records.destroy(this.model, id)
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      records.revokeByGrantId(grantId)
+      await records.revokeByGrantId(grantId)
     }
   }
 }
@@ -103,8 +103,9 @@ export class OAuthServer {
       adapter: recordsAdapter(options.records, options.secretBox),
       clients: [],
       jwks: { keys: [{ ...signing, kid: randomBytes(8).toString('hex'), use: 'sig', alg: 'ES256' } as never] },
-      // Its cookies live only while a sign-in goes on; a restart in the middle asks for the sign-in again.
-      cookies: { keys: [randomBytes(32).toString('base64url')] },
+      // Its cookies live only while a sign-in goes on. Signed with a key derived from the secret key, so
+      // a sign-in may move between nodes (and across a restart) that hold the same LEADLINE_SECRET_KEY.
+      cookies: { keys: [options.secretBox.derive('oauth-cookies').toString('base64url')] },
       findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
       // Ours too, so a client may register with them (RFC 7591 `scope`); tokens carry them as the resource's.
       scopes: ['openid', 'offline_access', ...SCOPES],
@@ -166,8 +167,8 @@ export class OAuthServer {
   }
 
   /** Drops every code and token of a grant the owner revoked. */
-  revokeGrantRecords(grantId: string): void {
-    this.options.records.revokeByGrantId(grantId)
+  async revokeGrantRecords(grantId: string): Promise<void> {
+    await this.options.records.revokeByGrantId(grantId)
   }
 
   /** What a 401 from the tool endpoint points clients to (RFC 9728 §5.1). */

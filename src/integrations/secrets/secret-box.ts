@@ -8,7 +8,7 @@
  * the first 8 hex digits of SHA-256 of the key, so a value sealed under another key says so instead
  * of failing as "tampered".
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 import { SEALED_PREFIX } from '../../domain/sealed-secrets.ts'
 import { sha256Hex } from '../../domain/shared/sha256.ts'
 
@@ -19,6 +19,8 @@ export interface SecretBox {
   seal(secret: string, purpose: string): string
   /** The secret a seal() made for the same purpose; SecretBoxError if the key, the purpose or a byte differs. */
   open(sealed: string, purpose: string): string
+  /** A 32-byte key of its own for `purpose`, the same on every node holding this key (HKDF-SHA256). */
+  derive(purpose: string): Buffer
 }
 
 export type SecretBoxErrorCode = 'not_sealed' | 'other_key' | 'does_not_open'
@@ -41,6 +43,9 @@ export function createSecretBox(key: Uint8Array): SecretBox {
   const keyId = sha256Hex(keyBytes).slice(0, 8)
   return {
     keyId,
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', keyBytes, Buffer.alloc(0), `leadline:${purpose}`, KEY_BYTES))
+    },
     seal(secret, purpose) {
       const nonce = randomBytes(NONCE_BYTES)
       const cipher = createCipheriv('aes-256-gcm', keyBytes, nonce, { authTagLength: TAG_BYTES })

@@ -100,8 +100,8 @@ export interface OAuthFixture {
   readonly fetch: typeof fetch
 }
 
-export async function oauthApp(t: Test): Promise<OAuthFixture> {
-  const app = await buildApp(t, { env: TEST_ENV, publicUrl: PUBLIC, oauth: true })
+export async function oauthApp(t: Test, options: { store?: 'sqlite' } = {}): Promise<OAuthFixture> {
+  const app = await buildApp(t, { env: TEST_ENV, publicUrl: PUBLIC, oauth: true, ...options })
   const { accountId, browser } = await signedInConsole(t, { app })
   return { app, accountId, browser, fetch: injectFetch(app) }
 }

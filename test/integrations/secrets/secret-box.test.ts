@@ -78,3 +78,14 @@ t.test('the in-memory log of the tests gets a key of its own', async (t) => {
   const box = openSecretBox('memory:', {})
   t.equal(box.open(box.seal(SECRET, PURPOSE), PURPOSE), SECRET)
 })
+
+t.test('derive: one key per purpose, the same wherever the box holds the same key', async (t) => {
+  const key = randomBytes(32)
+  const here = createSecretBox(key)
+  const there = createSecretBox(Buffer.from(key))
+  t.equal(here.derive('oauth-cookies').length, 32)
+  t.same(here.derive('oauth-cookies'), there.derive('oauth-cookies'), 'another node with the same key')
+  t.not(here.derive('oauth-cookies').toString('hex'), here.derive('other').toString('hex'), 'another purpose')
+  t.not(here.derive('oauth-cookies').toString('hex'), createSecretBox(randomBytes(32)).derive('oauth-cookies').toString('hex'), 'another key')
+  t.not(here.derive('oauth-cookies').toString('hex'), key.toString('hex'), 'never the key itself')
+})
