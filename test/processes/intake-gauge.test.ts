@@ -8,16 +8,21 @@ import { IntakeGauge } from '../../src/processes/intake-gauge.ts'
 import { intakeLoadProbe } from '../../src/processes/outbound-events/outbound-events.process.ts'
 import { buildApp } from '../helpers/build-app.ts'
 
-t.test('the probe says busy only while leads arrive at 500 a second or faster', async (t) => {
+t.test('the probe says busy only while leads arrive at 100 a second or faster', async (t) => {
   let now = 1_000
   const intake = new IntakeGauge(() => now)
   const probe = intakeLoadProbe(intake)
   t.equal(probe(), 0, 'no leads: not busy, however busy the loop')
   for (let i = 0; i < 50; i++) {
     intake.arrived()
-    now += 10
+    now += 20
   }
-  t.equal(probe(), 0, `100 a second: not a flood (${intake.perSecond.toFixed(0)}/s)`)
+  t.equal(probe(), 0, `50 a second: not a flood (${intake.perSecond.toFixed(0)}/s)`)
+  for (let i = 0; i < 50; i++) {
+    intake.arrived()
+    now += 7
+  }
+  t.equal(probe(), 1, `about 140 a second: a flood (${intake.perSecond.toFixed(0)}/s)`)
   for (let i = 0; i < 300; i++) {
     intake.arrived()
     now += 1

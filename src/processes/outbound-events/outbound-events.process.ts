@@ -60,8 +60,12 @@ export interface DeliveryPolicy {
 /** The share of the recent past the event loop spent working, 0 to 1. */
 export type LoadProbe = () => number
 
-/** Leads a second at which the webhook counts as taking a flood (about a sixth of what one server takes). */
-const FLOOD_PER_SECOND = 500
+/**
+ * Leads a second at which the webhook counts as taking a flood: far above what lead sources send (a
+ * bulk import or an attack is a flood), and reached by the first few dozen leads of one, so little
+ * outbound work slips into its first moments.
+ */
+const FLOOD_PER_SECOND = 100
 
 /**
  * Busy means taking a flood of leads: 1 while leads arrive at FLOOD_PER_SECOND or faster, else 0. Not
