@@ -51,7 +51,7 @@ import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/faceboo
 import { createFacebookGraph, type FacebookGraph } from './integrations/facebook/graph-api.ts'
 import { FacebookLeadFetcher } from './processes/facebook-lead-fetcher/facebook-lead-fetcher.process.ts'
 import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
-import { OutboundEvents, intakeLoadProbe, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
+import { OutboundEvents, intakeFlood, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
 import { IntakeGauge } from './processes/intake-gauge.ts'
 import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
 import { EventSubscriptions } from './commands/event-subscriptions.ts'
@@ -239,7 +239,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const intake = new IntakeGauge()
   const outboundEvents = new OutboundEvents({
     accounts, inboundLeads, deliveries: outboundDeliveries, views, secretBox, clock,
-    policy: { loadProbe: intakeLoadProbe(intake), ...options.deliveryPolicy }, ...(options.logger ? { logger: options.logger } : {}),
+    policy: { flooded: intakeFlood(intake), ...options.deliveryPolicy }, ...(options.logger ? { logger: options.logger } : {}),
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })

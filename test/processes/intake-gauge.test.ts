@@ -5,31 +5,31 @@
 import http from 'node:http'
 import t from 'tap'
 import { IntakeGauge } from '../../src/processes/intake-gauge.ts'
-import { intakeLoadProbe } from '../../src/processes/outbound-events/outbound-events.process.ts'
+import { intakeFlood } from '../../src/processes/outbound-events/outbound-events.process.ts'
 import { buildApp } from '../helpers/build-app.ts'
 
 t.test('the probe says busy only while leads arrive at 100 a second or faster', async (t) => {
   let now = 1_000
   const intake = new IntakeGauge(() => now)
-  const probe = intakeLoadProbe(intake)
-  t.equal(probe(), 0, 'no leads: not busy, however busy the loop')
+  const probe = intakeFlood(intake)
+  t.equal(probe(), false, 'no leads: not busy, however busy the loop')
   for (let i = 0; i < 50; i++) {
     intake.arrived()
     now += 20
   }
-  t.equal(probe(), 0, `50 a second: not a flood (${intake.perSecond.toFixed(0)}/s)`)
+  t.equal(probe(), false, `50 a second: not a flood (${intake.perSecond.toFixed(0)}/s)`)
   for (let i = 0; i < 50; i++) {
     intake.arrived()
     now += 7
   }
-  t.equal(probe(), 1, `about 140 a second: a flood (${intake.perSecond.toFixed(0)}/s)`)
+  t.equal(probe(), true, `about 140 a second: a flood (${intake.perSecond.toFixed(0)}/s)`)
   for (let i = 0; i < 300; i++) {
     intake.arrived()
     now += 1
   }
-  t.equal(probe(), 1, `1,000 a second: a flood (${intake.perSecond.toFixed(0)}/s)`)
+  t.equal(probe(), true, `1,000 a second: a flood (${intake.perSecond.toFixed(0)}/s)`)
   now += 600
-  t.equal(probe(), 0, 'half a second without a lead: no longer')
+  t.equal(probe(), false, 'half a second without a lead: no longer')
 })
 
 t.test('the webhook counts the leads that arrive, answered or abandoned; other routes are not counted', async (t) => {

@@ -41,24 +41,22 @@ export interface DeliveryPolicy {
   readonly perSubscription: number
   /** How often the loop looks for due work when nothing wakes it. */
   readonly pollMs: number
-  /** Above this share of time busy (the event loop's utilization, 0 to 1), deliveries yield to intake… */
-  readonly yieldAbove: number
-  /** …and start at most this many a second until it falls below. */
+  /** While intake takes a flood, at most this many deliveries start a second. */
   readonly whileBusyPerSecond: number
-  /** How busy the event loop has been lately (0 to 1); a server measures it with `intakeLoadProbe`. */
-  readonly loadProbe: LoadProbe
+  /** Whether intake is taking a flood now; a server asks `intakeFlood`. */
+  readonly flooded: FloodProbe
   /** How long new deliveries gather before they are written, in one transaction. */
   readonly batchMs: number
   /**
-   * While the loop is busy, new events wait this long at most before their deliveries are written: the
+   * During a flood, new events wait this long at most before their deliveries are written: the
    * runner feeding this process pauses (its checkpoint behind them, nothing held in memory) and intake
    * keeps the thread; then one batch goes through and the wait starts again.
    */
   readonly deferUpToMs: number
 }
 
-/** The share of the recent past the event loop spent working, 0 to 1. */
-export type LoadProbe = () => number
+/** Whether the server is taking a flood of leads right now. */
+export type FloodProbe = () => boolean
 
 /**
  * Leads a second at which the webhook counts as taking a flood: far above what lead sources send (a
@@ -68,29 +66,12 @@ export type LoadProbe = () => number
 const FLOOD_PER_SECOND = 100
 
 /**
- * Busy means taking a flood of leads: 1 while leads arrive at FLOOD_PER_SECOND or faster, else 0. Not
- * the loop's load (a backlog going out keeps the loop busy by itself), nor the requests in flight
- * (few are at the moments the loop turns to background work).
+ * A flood is leads arriving at FLOOD_PER_SECOND or faster. Not the loop's load (a backlog going out
+ * keeps the loop busy by itself), nor the requests in flight (few are at the moments the loop turns
+ * to background work).
  */
-export function intakeLoadProbe(intake: IntakeGauge): LoadProbe {
-  return () => (intake.perSecond >= FLOOD_PER_SECOND ? 1 : 0)
-}
-
-/** The event loop's utilization over the last `windowMs` or more (Node's `eventLoopUtilization`). */
-export function eventLoopProbe(windowMs = 250): LoadProbe {
-  let last = performance.eventLoopUtilization()
-  let lastAt = performance.now()
-  let utilization = 0
-  return () => {
-    const now = performance.now()
-    if (now - lastAt >= windowMs) {
-      const current = performance.eventLoopUtilization()
-      utilization = performance.eventLoopUtilization(current, last).utilization
-      last = current
-      lastAt = now
-    }
-    return utilization
-  }
+export function intakeFlood(intake: IntakeGauge): FloodProbe {
+  return () => intake.perSecond >= FLOOD_PER_SECOND
 }
 
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
@@ -101,9 +82,8 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   concurrency: 16,
   perSubscription: 4,
   pollMs: 1_000,
-  yieldAbove: 0.6,
   whileBusyPerSecond: 20,
-  loadProbe: eventLoopProbe(),
+  flooded: () => false,
   batchMs: 25,
   deferUpToMs: 5_000,
 }
@@ -114,7 +94,7 @@ export const KEEP_FAILED_MS = 30 * 24 * 60 * 60_000
 const PRUNE_EVERY_MS = 60 * 60_000
 /** Rows that are written at once, whatever the batch timer says. */
 const FLUSH_AT_ROWS = 3_000
-/** How often reactions waiting for room look at the loop's load again. */
+/** How often reactions waiting for room ask again whether the flood has passed. */
 const ROOM_CHECK_MS = 50
 
 export interface OutboundEventsOptions {
@@ -209,13 +189,13 @@ export class OutboundEvents {
     return { settled }
   }
 
-  /** Resolves at once unless the loop is busy; then once it is not, or `deferUpToMs` later (all waiting reactions together). */
+  /** Resolves at once unless intake takes a flood; then once it has passed, or `deferUpToMs` later (all waiting reactions together). */
   private roomToWork(): Promise<void> | undefined {
-    if (this.noWaiting || this.policy.loadProbe() < this.policy.yieldAbove) return undefined
+    if (this.noWaiting || !this.policy.flooded()) return undefined
     this.waitingForRoom ??= new Promise<void>((resolve) => {
       const since = performance.now()
       const check = (): void => {
-        if (this.noWaiting || this.policy.loadProbe() < this.policy.yieldAbove || performance.now() - since >= this.policy.deferUpToMs) {
+        if (this.noWaiting || !this.policy.flooded() || performance.now() - since >= this.policy.deferUpToMs) {
           this.waitingForRoom = null
           this.roomWaiter = null
           resolve()
@@ -341,8 +321,8 @@ export class OutboundEvents {
         this.pumpAgain = false
         let room = this.policy.concurrency - this.inFlight.size
         if (room <= 0) break
-        if (this.policy.loadProbe() >= this.policy.yieldAbove) {
-          // Intake first: a trickle while the loop is busy, without even looking for due work otherwise.
+        if (this.policy.flooded()) {
+          // Intake first: a trickle during a flood, without even looking for due work otherwise.
           const now = performance.now()
           const allowed = Math.floor(((now - this.lastBusyStart) * this.policy.whileBusyPerSecond) / 1000)
           room = Math.min(room, allowed, Math.max(1, Math.ceil(this.policy.whileBusyPerSecond / 4)))

@@ -120,10 +120,10 @@ t.test('receivers that are down or hang slow neither intake nor dialing', async 
   t.ok(dead.dialedMs < baseline.dialedMs * 3 + 1000, 'dialing not slowed')
 })
 
-t.test('while the event loop is busy, deliveries yield to intake: a trickle at the busy rate, the rest once it has room, in log order', async (t) => {
-  let utilization = 0.95
+t.test('during a flood of leads, deliveries yield to intake: a trickle at the flood rate, the rest once it has passed, in log order', async (t) => {
+  let flood = true
   // New events wait 300 ms at most for room before their deliveries are written (the next test waits longer).
-  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, yieldAbove: 0.9, whileBusyPerSecond: 4, deferUpToMs: 300, loadProbe: () => utilization } })
+  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, whileBusyPerSecond: 4, deferUpToMs: 300, flooded: () => flood } })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -137,15 +137,15 @@ t.test('while the event loop is busy, deliveries yield to intake: a trickle at t
   t.ok(duringBusy >= 1, `a trickle goes out while busy (${duringBusy})`)
   t.ok(duringBusy <= Math.ceil((busyMs * 4) / 1000) + 2 && duringBusy < LEADS, `no more than the busy rate (${duringBusy} in ${busyMs.toFixed(0)} ms)`)
   t.ok(deliveriesOf(built.leadline, account.accountId).some((d) => d.status === 'pending'), 'the rest wait, pending')
-  utilization = 0.2
+  flood = false
   await waitFor('every lead delivered once the loop has room', () => r.received.length === LEADS, 5000)
   t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: LEADS }, (_, i) => `+1312555${String(2000 + i)}`), 'each once, in log order')
   t.ok(r.received.every((x) => x.verified))
 })
 
-t.test('while the event loop is busy, new events wait before their deliveries are written, none held in memory, and dialing does not wait with them', async (t) => {
-  let utilization = 0.95
-  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, yieldAbove: 0.9, deferUpToMs: 60_000, loadProbe: () => utilization } })
+t.test('during a flood of leads, new events wait before their deliveries are written, none held in memory, and dialing does not wait with them', async (t) => {
+  let flood = true
+  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, deferUpToMs: 60_000, flooded: () => flood } })
   const { account, token } = await built.createAccount('Acme', DIALING)
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -157,13 +157,13 @@ t.test('while the event loop is busy, new events wait before their deliveries ar
   t.equal(r.received.length, 0, 'nothing sent')
   const checkpoint = built.leadline.views.prepare("SELECT position FROM process_checkpoints WHERE name = 'outbound-events'").get() as { position: number }
   t.ok(checkpoint.position <= first, `the outbound checkpoint stays before the waiting events (${checkpoint.position} ≤ ${first})`)
-  utilization = 0.2
+  flood = false
   await waitFor('every lead delivered once the loop has room', () => r.received.length === 5, 5000)
   t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: 5 }, (_, i) => `+1312555${String(3000 + i)}`), 'each once, in log order')
 })
 
 t.test('a restart while new events wait for room: they are delivered after it, each once', async (t) => {
-  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, yieldAbove: 0.9, deferUpToMs: 60_000, loadProbe: () => 0.95 } })
+  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, deferUpToMs: 60_000, flooded: () => true } })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
