@@ -40,9 +40,10 @@ export interface FacebookLeadFetcherOptions extends EffectProcessOptions {
   readonly graphTimeoutMs: number
 }
 
-interface Outcome {
-  readonly kind: 'received' | 'failed' | 'retrying' | 'skipped'
-}
+type Outcome =
+  | { readonly kind: 'received' | 'failed' | 'retrying' | 'skipped' }
+  /** Woken before the clock says due (a timer may fire a moment early): scheduled again once out of `inFlight`. */
+  | { readonly kind: 'early'; readonly dueAt: string }
 
 export class FacebookLeadFetcher extends EffectProcess<FacebookLeadFetcherOptions> {
   override readonly effect = FACEBOOK_FETCH_EFFECT
@@ -79,6 +80,8 @@ export class FacebookLeadFetcher extends EffectProcess<FacebookLeadFetcherOption
     let running = this.inFlight.get(fetchId) as Promise<Outcome> | undefined
     if (!running) {
       running = this.perform(stream, fetchId).finally(() => this.inFlight.delete(fetchId))
+      // After the delete: schedule() leaves a fetch it finds running be.
+      void running.then((outcome) => outcome.kind === 'early' && this.schedule(stream, fetchId, outcome.dueAt), () => undefined)
       this.inFlight.set(fetchId, running)
     }
     return running
@@ -90,13 +93,7 @@ export class FacebookLeadFetcher extends EffectProcess<FacebookLeadFetcherOption
     const { state } = await commands.load(stream, facebookLeadDecider)
     if (state.fetch?.fetchId !== fetchId || state.stage !== 'due') return { kind: 'skipped' }
     const due = Date.parse(state.fetch.dueAt) - clock().getTime()
-    if (due > 0) {
-      // Woken early (a timer may fire a moment before the clock says due): wait the rest. Once this
-      // fetch has left `inFlight`, or schedule() would take it for a fetch running and drop it.
-      const dueAt = state.fetch.dueAt
-      setTimeout(() => this.schedule(stream, fetchId, dueAt), 0).unref()
-      return { kind: 'skipped' }
-    }
+    if (due > 0) return { kind: 'early', dueAt: state.fetch.dueAt }
     const claim = await commands.handle(stream, facebookLeadDecider, { type: 'StartFacebookLeadFetch', fetchId, node: NODE_ID }, actor)
     if (claim.newEvents.length === 0) return { kind: 'skipped' } // claimed elsewhere
     const notice = state.notice
