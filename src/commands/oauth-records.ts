@@ -9,7 +9,7 @@ import {
   foldOAuthRecord, oauthGrantRecordsStream, oauthRecordStream, oauthUidStream,
   type OAuthPayload, type OAuthRecordEvent, type OAuthRecordState,
 } from '../domain/oauth/oauth-records.events.ts'
-import type { EventStore } from '../eventstore/event-store.port.ts'
+import { isWrongExpectedRevision, type EventStore } from '../eventstore/event-store.port.ts'
 
 export type { OAuthPayload }
 
@@ -46,9 +46,24 @@ export class OAuthRecords {
     return state === undefined ? undefined : revive(state, {})
   }
 
-  /** Marks a code or refresh token used: oidc-provider refuses it afterwards (and revokes its grant). */
-  async consume(model: string, id: string): Promise<void> {
-    await this.store.appendToStream(oauthRecordStream(model, id), [this.event({ type: 'OAuthRecordConsumed', data: { model, consumedAt: this.now() } })], 'stream_exists')
+  /**
+   * Marks a code or refresh token used, once: false when it was used already, here or on another node,
+   * at the same moment included (the append names the revision it read). oidc-provider refuses a used
+   * one afterwards (and revokes its grant).
+   */
+  async consume(model: string, id: string): Promise<boolean> {
+    const stream = oauthRecordStream(model, id)
+    const events = await this.store.readStream(stream)
+    const last = events[events.length - 1]
+    const state = foldOAuthRecord(events)
+    if (last === undefined || state === undefined || state.consumedAt !== null) return false
+    try {
+      await this.store.appendToStream(stream, [this.event({ type: 'OAuthRecordConsumed', data: { model, consumedAt: this.now() } })], last.revision)
+      return true
+    } catch (error) {
+      if (isWrongExpectedRevision(error)) return false
+      throw error
+    }
   }
 
   async destroy(model: string, id: string): Promise<void> {

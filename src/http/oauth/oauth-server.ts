@@ -74,7 +74,8 @@ function recordsAdapter(records: OAuthRecords, secretBox: SecretBox) {
     }
 
     async consume(id: string): Promise<void> {
-      await records.consume(this.model, id)
+      // Two requests with one code or refresh token at once (on one node or two): one wins, the other is refused.
+      if (!(await records.consume(this.model, id))) throw new errors.InvalidGrant('grant request is invalid: already used')
     }
 
     async destroy(id: string): Promise<void> {

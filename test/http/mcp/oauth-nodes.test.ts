@@ -112,3 +112,15 @@ t.test('a sign-in that moves between nodes (authorize on A, consent on B, back o
   t.equal(tokens.status, 200, 'exchanged on B')
   t.equal((await listLeads(a.app.app, tokens.body.access_token!)).status, 200, 'used on A')
 })
+
+t.test('one code, then one refresh token, sent several times at once to both nodes: each used once, the rest refused', async (t) => {
+  const a = await oauthApp(t, { store: 'sqlite' })
+  const b = await secondNode(t, a)
+  const { clientId, code, verifier } = await codeFor(a, ['read'])
+  const exchanges = await Promise.all([a, b, a].map((node) => tokenRequest(node, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CALLBACK, resource: RESOURCE })))
+  t.equal(exchanges.filter((r) => r.status === 200).length, 1, `the code, sent three times at once, is exchanged once (${exchanges.map((r) => r.status).join(', ')})`)
+  const tokens = exchanges.find((r) => r.status === 200)!
+  const answers = await Promise.all([a, b, a, b, a].map((node) => tokenRequest(node, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token!, client_id: clientId })))
+  t.equal(answers.filter((r) => r.status === 200).length, 1, `one refresh succeeds (${answers.map((r) => r.status).join(', ')})`)
+  t.ok(answers.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant'), 'the others are invalid_grant')
+})
