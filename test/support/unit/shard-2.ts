@@ -1,3 +1,4 @@
-import { runShard } from './run-shard.ts'
+import { unitTestFiles } from '../test-plan.ts'
+import { runShard } from '../run-shard.ts'
 
-await runShard(1, 3)
+await runShard(unitTestFiles(), 1, 4)

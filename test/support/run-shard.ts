@@ -1,0 +1,18 @@
+// Runs a share of some test files in this one process: each file is imported in turn, and its tests run
+// on this process's tap, one file after the other.
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import t from 'tap'
+
+/** A shard holds many files: the whole shard gets this long, where a file alone gets tap's `timeout`. */
+const SHARD_TIMEOUT_MS = 20 * 60_000
+
+export async function runShard(files: readonly string[], shard: number, shards: number): Promise<void> {
+  t.setTimeout(SHARD_TIMEOUT_MS)
+  for (const [index, file] of files.entries()) {
+    if (index % shards !== shard) continue
+    // Its tests follow this line in the output: a failure is found under the file it came from.
+    t.comment(`file: ${file}`)
+    await import(pathToFileURL(path.resolve(file)).href)
+  }
+}

@@ -1,0 +1,4 @@
+import { SHARDS, sharedFiles } from '../test-plan.ts'
+import { runShard } from '../run-shard.ts'
+
+await runShard(sharedFiles(), 0, SHARDS)

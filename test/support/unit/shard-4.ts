@@ -1,0 +1,4 @@
+import { unitTestFiles } from '../test-plan.ts'
+import { runShard } from '../run-shard.ts'
+
+await runShard(unitTestFiles(), 3, 4)
