@@ -35,8 +35,7 @@ import { StaleLeadsQueries } from '../projections/stale-leads/stale-leads.querie
 import { PaymentsQueries } from '../projections/payments/payments.queries.ts'
 import type { PaymentsProvider } from './integrations/payments/payments.port.ts'
 import { openPayments } from './integrations/payments/open-payments.ts'
-import { PayLinkSender } from './processes/pay-link-sender/pay-link-sender.process.ts'
-import { Texter } from './processes/texter/texter.process.ts'
+import { loadEffectProcesses, type EffectProcesses } from './processes/effect-processes.ts'
 import { UsersQueries } from '../projections/users/users.queries.ts'
 import { Users } from './commands/users.ts'
 import { scryptLogNFromEnv } from './commands/password-hasher.ts'
@@ -117,10 +116,11 @@ export interface Leadline {
   readonly carrier: Carrier
   /** What the carrier reports about its calls and asks while one is live, recorded through commands. */
   readonly callReports: CallReports
-  /** Performs pay-link decisions (request_payment's; after a restart, the unsent ones). */
-  readonly payLinkSender: PayLinkSender
-  /** Performs text decisions (send_sms's, follow-up text steps; after a restart, the unclaimed ones). */
-  readonly texter: Texter
+  /**
+   * Every process that acts on the world (the dialer, the pay-link sender, the texter, Facebook's
+   * fetcher), found in `src/processes/`: fed by the process runner, recovered at a start, swept, stopped.
+   */
+  readonly effects: EffectProcesses
   /** Stripe (STRIPE_SECRET_KEY) or the simulated provider. */
   readonly paymentsProvider: PaymentsProvider
   /** Stripe's webhook signing secret, for checking its events; null with the simulated provider. */
@@ -177,10 +177,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const idempotency = new IdempotencyKeys(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const calls = new CallsQueries(views)
   const claims = new ClaimsQueries(views)
-  const dialer = new Dialer({
-    commands, accounts, claims, runner, clock, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
-    ...(options.logger ? { logger: options.logger } : {}),
-  })
   // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
   let carrierRef: Carrier | null = null
   const live = {
@@ -203,15 +199,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   }
   const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier
-  dialer.attachCarrier(carrier)
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const payLinkSender = new PayLinkSender({
-    commands, accounts, claims, runner, provider: opened.provider, carrier, publicUrl, clock,
-    ...(options.logger ? { logger: options.logger } : {}),
-  })
-  const texter = new Texter({ commands, accounts, claims, runner, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const usersQueries = new UsersQueries(views)
   const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)
@@ -222,19 +212,21 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const facebookLeadAds = new FacebookLeadAds({
     commands, runner, accounts, queries: new FacebookLeadAdsQueries(views), box: secretBox, clock, ...(options.logger ? { logger: options.logger } : {}),
   })
-  let facebook: Leadline['facebook'] = null
-  if (facebookSettings !== null) {
-    const { graphTimeoutMs } = facebookSettings
-    const graph: FacebookGraph = createFacebookGraph({ graphUrl: facebookSettings.graphUrl, version: facebookSettings.graphVersion, appSecret: facebookSettings.appSecret, timeoutMs: graphTimeoutMs })
-    const fetcher = new FacebookLeadFetcher({
-      commands, runner, claims, clock, accounts, facebook: facebookLeadAds, graph, graphTimeoutMs,
+  const graph: FacebookGraph | null = facebookSettings === null ? null : createFacebookGraph({
+    graphUrl: facebookSettings.graphUrl, version: facebookSettings.graphVersion, appSecret: facebookSettings.appSecret, timeoutMs: facebookSettings.graphTimeoutMs,
+  })
+  const effects = await loadEffectProcesses({
+    commands, accounts, claims, runner, clock, carrier, paymentsProvider: opened.provider, publicUrl,
+    facebook: facebookSettings === null || graph === null ? null : {
+      ads: facebookLeadAds, graph, graphTimeoutMs: facebookSettings.graphTimeoutMs,
       ...(options.facebookRetryDelaysMs ? { retryDelaysMs: options.facebookRetryDelaysMs } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-    })
-    facebook = { config: facebookSettings, ads: facebookLeadAds, fetcher }
-  }
-  // Every process manager that acts on the world: fed by the runner, recovered at a start, swept, stopped.
-  const effectProcesses = [dialer, payLinkSender, texter, ...(facebook ? [facebook.fetcher] : [])]
+    },
+    ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const dialer = effects.get(Dialer)
+  const fetcher = effects.find(FacebookLeadFetcher)
+  const facebook: Leadline['facebook'] = facebookSettings !== null && fetcher ? { config: facebookSettings, ads: facebookLeadAds, fetcher } : null
+  const effectProcesses = effects.all
   const outboundDeliveries = new OutboundDeliveries(views)
   const intake = new IntakeGauge()
   const outboundEvents = new OutboundEvents({
@@ -261,7 +253,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
-    payLinkSender, texter, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
+    effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {

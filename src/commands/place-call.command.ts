@@ -13,7 +13,8 @@ import { DomainError } from '../domain/shared/decider.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { Carrier, CarrierName } from '../integrations/carrier/carrier.port.ts'
-import type { Dialer } from '../processes/dialer/dialer.process.ts'
+import { Dialer } from '../processes/dialer/dialer.process.ts'
+import type { EffectProcesses } from '../processes/effect-processes.ts'
 
 export type { CallCheck }
 
@@ -43,7 +44,8 @@ export interface PlaceCallResult {
 /** What place_call needs: the Leadline composition root provides it. */
 export interface PlaceCallDeps {
   readonly commands: CommandHandler
-  readonly dialer: Pick<Dialer, 'dialAndWait'>
+  /** This node's effect processes: the dialer dials the decision. */
+  readonly effects: Pick<EffectProcesses, 'get'>
   readonly carrier: Pick<Carrier, 'name'>
   readonly clock: () => Date
 }
@@ -109,7 +111,7 @@ export async function placeCall(deps: PlaceCallDeps, account: AccountState, inpu
     context,
   )
   const call = Object.values(decided.state.dialing.calls).find((c) => c.idempotencyKey === input.idempotencyKey) as CallRecord
-  const settled = await deps.dialer.dialAndWait(stream, call.decisionId)
+  const settled = await deps.effects.get(Dialer).dialAndWait(stream, call.decisionId)
   const result = { ...base, leadId: decided.state.leadId, from: call.from, to: call.to }
   switch (settled.kind) {
     case 'placed':

@@ -17,7 +17,8 @@ import { sha256Hex } from '../domain/shared/sha256.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { Carrier, CarrierName } from '../integrations/carrier/carrier.port.ts'
 import type { PaymentsProvider, PaymentsProviderName } from '../integrations/payments/payments.port.ts'
-import type { PayLinkSender } from '../processes/pay-link-sender/pay-link-sender.process.ts'
+import { PayLinkSender } from '../processes/pay-link-sender/pay-link-sender.process.ts'
+import type { EffectProcesses } from '../processes/effect-processes.ts'
 import type { InboundLeadsQueries } from '../../projections/inbound-leads/inbound-leads.queries.ts'
 
 /** Where a dry run's message shows the link. */
@@ -80,7 +81,8 @@ export function providerIdempotencyKey(accountId: string, idempotencyKey: string
 export interface RequestPaymentDeps {
   readonly commands: CommandHandler
   readonly inboundLeads: InboundLeadsQueries
-  readonly payLinkSender: Pick<PayLinkSender, 'send'>
+  /** This node's effect processes: the pay-link sender sends the link. */
+  readonly effects: Pick<EffectProcesses, 'get'>
   readonly paymentsProvider: Pick<PaymentsProvider, 'name'>
   readonly carrier: Pick<Carrier, 'name'>
   readonly clock: () => Date
@@ -154,7 +156,7 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
     context,
   )
   const request = requestByIdempotencyKey(decided.state, input.idempotencyKey, clock()) as PaymentRequestRecord
-  const outcome = await deps.payLinkSender.send(stream, request.requestId, account)
+  const outcome = await deps.effects.get(PayLinkSender).send(stream, request.requestId, account)
   switch (outcome.kind) {
     case 'texted': {
       const r = outcome.request

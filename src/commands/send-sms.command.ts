@@ -14,7 +14,8 @@ import { DomainError } from '../domain/shared/decider.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { Carrier, CarrierName } from '../integrations/carrier/carrier.port.ts'
-import type { Texter } from '../processes/texter/texter.process.ts'
+import { Texter } from '../processes/texter/texter.process.ts'
+import type { EffectProcesses } from '../processes/effect-processes.ts'
 
 export interface SendSmsInput {
   /** What to say; the opt-out line is added when it has no STOP instruction. */
@@ -48,7 +49,8 @@ export interface SendSmsResult {
 /** What send_sms needs: the Leadline composition root provides it. */
 export interface SendSmsDeps {
   readonly commands: CommandHandler
-  readonly texter: Pick<Texter, 'send'>
+  /** This node's effect processes: the texter sends the text. */
+  readonly effects: Pick<EffectProcesses, 'get'>
   readonly carrier: Pick<Carrier, 'name'>
   readonly clock: () => Date
 }
@@ -83,7 +85,7 @@ export async function sendSms(deps: SendSmsDeps, account: AccountState, stream: 
     context,
   )
   const text = textByIdempotencyKey(decided.state, input.idempotencyKey) as TextRecord
-  const outcome = await deps.texter.send(stream, text.textId, account)
+  const outcome = await deps.effects.get(Texter).send(stream, text.textId, account)
   const decidedAs = {
     ...base, from: text.from, to: text.to, body: text.body, segments: text.segments, sender: textSender({ messagingService: text.messagingService, callerId: text.from }),
   }

@@ -7,21 +7,34 @@
  * replies by text, and a follow-up text step decided as a text.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
+import type { EventSummaries } from '../shared/printable.ts'
+import type { Effect } from '../shared/effect.ts'
 import { INITIAL_INTAKE, decideIntake, evolveIntake, isIntakeCommand, type IntakeCommand, type IntakeState } from './intake/intake.decider.ts'
-import { isIntakeEvent, type IntakeEvent } from './intake/intake.events.ts'
+import { INTAKE_SUMMARIES, isIntakeEvent, type IntakeEvent } from './intake/intake.events.ts'
 import {
   INITIAL_DIALING, decideCalls, evolveCalls, followUpTextDecided, isCallCommand, speedToLeadOutcome, stopFollowUpForDoNotCall, stopFollowUpForReply, type CallCommand,
   type DialingState,
 } from './calls/calls.decider.ts'
 import { claimFollowUpText } from './follow-up-text.ts'
-import { isCallEvent } from './calls/calls.events.ts'
+import { CALL_EFFECTS, CALL_SUMMARIES, isCallEvent, type CallEvent } from './calls/calls.events.ts'
 import { INITIAL_PAYMENTS, decidePayments, evolvePayments, isPaymentCommand, type PaymentCommand, type PaymentsState } from './payments/payments.decider.ts'
-import { isPaymentEvent } from './payments/payments.events.ts'
+import { PAYMENT_EFFECTS, PAYMENT_SUMMARIES, isPaymentEvent, type PaymentEvent } from './payments/payments.events.ts'
 import { INITIAL_TEXTS, decideTexts, evolveTexts, isTextCommand, type TextCommand, type TextsState } from './texts/texts.decider.ts'
-import { isTextEvent } from './texts/texts.events.ts'
+import { TEXT_EFFECTS, TEXT_SUMMARIES, isTextEvent, type TextEvent } from './texts/texts.events.ts'
 import { INITIAL_ASSISTANT, decideAssistant, evolveAssistant, isAssistantCommand, type AssistantCommand, type AssistantState } from './assistant/assistant.decider.ts'
-import { isAssistantEvent } from './assistant/assistant.events.ts'
-import type { LeadEvent } from './lead.events.ts'
+import { ASSISTANT_SUMMARIES, isAssistantEvent, type AssistantEvent } from './assistant/assistant.events.ts'
+
+// A slice joins the aggregate here, and only here: its events, summaries and effects, its commands, its
+// state, and a line each in evolve and decide (the compiler's \`never\` checks fail until it has them all).
+
+/** Every event of a lead's stream (lead.events.ts names the stream). */
+export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent | TextEvent | AssistantEvent
+
+/** Every lead event type's one-line summary, from its slice: also the list of the lead's own event types. */
+export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES, ...TEXT_SUMMARIES, ...ASSISTANT_SUMMARIES }
+
+/** Every effect a process performs on a lead, as its slice declares it: the claims read model follows them all. */
+export const LEAD_EFFECTS: readonly Effect[] = [...CALL_EFFECTS, ...PAYMENT_EFFECTS, ...TEXT_EFFECTS]
 
 export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand | AssistantCommand
 

@@ -1,15 +1,11 @@
 /**
  * Events of the `lead-{accountId}-{last10}` stream: one person's whole history, as the union of the
- * lead aggregate's slices (intake, calls, payments, texts, assistant), each of which declares its own.
+ * lead aggregate's slices (intake, calls, payments, texts, assistant), each of which declares its own,
+ * and the stream's name.
  */
-import { INTAKE_SUMMARIES, type IntakeEvent } from './intake/intake.events.ts'
-import { CALL_EFFECTS, CALL_SUMMARIES, type CallEvent } from './calls/calls.events.ts'
-import { PAYMENT_EFFECTS, PAYMENT_SUMMARIES, type PaymentEvent } from './payments/payments.events.ts'
-import { TEXT_EFFECTS, TEXT_SUMMARIES, type TextEvent } from './texts/texts.events.ts'
-import { ASSISTANT_SUMMARIES, type AssistantEvent } from './assistant/assistant.events.ts'
-import type { EventSummaries } from '../shared/printable.ts'
-import type { Effect } from '../shared/effect.ts'
-
+// The union, the summaries and the effects are composed with the slices themselves, in lead.decider.ts.
+export { LEAD_EFFECTS, LEAD_SUMMARIES } from './lead.decider.ts'
+export type { LeadEvent } from './lead.decider.ts'
 export { INBOUND_LEADS } from './intake/intake.events.ts'
 export type {
   IntakeEvent, LeadAddedToList, LeadDoNotCallCleared, LeadFieldChanges, LeadList, LeadMarkedDoNotCall, LeadPhoneConflict, LeadReceived, LeadUpdated,
@@ -23,14 +19,6 @@ export type { PaymentEvent } from './payments/payments.events.ts'
 export type { TextAttemptStarted, TextDecided, TextEvent, TextFailed, TextOutcomeUnknown, TextReason, TextSent } from './texts/texts.events.ts'
 
 export type { AssistantAnswerRecorded, AssistantCallEnded, AssistantDisposition, AssistantEvent, AssistantTranscriptRecorded } from './assistant/assistant.events.ts'
-
-export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent | TextEvent | AssistantEvent
-
-/** Every lead event type's one-line summary, from its slice: also the list of the lead's own event types. */
-export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES, ...TEXT_SUMMARIES, ...ASSISTANT_SUMMARIES }
-
-/** Every effect a process performs on a lead, as its slice declares it: the claims read model follows them all. */
-export const LEAD_EFFECTS: readonly Effect[] = [...CALL_EFFECTS, ...PAYMENT_EFFECTS, ...TEXT_EFFECTS]
 
 export function leadStream(accountId: string, phoneLast10: string): string {
   return `lead-${accountId}-${phoneLast10}`

@@ -13,18 +13,26 @@ import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { Scope } from '../../domain/account/account.events.ts'
 import type { CommandContext, CommandHandler } from '../../eventstore/command-handler.ts'
 import type { EventStore } from '../../eventstore/event-store.port.ts'
-import type { PlaceCallDeps } from '../../commands/place-call.command.ts'
-import type { RequestPaymentDeps } from '../../commands/request-payment.command.ts'
-import type { SendSmsDeps } from '../../commands/send-sms.command.ts'
+import type { EffectProcesses } from '../../processes/effect-processes.ts'
+import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
+import type { PaymentsProvider } from '../../integrations/payments/payments.port.ts'
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyKeys } from '../../commands/idempotency.ts'
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import type { NextActionsQueries } from '../../../projections/stale-leads/next-actions.queries.ts'
 import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 
-/** What tools use: the commands' dependencies (tools call commands) and the queries; the Leadline composition root provides them. */
-export interface McpServices extends PlaceCallDeps, RequestPaymentDeps, SendSmsDeps {
+/**
+ * What tools use: what the commands they call depend on, and the queries; the Leadline composition
+ * root provides them. A new command that depends on these (an effect process reached through
+ * `effects`) needs nothing added here.
+ */
+export interface McpServices {
   readonly store: EventStore
   readonly commands: CommandHandler
+  readonly effects: EffectProcesses
+  readonly carrier: Carrier
+  readonly paymentsProvider: PaymentsProvider
+  readonly clock: () => Date
   readonly inboundLeads: InboundLeadsQueries
   readonly idempotency: IdempotencyKeys
   readonly nextActions: NextActionsQueries

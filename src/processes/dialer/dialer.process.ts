@@ -17,6 +17,7 @@ import type { Accounts } from '../../commands/accounts.ts'
 import type { Reaction } from '../process-runner.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 import { Pacer, type Started } from './pacer.ts'
+import type { CreateEffectProcess } from '../effect-processes.ts'
 
 /** Failures that are the call check's refusals (the carrier was never asked), not the carrier's. */
 const NOT_DIALED = CALL_REFUSALS
@@ -53,12 +54,15 @@ const ignore = () => undefined
 
 export interface DialerOptions extends EffectProcessOptions {
   readonly accounts: Pick<Accounts, 'get'>
+  readonly carrier: Carrier
   readonly publicUrl: string
 }
 
+/** The dialer of this node (effect-processes.ts finds it here). */
+export const createEffectProcess: CreateEffectProcess = (deps) => new Dialer(deps)
+
 export class Dialer extends EffectProcess<DialerOptions> {
   override readonly effect = CALL_EFFECT
-  private carrierRef: Carrier | null = null
   private readonly pacer: Pacer
   /** How many decisions each account has in memory (queued, being dialed, or waiting to retry): see HELD_PER_ACCOUNT. */
   private readonly held = new Map<string, number>()
@@ -73,14 +77,8 @@ export class Dialer extends EffectProcess<DialerOptions> {
     this.pacer = new Pacer()
   }
 
-  /** The carrier is attached after construction: the simulated carrier reports back through a command that needs the dialer. */
-  attachCarrier(carrier: Carrier): void {
-    this.carrierRef = carrier
-  }
-
   get carrier(): Carrier {
-    if (!this.carrierRef) throw new Error('no carrier attached')
-    return this.carrierRef
+    return this.options.carrier
   }
 
   protected override async react(event: RecordedEvent): Promise<Reaction> {

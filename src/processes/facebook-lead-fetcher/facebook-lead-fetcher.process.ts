@@ -18,6 +18,7 @@ import { GraphError, type FacebookGraph } from '../../integrations/facebook/grap
 import type { Accounts } from '../../commands/accounts.ts'
 import type { FacebookLeadAds } from '../../commands/facebook-lead-ads.ts'
 import { EffectProcess, NODE_ID, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
+import type { CreateEffectProcess } from '../effect-processes.ts'
 import type { Reaction } from '../process-runner.ts'
 
 /** After a passing failure, the next fetch waits this long (by attempt): about 16 hours in all, then a person decides. */
@@ -39,6 +40,15 @@ export interface FacebookLeadFetcherOptions extends EffectProcessOptions {
   /** The Graph API's timeout: a claim older than twice this, with no outcome, was interrupted. */
   readonly graphTimeoutMs: number
 }
+
+/** Facebook's lead fetcher, on a node with FACEBOOK_* set (effect-processes.ts finds it here). */
+export const createEffectProcess: CreateEffectProcess = (deps) =>
+  deps.facebook === null
+    ? null
+    : new FacebookLeadFetcher({
+        ...deps, facebook: deps.facebook.ads, graph: deps.facebook.graph, graphTimeoutMs: deps.facebook.graphTimeoutMs,
+        ...(deps.facebook.retryDelaysMs ? { retryDelaysMs: deps.facebook.retryDelaysMs } : {}),
+      })
 
 type Outcome =
   | { readonly kind: 'received' | 'failed' | 'retrying' | 'skipped' }

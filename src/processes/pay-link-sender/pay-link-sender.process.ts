@@ -16,6 +16,7 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { messagingService, type Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { METADATA, PaymentsError, type PaymentsProvider } from '../../integrations/payments/payments.port.ts'
 import { NODE_ID, OnceEffectProcess, pause, withCarrierRetries, type OnceEffectProcessOptions, type StuckClaim } from '../effect-process.ts'
+import type { CreateEffectProcess } from '../effect-processes.ts'
 
 /** Our own retries of a rate-limited provider request (the SDK retries the rest); safe: same idempotency key. */
 const PROVIDER_RETRIES = [500, 1500]
@@ -33,6 +34,9 @@ export interface PayLinkSenderOptions extends OnceEffectProcessOptions {
   readonly carrier: Carrier
   readonly publicUrl: string
 }
+
+/** The pay-link sender of this node (effect-processes.ts finds it here). */
+export const createEffectProcess: CreateEffectProcess = (deps) => new PayLinkSender({ ...deps, provider: deps.paymentsProvider })
 
 export class PayLinkSender extends OnceEffectProcess<PayLinkSenderOptions, SendOutcome> {
   override readonly effect = PAY_LINK_EFFECT

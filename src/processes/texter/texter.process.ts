@@ -13,6 +13,7 @@ import { TEXT_EFFECT } from '../../domain/lead/texts/texts.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { NODE_ID, OnceEffectProcess, withCarrierRetries, type OnceEffectProcessOptions, type StuckClaim } from '../effect-process.ts'
+import type { CreateEffectProcess } from '../effect-processes.ts'
 
 /** After a restart, texts decided this recently but never claimed are sent; older ones are left as they are. */
 export const RESUME_WINDOW_MS = 15 * 60 * 1000
@@ -26,6 +27,9 @@ export type TextOutcome =
 export interface TexterOptions extends OnceEffectProcessOptions {
   readonly carrier: Carrier
 }
+
+/** The texter of this node (effect-processes.ts finds it here). */
+export const createEffectProcess: CreateEffectProcess = (deps) => new Texter(deps)
 
 export class Texter extends OnceEffectProcess<TexterOptions, TextOutcome> {
   override readonly effect = TEXT_EFFECT

@@ -11,6 +11,7 @@ import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import type { SimulatedCarrier } from '../../../src/integrations/carrier/simulated/simulated-carrier.adapter.ts'
 import { SIMULATED_SESSION_ID } from '../../../src/integrations/payments/simulated/simulated-payments.adapter.ts'
 import { CALLER_ID, JANE_E164, PAYMENT, paymentsApp } from './payments-helpers.ts'
+import { PayLinkSender } from '../../../src/processes/pay-link-sender/pay-link-sender.process.ts'
 
 t.test('a simulated pay-link: every output says so, its page says no card is charged, and its button settles it', async (t) => {
   const app = await paymentsApp(t, { provider: 'simulated' })
@@ -99,7 +100,7 @@ t.test('after a crash: a claimed text with no outcome is marked unknown and neve
   // Node 2 decided and died before anything was sent.
   await decide('pay_crashed0000000002', 'c-2')
 
-  await app.leadline.payLinkSender.recover(0)
+  await app.leadline.effects.get(PayLinkSender).recover(0)
   const deadline = Date.now() + 5000
   while (!(await app.leadEventTypes()).includes('PayLinkTexted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
   const { state } = await commands.load(stream, leadDecider)
@@ -107,8 +108,8 @@ t.test('after a crash: a claimed text with no outcome is marked unknown and neve
   t.match(state.payments.requests.pay_crashed0000000002, { stage: 'texted' }, 'the unsent decision: sent')
   t.equal(carrier.texts().length, 1, 'one text, for the decision that never went out')
   t.match(carrier.texts()[0]?.request.body, /\$50\.00/)
-  t.equal(await app.leadline.payLinkSender.sweep(0), 0, 'nothing left to mark')
-  await app.leadline.payLinkSender.recover(0)
+  t.equal(await app.leadline.effects.get(PayLinkSender).sweep(0), 0, 'nothing left to mark')
+  await app.leadline.effects.get(PayLinkSender).recover(0)
   t.equal(carrier.texts().length, 1, 'recovering again sends nothing')
 })
 

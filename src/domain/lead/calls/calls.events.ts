@@ -214,5 +214,5 @@ export const CALL_EFFECT = effectOf<CallEvent>()({
   outcomes: ['CallPlaced', 'CallFailed', 'CallOutcomeUnknown'],
 })
 
-/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+/** The slice's effects: the claims read model follows each (lead.decider.ts gathers every slice's). */
 export const CALL_EFFECTS: readonly Effect[] = [CALL_EFFECT]

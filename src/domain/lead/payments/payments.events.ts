@@ -104,5 +104,5 @@ export const PAY_LINK_EFFECT = effectOf<PaymentEvent>()({
   outcomes: ['PayLinkFailed', 'PayLinkTexted', 'PayLinkTextFailed', 'PayLinkTextOutcomeUnknown'],
 })
 
-/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+/** The slice's effects: the claims read model follows each (lead.decider.ts gathers every slice's). */
 export const PAYMENT_EFFECTS: readonly Effect[] = [PAY_LINK_EFFECT]

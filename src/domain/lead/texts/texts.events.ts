@@ -67,5 +67,5 @@ export const TEXT_EFFECT = effectOf<TextEvent>()({
   outcomes: ['TextSent', 'TextFailed', 'TextOutcomeUnknown'],
 })
 
-/** The slice's effects: the claims read model follows each (lead.events.ts gathers every slice's). */
+/** The slice's effects: the claims read model follows each (lead.decider.ts gathers every slice's). */
 export const TEXT_EFFECTS: readonly Effect[] = [TEXT_EFFECT]
