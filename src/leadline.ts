@@ -197,11 +197,11 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
     openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
   }
-  const carrier = options.carrier ? options.carrier(callReports) : openCarrier(options.env ?? process.env, callReports, options.logger)
+  const carrier = options.carrier ? options.carrier(callReports) : await openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
-  const opened = openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const opened = await openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const usersQueries = new UsersQueries(views)
   const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)

@@ -24,6 +24,7 @@ const OWN_PROCESS: readonly RegExp[] = [
   /^test\/processes\/dialer\/restart\.test\.ts$/,
   /^test\/security\/secrets-in-logs\.test\.ts$/,
   /^test\/integrations\/carrier\/twilio-warm\.test\.ts$/,
+  /^test\/integrations\/lazy-adapters\.test\.ts$/,
 ]
 
 /** Every `*.test.ts` under `dir`, sorted, paths relative to the repository with `/`. */

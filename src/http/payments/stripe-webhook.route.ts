@@ -9,7 +9,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify'
 import { recordSettlement } from '../../commands/record-settlement.command.ts'
-import { settlementFromStripeEvent, verifyStripeWebhook } from '../../integrations/payments/stripe/index.ts'
+import type { verifyStripeWebhook } from '../../integrations/payments/stripe/index.ts'
 import { sendError } from '../errors.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 
@@ -35,6 +35,8 @@ export const stripeWebhookRoute: FastifyPluginAsync = async (fastify) => {
     const { leadline } = fastify
     const secret = leadline.stripeWebhookSecret
     if (secret === null) return sendError(reply, 'not_found', 'Stripe is not configured on this server (payments are simulated)')
+    // Loaded on Stripe's first event: a server with simulated payments never loads the Stripe SDK.
+    const { settlementFromStripeEvent, verifyStripeWebhook } = await import('../../integrations/payments/stripe/index.ts')
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
     const header = request.headers['stripe-signature']
     let event: ReturnType<typeof verifyStripeWebhook>

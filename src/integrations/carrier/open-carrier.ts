@@ -19,7 +19,6 @@ import {
   type SimulatedReport,
   type Weighted,
 } from './simulated/index.ts'
-import { TWILIO_API_URL, TWILIO_SIGNATURE_HEADER, createTwilioCarrier } from './twilio/index.ts'
 
 /** pino-compatible: `logger.info({ ...fields }, 'message')`. */
 export interface CarrierLogger {
@@ -27,8 +26,12 @@ export interface CarrierLogger {
   error?(fields: Record<string, unknown>, message: string): void
 }
 
-/** Every registered carrier's request headers that carry a secret (signatures): the request log never shows them. */
-export const CARRIER_SECRET_HEADERS: readonly string[] = [TWILIO_SIGNATURE_HEADER]
+/**
+ * Every registered carrier's request headers that carry a secret (signatures): the request log never
+ * shows them. Twilio's is its adapter's TWILIO_SIGNATURE_HEADER (a test holds them equal), written out
+ * here so that the adapter, and the twilio SDK it loads, are loaded only when Twilio is the carrier.
+ */
+export const CARRIER_SECRET_HEADERS: readonly string[] = ['x-twilio-signature']
 
 export const SIMULATED_BANNER = 'carrier: simulated — no calls or texts reach real phones'
 export const DEFAULT_SIMULATED_DELAY_MS = 1500
@@ -122,9 +125,11 @@ const schema = z
 /**
  * Opens the carrier the environment names. The simulated carrier reports its calls through `reports`
  * in-process; Twilio's arrive as signed HTTP callbacks, which the adapter checks with its auth token
- * (the HTTP edge lends it the same reports).
+ * (the HTTP edge lends it the same reports). A bad environment throws at once (ConfigError); the
+ * Twilio adapter is loaded only when it is the carrier (the SDK takes about half a second to load,
+ * which every command and test process paid).
  */
-export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger?: CarrierLogger): Carrier {
+export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger?: CarrierLogger): Promise<Carrier> {
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''))
   const parsed = schema.safeParse(given)
   if (!parsed.success) {
@@ -132,17 +137,16 @@ export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger
   }
   const c = parsed.data
 
-  if (c.TWILIO_ACCOUNT_SID !== undefined && c.TWILIO_AUTH_TOKEN !== undefined) {
-    const carrier = createTwilioCarrier({
-      accountSid: c.TWILIO_ACCOUNT_SID,
-      authToken: c.TWILIO_AUTH_TOKEN,
-      ...(c.TWILIO_API_URL !== undefined ? { apiUrl: c.TWILIO_API_URL } : {}),
+  const { TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: authToken } = c
+  if (accountSid !== undefined && authToken !== undefined) {
+    return import('./twilio/index.ts').then(({ TWILIO_API_URL, createTwilioCarrier }) => {
+      const carrier = createTwilioCarrier({ accountSid, authToken, ...(c.TWILIO_API_URL !== undefined ? { apiUrl: c.TWILIO_API_URL } : {}) })
+      logger?.info(
+        { carrier: 'twilio', accountSid, apiUrl: c.TWILIO_API_URL ?? TWILIO_API_URL },
+        c.TWILIO_API_URL === undefined ? 'carrier: twilio' : `carrier: twilio via ${c.TWILIO_API_URL}`,
+      )
+      return carrier
     })
-    logger?.info(
-      { carrier: 'twilio', accountSid: c.TWILIO_ACCOUNT_SID, apiUrl: c.TWILIO_API_URL ?? TWILIO_API_URL },
-      c.TWILIO_API_URL === undefined ? 'carrier: twilio' : `carrier: twilio via ${c.TWILIO_API_URL}`,
-    )
-    return carrier
   }
 
   const outcome = c.LEADLINE_SIMULATED_OUTCOME ?? 'answered'
@@ -174,5 +178,5 @@ export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger
       : { carrier: 'simulated', outcome, delayMs: c.LEADLINE_SIMULATED_DELAY_MS },
     SIMULATED_BANNER,
   )
-  return carrier
+  return Promise.resolve(carrier)
 }

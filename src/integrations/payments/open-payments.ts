@@ -7,7 +7,6 @@ import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
 import type { PaymentsProvider } from './payments.port.ts'
 import { createSimulatedPayments } from './simulated/index.ts'
-import { STRIPE_API_URL, createStripePayments } from './stripe/index.ts'
 
 export interface PaymentsLogger {
   info(fields: Record<string, unknown>, message: string): void
@@ -55,23 +54,30 @@ export interface OpenedPayments {
   readonly webhookSecret: string | null
 }
 
-/** Opens the payments provider the environment names; `publicUrl` is where simulated links point. */
-export function openPayments(env: NodeJS.ProcessEnv, publicUrl: string, options: { clock?: () => Date; logger?: PaymentsLogger } = {}): OpenedPayments {
+/**
+ * Opens the payments provider the environment names; `publicUrl` is where simulated links point. A bad
+ * environment throws at once (ConfigError); the Stripe adapter (and its SDK) is loaded only when it is
+ * the provider.
+ */
+export function openPayments(env: NodeJS.ProcessEnv, publicUrl: string, options: { clock?: () => Date; logger?: PaymentsLogger } = {}): Promise<OpenedPayments> {
   const given = Object.fromEntries(Object.entries(env).filter(([name, v]) => name.startsWith('STRIPE_') && v !== undefined && v.trim() !== ''))
   const parsed = schema.safeParse(given)
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
   const c = parsed.data
 
-  if (c.STRIPE_SECRET_KEY !== undefined && c.STRIPE_WEBHOOK_SECRET !== undefined) {
-    const provider = createStripePayments({ secretKey: c.STRIPE_SECRET_KEY, ...(c.STRIPE_API_URL !== undefined ? { apiUrl: c.STRIPE_API_URL } : {}) })
-    const mode = c.STRIPE_SECRET_KEY.includes('_live_') ? 'live' : 'test'
-    options.logger?.info(
-      { payments: 'stripe', mode, apiUrl: c.STRIPE_API_URL ?? STRIPE_API_URL },
-      `payments: stripe (${mode} mode)${c.STRIPE_API_URL === undefined ? '' : ` via ${c.STRIPE_API_URL}`}`,
-    )
-    return { provider, webhookSecret: c.STRIPE_WEBHOOK_SECRET }
+  const { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret } = c
+  if (secretKey !== undefined && webhookSecret !== undefined) {
+    return import('./stripe/index.ts').then(({ STRIPE_API_URL, createStripePayments }) => {
+      const provider = createStripePayments({ secretKey, ...(c.STRIPE_API_URL !== undefined ? { apiUrl: c.STRIPE_API_URL } : {}) })
+      const mode = secretKey.includes('_live_') ? 'live' : 'test'
+      options.logger?.info(
+        { payments: 'stripe', mode, apiUrl: c.STRIPE_API_URL ?? STRIPE_API_URL },
+        `payments: stripe (${mode} mode)${c.STRIPE_API_URL === undefined ? '' : ` via ${c.STRIPE_API_URL}`}`,
+      )
+      return { provider, webhookSecret }
+    })
   }
   const provider = createSimulatedPayments({ publicUrl, ...(options.clock ? { clock: options.clock } : {}) })
   options.logger?.info({ payments: 'simulated', payUrl: `${publicUrl.replace(/\/+$/, '')}/pay/…` }, SIMULATED_PAYMENTS_BANNER)
-  return { provider, webhookSecret: null }
+  return Promise.resolve({ provider, webhookSecret: null })
 }

@@ -47,7 +47,8 @@ function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
   }
 }
 
-async function closing(t: Test, carrier: Carrier): Promise<Carrier> {
+async function closing(t: Test, opening: Promise<Carrier>): Promise<Carrier> {
+  const carrier = await opening
   t.teardown(() => carrier.close?.())
   return carrier
 }

@@ -13,7 +13,7 @@ function logged() {
 
 t.test('no Stripe keys: the simulated provider, said so in the start-up log', async (t) => {
   const { lines, logger } = logged()
-  const opened = openPayments({ STRIPE_SECRET_KEY: '  ' }, 'http://leadline.test', { logger })
+  const opened = await openPayments({ STRIPE_SECRET_KEY: '  ' }, 'http://leadline.test', { logger })
   t.equal(opened.provider.name, 'simulated')
   t.equal(opened.webhookSecret, null)
   t.same(lines.map((l) => l.message), [SIMULATED_PAYMENTS_BANNER])
@@ -21,7 +21,7 @@ t.test('no Stripe keys: the simulated provider, said so in the start-up log', as
 
 t.test('a key and a webhook secret: Stripe, via STRIPE_API_URL when given', async (t) => {
   const { lines, logger } = logged()
-  const opened = openPayments({ STRIPE_SECRET_KEY: KEY, STRIPE_WEBHOOK_SECRET: SECRET, STRIPE_API_URL: 'http://127.0.0.1:12111/' }, 'http://leadline.test', { logger })
+  const opened = await openPayments({ STRIPE_SECRET_KEY: KEY, STRIPE_WEBHOOK_SECRET: SECRET, STRIPE_API_URL: 'http://127.0.0.1:12111/' }, 'http://leadline.test', { logger })
   t.teardown(() => opened.provider.close?.())
   t.equal(opened.provider.name, 'stripe')
   t.equal(opened.webhookSecret, SECRET)
@@ -32,7 +32,7 @@ t.test('a key and a webhook secret: Stripe, via STRIPE_API_URL when given', asyn
 t.test('half a configuration is an error naming what to fix', async (t) => {
   const problems = (env: NodeJS.ProcessEnv) => {
     try {
-      openPayments(env, 'http://leadline.test')
+      void openPayments(env, 'http://leadline.test')
     } catch (error) {
       if (error instanceof ConfigError) return error.problems
       throw error
