@@ -2,8 +2,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { EffectProcesses, loadEffectProcesses, type EffectProcessDeps } from '../../src/processes/effect-processes.ts'
+import { EffectProcess } from '../../src/processes/effect-process.ts'
 import { Dialer } from '../../src/processes/dialer/dialer.process.ts'
 import { Texter } from '../../src/processes/texter/texter.process.ts'
 import { PayLinkSender } from '../../src/processes/pay-link-sender/pay-link-sender.process.ts'
@@ -28,9 +29,16 @@ export class Demo extends EffectProcess {
 export const createEffectProcess = (deps) => new Demo(deps)
 `
 
-t.test("a process is found by its folder's file: nothing else names it", async (t) => {
+/** A folder of processes outside the project: an ES module scope as `src/` is, so the files import the app's own modules, not CommonJS copies of them. */
+function processesDir(t: Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-processes-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n')
+  return dir
+}
+
+t.test("a process is found by its folder's file: nothing else names it", async (t) => {
+  const dir = processesDir(t)
   writeProcess(dir, 'demo', demoProcess('demo'))
   // A process manager that is not an effect process (no createEffectProcess), a process not set up on this node (null), a stray file.
   writeProcess(dir, 'timers', 'export class Timers {}\n')
@@ -43,13 +51,13 @@ t.test("a process is found by its folder's file: nothing else names it", async (
   t.same(effects.all.map((p) => p.name), ['demo'], 'only the folder whose own file makes a process')
   const { Demo } = (await import(pathToFileURL(path.join(dir, 'demo', 'demo.process.ts')).href)) as { Demo: typeof Dialer }
   t.equal(effects.get(Demo), effects.all[0], 'reached by its class')
+  t.ok(effects.all[0] instanceof EffectProcess, "built on the app's own EffectProcess, not a copy of it")
   t.equal(effects.find(Texter), undefined, 'a class this node has none of: find says so')
   t.throws(() => effects.get(Texter), /no Texter on this node/, 'and get refuses')
 })
 
 t.test('two processes of one effect are refused at start', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-processes-'))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const dir = processesDir(t)
   writeProcess(dir, 'first', demoProcess('same'))
   writeProcess(dir, 'second', demoProcess('same'))
   await t.rejects(loadEffectProcesses({} as EffectProcessDeps, dir), /two effect processes perform the same effect/)
