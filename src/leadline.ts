@@ -47,7 +47,7 @@ import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
 import { facebookConfig, type FacebookConfig } from './config/config.ts'
 import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
-import { createFacebookGraph, type FacebookGraph } from './integrations/facebook/graph-api.ts'
+import { createFacebookGraph } from './integrations/facebook/graph-api.ts'
 import { FacebookLeadFetcher } from './processes/facebook-lead-fetcher/facebook-lead-fetcher.process.ts'
 import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
 import { OutboundEvents, intakeFlood, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
@@ -212,13 +212,12 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const facebookLeadAds = new FacebookLeadAds({
     commands, runner, accounts, queries: new FacebookLeadAdsQueries(views), box: secretBox, clock, ...(options.logger ? { logger: options.logger } : {}),
   })
-  const graph: FacebookGraph | null = facebookSettings === null ? null : createFacebookGraph({
-    graphUrl: facebookSettings.graphUrl, version: facebookSettings.graphVersion, appSecret: facebookSettings.appSecret, timeoutMs: facebookSettings.graphTimeoutMs,
-  })
   const effects = await loadEffectProcesses({
     commands, accounts, claims, runner, clock, carrier, paymentsProvider: opened.provider, publicUrl,
-    facebook: facebookSettings === null || graph === null ? null : {
-      ads: facebookLeadAds, graph, graphTimeoutMs: facebookSettings.graphTimeoutMs,
+    facebook: facebookSettings === null ? null : {
+      ads: facebookLeadAds,
+      graph: createFacebookGraph({ graphUrl: facebookSettings.graphUrl, version: facebookSettings.graphVersion, appSecret: facebookSettings.appSecret, timeoutMs: facebookSettings.graphTimeoutMs }),
+      graphTimeoutMs: facebookSettings.graphTimeoutMs,
       ...(options.facebookRetryDelaysMs ? { retryDelaysMs: options.facebookRetryDelaysMs } : {}),
     },
     ...(options.logger ? { logger: options.logger } : {}),

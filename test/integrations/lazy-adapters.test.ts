@@ -1,7 +1,8 @@
 /**
- * The Twilio and Stripe adapters, and their SDKs, load only where they are the provider: a server, a
- * command or a test on the simulated ones never pays the half second or so they take to load. A file
- * of its own, so nothing earlier in the process has loaded them.
+ * The Twilio adapter, and its SDK, load only where Twilio is the carrier: a server, a command or a
+ * test on the simulated carrier never loads them. A file of its own, so nothing earlier in the process
+ * has. (The twilio SDK is CommonJS, so `require.cache` shows it; Stripe's, loaded the same way by
+ * open-payments.ts, is an ES module, which Node offers no list of.)
  */
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -12,7 +13,7 @@ import { CARRIER_SECRET_HEADERS, openCarrier } from '../../src/integrations/carr
 const twilioSdk = `${path.sep}node_modules${path.sep}twilio${path.sep}`
 const twilioLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(twilioSdk))
 
-t.test('a Leadline and its HTTP app on the simulated carrier and payments never load the Twilio SDK; Twilio as the carrier loads it', async (t) => {
+t.test('a Leadline and its HTTP app on the simulated carrier and payments never load the Twilio SDK; with TWILIO_* set, the carrier is Twilio\'s', async (t) => {
   const app = await buildApp(t)
   t.equal(app.leadline.carrier.name, 'simulated')
   t.equal(app.leadline.paymentsProvider.name, 'simulated')

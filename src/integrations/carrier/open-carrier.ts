@@ -126,8 +126,8 @@ const schema = z
  * Opens the carrier the environment names. The simulated carrier reports its calls through `reports`
  * in-process; Twilio's arrive as signed HTTP callbacks, which the adapter checks with its auth token
  * (the HTTP edge lends it the same reports). A bad environment throws at once (ConfigError); the
- * Twilio adapter is loaded only when it is the carrier (the SDK takes about half a second to load,
- * which every command and test process paid).
+ * Twilio adapter, and its SDK, are loaded only when Twilio is the carrier (what that saves a start:
+ * docs/performance.md).
  */
 export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger?: CarrierLogger): Promise<Carrier> {
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''))
