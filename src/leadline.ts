@@ -9,6 +9,7 @@ import type { EventStore } from './eventstore/event-store.port.ts'
 import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
+import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { Accounts } from './commands/accounts.ts'
 import { IdempotencyKeys } from './commands/idempotency.ts'
@@ -169,6 +170,10 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const secretBox = openSecretBox(options.store, options.env ?? process.env)
   const store = await openEventStore(options.store, { clock, serving: options.serving === true, ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
+  // A server's views are checkpointed off the event loop (src/read-models/views-checkpointer.ts).
+  const checkpointer = options.serving === true && options.viewsPath !== ':memory:'
+    ? await startViewsCheckpointer(views, options.viewsPath, options.logger ? { logger: options.logger } : {})
+    : null
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
@@ -286,6 +291,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await opened.provider.close?.()
       await store.close()
       webhookDeliveries.flush()
+      await checkpointer?.stop()
       views.close()
     },
   }

@@ -31,7 +31,8 @@ export const staleLeadsProjection: Projection = {
   name: 'stale-leads',
   // 3: replied_at (LeadReplied). 4: a text sent (send_sms, a follow-up text) is a contact. 5: qualified_at (AssistantCallEnded).
   // 6: a callback scheduled by the account (CallbackScheduled) is due like the lead's own; callback_by.
-  version: 6,
+  // 7: the indexes of the columns most leads leave empty hold only the leads that have them (what their queries ask for).
+  version: 7,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
     'CallbackRequested', 'CallbackScheduled', 'OwnerConnectEnded', 'LeadReplied', 'AssistantCallEnded',
@@ -63,11 +64,11 @@ export const staleLeadsProjection: Projection = {
         qualified_at TEXT
       );
       CREATE INDEX IF NOT EXISTS lead_activity_never_contacted ON lead_activity (account_id, contacted, do_not_call, received_at);
-      CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since);
-      CREATE INDEX IF NOT EXISTS lead_activity_callback ON lead_activity (account_id, do_not_call, callback_at);
-      CREATE INDEX IF NOT EXISTS lead_activity_connect_missed ON lead_activity (account_id, do_not_call, connect_missed_at);
-      CREATE INDEX IF NOT EXISTS lead_activity_replied ON lead_activity (account_id, do_not_call, replied_at);
-      CREATE INDEX IF NOT EXISTS lead_activity_qualified ON lead_activity (account_id, do_not_call, qualified_at);
+      CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since) WHERE pending_since IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS lead_activity_callback ON lead_activity (account_id, do_not_call, callback_at) WHERE callback_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS lead_activity_connect_missed ON lead_activity (account_id, do_not_call, connect_missed_at) WHERE connect_missed_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS lead_activity_replied ON lead_activity (account_id, do_not_call, replied_at) WHERE replied_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS lead_activity_qualified ON lead_activity (account_id, do_not_call, qualified_at) WHERE qualified_at IS NOT NULL;
     `)
   },
 

@@ -9,7 +9,7 @@
  */
 import Database from 'better-sqlite3'
 import type { Actor, EventMetadata, RecordedEvent } from '../../domain/event.ts'
-import { startWorker } from './worker-thread.ts'
+import { startWorker } from '../../config/worker-thread.ts'
 
 export interface ReaderData {
   /** The log's SQLite file. */
@@ -152,7 +152,7 @@ const AHEAD = 2
  * The thread's heap is bounded: it holds a few pages at most, and a replay's RSS is bounded too.
  */
 export async function* readAhead(data: ReaderData): AsyncGenerator<ReadPage> {
-  const worker = startWorker('log-reader.worker', { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } })
+  const worker = startWorker(import.meta.url, 'log-reader.worker', { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 } })
   const rest = new RestOfEvents(data.path)
   const arrived: FromReader[] = []
   let failure: Error | undefined

@@ -10,7 +10,7 @@ import type { Worker } from 'node:worker_threads'
 import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
 import { outcomesFromWire, requestsToWire, type ErrorDescription, type Wire } from './sqlite-writer-wire.ts'
-import { startWorker } from './worker-thread.ts'
+import { startWorker } from '../../config/worker-thread.ts'
 
 export type ToWriter =
   | { readonly type: 'open'; readonly call: number; readonly store: number; readonly path: string }
@@ -68,7 +68,7 @@ class SharedThread {
 
   private start(): Promise<Worker> {
     this.starting ??= new Promise<Worker>((resolve, reject) => {
-      const worker = startWorker('sqlite-writer.worker')
+      const worker = startWorker(import.meta.url, 'sqlite-writer.worker')
       let ready = false
       worker.on('message', (message: FromWriter) => {
         switch (message.type) {
