@@ -92,8 +92,11 @@ function decideAssistantAndAfter(command: AssistantCommand, state: LeadState, no
   return [...events, ...marked, ...stopFollowUpForDoNotCall(after.dialing, now.toISOString())]
 }
 
+/** Every state is a new object (evolve never changes one), so every new lead starts from this one; frozen, so nothing could. */
+const INITIAL_LEAD: LeadState = Object.freeze({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT })
+
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
-  initialState: () => ({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT }),
+  initialState: () => INITIAL_LEAD,
 
   evolve(state, event) {
     if (isIntakeEvent(event)) {
