@@ -31,7 +31,8 @@ const COLUMNS = {
 export const inboundLeadsProjection: Projection = {
   name: 'inbound-leads',
   // 2: extra fields merged by name and bounded (mergeExtraFields), so rows written before are rebuilt.
-  version: 2,
+  // 3: the source and vendor indexes hold only the leads that have one (a filter by either names one).
+  version: 3,
   handles: ['LeadReceived', 'LeadUpdated', 'LeadEdited', 'LeadAddedToList', 'LeadDoNotCallCleared', 'LeadMarkedDoNotCall'],
   tables: ['inbound_leads'],
 
@@ -55,8 +56,8 @@ export const inboundLeadsProjection: Projection = {
         received_position INTEGER NOT NULL
       );
       CREATE INDEX IF NOT EXISTS inbound_leads_by_account ON inbound_leads (account_id, received_position);
-      CREATE INDEX IF NOT EXISTS inbound_leads_by_source ON inbound_leads (account_id, source COLLATE NOCASE, received_position);
-      CREATE INDEX IF NOT EXISTS inbound_leads_by_vendor ON inbound_leads (account_id, vendor COLLATE NOCASE, received_position);
+      CREATE INDEX IF NOT EXISTS inbound_leads_by_source ON inbound_leads (account_id, source COLLATE NOCASE, received_position) WHERE source IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS inbound_leads_by_vendor ON inbound_leads (account_id, vendor COLLATE NOCASE, received_position) WHERE vendor IS NOT NULL;
     `)
   },
 
