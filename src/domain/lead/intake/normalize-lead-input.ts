@@ -218,7 +218,7 @@ class Intake {
 
     const extraFields = this.extras.length === 0 ? [] : this.boundExtras(this.extras.sort((a, b) => a.order - b.order).map(({ name, value }) => ({ name, value })))
     return {
-      ok: true, lead: { ...lead, industryFields, extraFields }, warnings: this.warnings, derived: this.derived,
+      ok: true, lead: Object.assign(lead, { industryFields, extraFields }), warnings: this.warnings, derived: this.derived,
       ...(consent === undefined ? {} : { consent }),
       ...(this.mapped.length === 0 ? {} : { mapped: this.mapped }),
     }
