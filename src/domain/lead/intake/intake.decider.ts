@@ -198,6 +198,8 @@ function extrasOf(command: ReceiveLead): SubmissionExtras {
 
 /** A lead's consent records and lead-form facts after a submission that carried them. */
 function withSubmissionExtras<S extends IntakeState>(state: S, extras: SubmissionExtras, at: string): S {
+  // Most submissions carry neither: the state as it is, not a copy.
+  if (extras.consent === undefined && extras.origin?.facts === undefined) return state
   const consent = extras.consent === undefined ? {} : { consent: addConsentRecord(state.consent, { ...extras.consent, receivedAt: at }), consentTotal: state.consentTotal + 1 }
   const facts = extras.origin?.form !== undefined && extras.origin.facts !== undefined ? { sourceFacts: { form: extras.origin.form, facts: extras.origin.facts, receivedAt: at } } : {}
   return { ...state, ...consent, ...facts }
