@@ -15,6 +15,7 @@ import type { IntakeGauge } from '../intake-gauge.ts'
 import type { Logger } from 'pino'
 import { Webhook } from 'standardwebhooks'
 import type { RecordedEvent } from '../../domain/event.ts'
+import { parseLeadStream } from '../../domain/lead/lead.events.ts'
 import { OUTBOUND_SOURCE_TYPES, outboundEventOf } from '../../domain/outbound-events/outbound-events.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'
 import { withoutSealedSecrets } from '../../domain/sealed-secrets.ts'
@@ -154,10 +155,13 @@ export class OutboundEvents {
   }
 
   private async react(event: RecordedEvent): Promise<Reaction> {
+    // Most accounts subscribe to nothing: asked first, before the event is mapped.
+    const lead = parseLeadStream(event.stream)
+    if (lead === null) return
+    const account = await this.options.accounts.get(lead.accountId)
+    if (account === null || account.subscriptions.size === 0) return
     const mapped = outboundEventOf(event)
     if (mapped === null) return
-    const account = await this.options.accounts.get(mapped.accountId)
-    if (account === null || account.subscriptions.size === 0) return
     const wanting = [...account.subscriptions.values()].filter((s) => s.types === null || s.types.includes(mapped.event.type))
     if (wanting.length === 0) return
     await this.roomToWork()
