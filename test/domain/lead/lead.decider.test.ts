@@ -194,3 +194,19 @@ t.test('the account can mark a lead do-not-call; marking twice is one event', as
   spec(marked).when({ type: 'MarkDoNotCall' }).then(t, [])
   spec([]).when({ type: 'MarkDoNotCall' }).thenThrows(t, 'lead_not_found')
 })
+
+t.test('every new lead starts from one initial state, which nothing can change', async (t) => {
+  const initial = leadDecider.initialState()
+  t.equal(leadDecider.initialState(), initial, 'the same state each time (so it must never be written to)')
+  t.ok(Object.isFrozen(initial), 'frozen: a write to it throws instead of leaking into the next lead')
+  t.throws(() => {
+    ;(initial as { submissions: number }).submissions = 5
+  }, TypeError)
+  const [received] = receivedEvents({ name: 'Jane Doe', phone: '5551234567' })
+  const after = leadDecider.evolve(initial, received as LeadEvent)
+  t.not(after, initial)
+  t.equal(after.submissions, 1)
+  t.equal(initial.submissions, 0, 'evolving a lead leaves the initial state as it was')
+  t.equal(initial.exists, false)
+  t.same(leadDecider.initialState().lists, [])
+})
