@@ -14,6 +14,8 @@ import type { ViewsDatabase } from './views-database.ts'
 const AUTOCHECKPOINT_PAGES = 1000
 /** How often the thread checkpoints: a quiet database costs a few microseconds a time. */
 export const VIEWS_CHECKPOINT_INTERVAL_MS = 100
+/** How long a stop waits for the thread's last checkpoint before it ends the thread: the WAL is on disk either way. */
+const STOP_WAIT_MS = 2000
 
 export interface ViewsCheckpointerData {
   readonly file: string
@@ -57,10 +59,12 @@ export function startViewsCheckpointer(
           async stop() {
             stopping = true
             backToMain()
-            // Held open until the thread has made its last checkpoint and exited.
+            // Held open until the thread has made its last checkpoint and exited, or STOP_WAIT_MS (a disk that hangs).
             worker.ref()
             worker.postMessage('stop')
+            const timer = setTimeout(() => void worker.terminate(), STOP_WAIT_MS)
             await exited
+            clearTimeout(timer)
           },
         })
       } else {

@@ -68,3 +68,11 @@ t.test('a serving Leadline checkpoints its views on the thread; a command-line o
   t.equal(cli.views.pragma('wal_autocheckpoint', { simple: true }), 1000)
   await cli.close()
 })
+
+t.test('a thread that cannot open the file does not start, and the main connection keeps checkpointing', async (t) => {
+  const file = scratch(t)
+  const db = openViewsDatabase(file)
+  t.teardown(() => db.close())
+  await t.rejects(startViewsCheckpointer(db, path.join(path.dirname(file), 'missing', 'views.db')), /did not start/)
+  t.equal(db.pragma('wal_autocheckpoint', { simple: true }), 1000)
+})
