@@ -10,10 +10,8 @@ import type { Logger } from 'pino'
 import { startWorker } from '../config/worker-thread.ts'
 import type { ViewsDatabase } from './views-database.ts'
 
-/** SQLite's own default, which the main connection goes back to without the thread. */
-const AUTOCHECKPOINT_PAGES = 1000
 /** How often the thread checkpoints: a quiet database costs a few microseconds a time. */
-export const VIEWS_CHECKPOINT_INTERVAL_MS = 100
+const VIEWS_CHECKPOINT_INTERVAL_MS = 100
 /** How long a stop waits for the thread's last checkpoint before it ends the thread: the WAL is on disk either way. */
 const STOP_WAIT_MS = 2000
 
@@ -41,9 +39,11 @@ export function startViewsCheckpointer(
   const worker = startWorker(import.meta.url, 'views-checkpointer.worker', { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 } })
   let running = false
   let stopping = false
+  // What the main connection did before the thread (SQLite's default: every 1,000 pages), and does again without it.
+  const ownPages = db.pragma('wal_autocheckpoint', { simple: true }) as number
   const backToMain = (): void => {
     running = false
-    if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
+    if (db.open) db.pragma(`wal_autocheckpoint = ${ownPages}`)
   }
   return new Promise<ViewsCheckpointer>((resolve, reject) => {
     const exited = new Promise<void>((settled) => worker.once('exit', () => settled()))
