@@ -38,14 +38,18 @@ function outcome(promise: Promise<unknown>): Promise<unknown> {
 }
 
 t.test('writer thread', async (t) => {
-  t.test('group commit: one tick is one transaction; appends made while a batch is out form the next', async (t) => {
+  t.test('group commit: a turn sends its first 32 appends, and 32 more, before it ends; the rest wait for room and go together; appends made while batches are out form the next', async (t) => {
     const store = openThreaded(freshPath())
     t.teardown(() => store.close())
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) => store.appendToStream(`lead-${i}`, [ev('LeadReceived', { i })], 'no_stream')),
     )
-    t.equal(results.length, 200)
-    t.same(store.stats, { transactions: 1, appends: 200, events: 200 })
+    t.same(results.map((r) => r.position), Array.from({ length: 200 }, (_, i) => i + 1), 'written in the order appended')
+    t.same(store.stats, { transactions: 3, appends: 200, events: 200 }, '32 + 32 while two batches may be out, then the other 136')
+
+    const few = await Promise.all(Array.from({ length: 31 }, (_, i) => store.appendToStream(`few-${i}`, [ev('LeadReceived', { i })], 'no_stream')))
+    t.equal(few.length, 31)
+    t.equal(store.stats.transactions, 4, 'fewer than 32 in a turn: one batch at its end')
 
     const mark = store.stats.transactions
     await Promise.all(

@@ -8,7 +8,8 @@
  * (`writer: 'inline'`) or on a writer thread with its own connection (`writer: 'thread'`), which
  * keeps the hashing, the inserts and the fsync off this thread's event loop; either way it is the
  * same code (sqlite-writer.ts), and the next batch forms here while one is being written.
- * The writer thread may hold two batches at once, written one after the other (IN_FLIGHT).
+ * The writer thread may hold two batches at once, written one after the other (IN_FLIGHT); a turn
+ * with many appends sends them in parts of SEND_AT, the first before the turn ends.
  *
  * Why a subscriber never sees a gap that later fills: SQLite admits one writer at a time (BEGIN
  * IMMEDIATE takes the database's write lock, across processes too). Positions are rowids, assigned
@@ -45,6 +46,12 @@ const DEFAULT_POLL_INTERVAL_MS = 100
  * next command on that stream runs.
  */
 const IN_FLIGHT = 2
+/**
+ * Appends a batch sent to the writer thread holds before the turn ends: the rest of the turn's
+ * appends form the next batch, so the thread inserts and fsyncs the first while this thread is still
+ * deciding the others (docs/performance.md). While IN_FLIGHT batches are out, the queue waits as before.
+ */
+const SEND_AT = 32
 const DEFAULT_SUBSCRIPTION_BATCH = 500
 /**
  * Committed events kept in memory for live subscriptions (the projection runner, the process
@@ -205,7 +212,8 @@ class SqliteStore implements SqliteEventStore {
     if (this.closed) return Promise.reject(new StoreUnavailableError('event store is closed'))
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ stream, events, expected, resolve, reject })
-      this.scheduleFlush()
+      if (this.queue.length >= SEND_AT && this.writerThread !== undefined) this.flushQueue()
+      else this.scheduleFlush()
     })
   }
 
