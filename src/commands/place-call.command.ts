@@ -10,7 +10,7 @@ import { CALL_REFUSALS, mayCall, type CallCheck } from '../domain/dialing/may-ca
 import { leadStream } from '../domain/lead/lead.events.ts'
 import { normalizePhone } from '../domain/lead/intake/phone.ts'
 import { DomainError } from '../domain/shared/decider.ts'
-import { newId } from '../domain/shared/ids.ts'
+import { newId, newLeadId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { Carrier, CarrierName } from '../integrations/carrier/carrier.port.ts'
 import { Dialer } from '../processes/dialer/dialer.process.ts'
@@ -97,7 +97,7 @@ export async function placeCall(deps: PlaceCallDeps, account: AccountState, inpu
       {
         type: 'ReceiveLead',
         accountId: account.accountId,
-        newLeadId: newId('ld'),
+        newLeadId: newLeadId(),
         fields: { ...(lead.fields as NonNullable<LeadState['fields']>), ...(name ? { fullName: name } : {}), source: 'place_call' },
         list: false,
       },

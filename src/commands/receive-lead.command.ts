@@ -8,7 +8,7 @@ import { leadStream } from '../domain/lead/lead.events.ts'
 import { flattenLeadAdsPayload, normalizeLeadInput, type IntakeWarning } from '../domain/lead/intake/normalize-lead-input.ts'
 import type { AccountState } from '../domain/account/account.decider.ts'
 import { DomainError } from '../domain/shared/decider.ts'
-import { newId } from '../domain/shared/ids.ts'
+import { newId, newLeadId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { readGoogleLeadForm } from '../domain/lead/intake/google-lead-form.ts'
 import { SOURCE_NAME } from '../domain/lead/intake/field-map.ts'
@@ -78,7 +78,7 @@ export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, 
     leadStream(account.accountId, lead.phoneLast10),
     leadDecider,
     {
-      type: 'ReceiveLead', accountId: account.accountId, newLeadId: newId('ld'), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') },
+      type: 'ReceiveLead', accountId: account.accountId, newLeadId: newLeadId(), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') },
       ...(consent === undefined ? {} : { consent }),
       ...(Object.keys(origin).length === 0 ? {} : { origin }),
       ...(google?.test === true ? { test: true } : {}),

@@ -12,7 +12,7 @@ import { leadDecider } from '../domain/lead/lead.decider.ts'
 import { leadStream, type TextReplyKind } from '../domain/lead/lead.events.ts'
 import { normalizeLeadInput } from '../domain/lead/intake/normalize-lead-input.ts'
 import { helpText, optOutConfirmationText, textKeyword } from '../domain/lead/intake/text-keywords.ts'
-import { newId } from '../domain/shared/ids.ts'
+import { newLeadId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, messagingService, type Carrier, type InboundText } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
@@ -57,7 +57,7 @@ export async function recordInboundText(deps: ReceiveTextDeps, text: InboundText
     stream,
     leadDecider,
     {
-      type: 'ReceiveText', accountId: account.accountId, newLeadId: newId('ld'), fields: normalised.lead,
+      type: 'ReceiveText', accountId: account.accountId, newLeadId: newLeadId(), fields: normalised.lead,
       messageId: text.messageId, from: text.from, to: text.to, body: text.body, carrier: deps.carrier().name,
     },
     context,

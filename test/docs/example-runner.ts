@@ -241,7 +241,7 @@ export function compareResponse(documented: DocumentedResponse, real: RealRespon
  */
 export function normaliseCliOutput(text: string): string {
   return text
-    .replace(/\b(acc|ld|key|wht)_[0-9a-z]{16}\b/g, '$1_<id>')
+    .replace(/\b(acc|ld|key|wht)_[0-9a-z]{16}(?:[0-9a-z]{10})?\b/g, '$1_<id>')
     .replace(/\b(llwh_|ll_live_|llop_)[0-9a-z]{32}\b/g, '$1<secret>')
     .replace(/\b(llwh_|ll_live_|llop_)[0-9a-z]{4}…/g, '$1<hint>…')
     .replace(/\b[0-9a-f]{64}\b/g, '<sha256>')
