@@ -154,15 +154,6 @@ export class Accounts {
     await this.commands.handle(accountStream(accountId), accountDecider, { type: 'RevokeOAuthGrant', grantId, reason }, context)
   }
 
-  /**
-   * The account as kept, if it was checked against the log at `position` or later (so it holds every
-   * change made before then); undefined when it was not, which `get` then answers.
-   */
-  knownSince(accountId: string, position: number): AccountState | undefined {
-    const cached = this.cache.get(accountId)
-    return cached !== undefined && cached.checkedAt >= position ? cached.state : undefined
-  }
-
   /** The account as its stream says now; null when there is no such account. */
   async get(accountId: string): Promise<AccountState | null> {
     // Read before the stream: a write landing in between only makes the next request check again.

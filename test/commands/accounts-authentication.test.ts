@@ -64,22 +64,3 @@ t.test('requests that arrive together share one check of the account', async (t)
   t.equal(looks, 1, `one look for 50 requests (${looks})`)
   t.equal(reads, 1, `one read of the moved stream for 50 requests (${reads})`)
 })
-
-t.test('knownSince: the kept account only when it was checked at that position of the log or later', async (t) => {
-  const built = await buildApp(t, { store: 'sqlite' })
-  const { account } = await built.createAccount('Known Co')
-  const accounts = built.leadline.accounts
-  const head = await built.leadline.store.headPosition()
-  t.equal(accounts.knownSince('acc_unknown', 0), undefined, 'an account never asked for is not known')
-  await accounts.get(account.accountId)
-  t.equal(accounts.knownSince(account.accountId, head)?.accountId, account.accountId, 'checked at the head: known as of it')
-  t.equal(accounts.knownSince(account.accountId, head + 1), undefined, 'not known as of a later position')
-
-  const elsewhere = await openLeadline({ store: built.store, viewsPath: built.viewsPath })
-  t.teardown(() => elsewhere.close())
-  await elsewhere.accounts.changeSettings(account.accountId, { alertTo: '+13125550199' }, operatorContext)
-  const after = await built.leadline.store.headPosition()
-  t.equal(accounts.knownSince(account.accountId, after), undefined, 'a change made since: not known until checked again')
-  await accounts.get(account.accountId)
-  t.equal(accounts.knownSince(account.accountId, after)?.settings.alertTo, '+13125550199', 'checked again: the change is in it')
-})

@@ -15,7 +15,6 @@ import type { LeadReceived } from '../../domain/lead/intake/intake.events.ts'
 import type { CallbackRequested } from '../../domain/lead/calls/calls.events.ts'
 import type { PaymentSettled } from '../../domain/lead/payments/payments.events.ts'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
-import type { AccountSettings } from '../../domain/account/account-settings.ts'
 import { ALERT_SOURCES, alertKindOf, alertText, ownerAlertStream, type AlertKind, type OwnerAlertEvent } from '../../domain/owner-alerts/owner-alerts.events.ts'
 import { isWrongExpectedRevision, type EventStore } from '../../eventstore/event-store.port.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
@@ -29,7 +28,7 @@ export const RESUME_WINDOW_MS = 15 * 60 * 1000
 
 export interface OwnerAlertsOptions {
   readonly store: EventStore
-  readonly accounts: Pick<Accounts, 'get' | 'knownSince'>
+  readonly accounts: Pick<Accounts, 'get'>
   readonly inboundLeads: InboundLeadsQueries
   readonly carrier: Carrier
   readonly clock: () => Date
@@ -49,13 +48,6 @@ export class OwnerAlerts {
 
   private async react(event: RecordedEvent): Promise<Reaction> {
     if (Date.parse(event.recordedAt) < this.options.clock().getTime() - RESUME_WINDOW_MS) return
-    // Most accounts want no alert of most events: when the account is known as of this event (its
-    // settings then or later), say so without the check of the log `alert` makes.
-    const kind = alertKindOf(event.type)
-    const lead = parseLeadStream(event.stream)
-    if (kind === null || lead === null) return
-    const known = this.options.accounts.knownSince(lead.accountId, event.position)
-    if (known !== undefined && !wantsAlert(known.settings, kind)) return
     const alerted = this.alert(event).catch((error: unknown) => {
       this.options.logger?.error({ err: error, eventId: event.id }, 'owner alert failed')
     })
@@ -77,7 +69,7 @@ export class OwnerAlerts {
     if (kind === null || lead === null) return 'not_wanted'
     const account = await accounts.get(lead.accountId)
     const settings = account?.settings
-    if (!settings || !wantsAlert(settings, kind)) return 'not_wanted'
+    if (!settings || settings.alertTo === null || !settings.alerts.includes(kind)) return 'not_wanted'
     if (settings.callerId === null) {
       logger?.warn({ accountId: lead.accountId, kind }, 'owner alert not sent: the account has no caller id to text from')
       return 'not_wanted'
@@ -117,10 +109,6 @@ export class OwnerAlerts {
   private newEvent(event: Pick<OwnerAlertEvent, 'type' | 'data'>, cause: RecordedEvent): NewEvent {
     return { type: event.type, data: event.data, metadata: { correlationId: cause.metadata.correlationId, causationId: cause.id, actor: { kind: 'process', id: 'owner-alerts' }, schemaVersion: 1 } }
   }
-}
-
-function wantsAlert(settings: AccountSettings, kind: AlertKind): settings is AccountSettings & { alertTo: string } {
-  return settings.alertTo !== null && settings.alerts.includes(kind)
 }
 
 function detail(kind: AlertKind, event: RecordedEvent): { amount?: string; callbackAt?: string } {
