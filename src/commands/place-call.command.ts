@@ -97,7 +97,7 @@ export async function placeCall(deps: PlaceCallDeps, account: AccountState, inpu
       {
         type: 'ReceiveLead',
         accountId: account.accountId,
-        newLeadId: newLeadId(),
+        newLeadId: newLeadId(clock().getTime()),
         fields: { ...(lead.fields as NonNullable<LeadState['fields']>), ...(name ? { fullName: name } : {}), source: 'place_call' },
         list: false,
       },

@@ -59,11 +59,12 @@ export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, 
   }
   const input = google?.input ?? flattenLeadAdsPayload(body) ?? (body as Record<string, unknown>)
   const fieldMap = source === undefined ? undefined : account.fieldMaps.get(source)?.mappings
+  const now = deps.clock()
   const normalised = normalizeLeadInput(input, {
     defaultCountry: account.settings.defaultCountry,
     timeZone: account.settings.timeZone,
     industry: account.settings.industry,
-    now: deps.clock(),
+    now,
     ...(fieldMap === undefined ? {} : { fieldMap }),
   })
   if (!normalised.ok) throw new DomainError(normalised.error.code, normalised.error.message)
@@ -78,7 +79,7 @@ export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, 
     leadStream(account.accountId, lead.phoneLast10),
     leadDecider,
     {
-      type: 'ReceiveLead', accountId: account.accountId, newLeadId: newLeadId(), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') },
+      type: 'ReceiveLead', accountId: account.accountId, newLeadId: newLeadId(now.getTime()), fields: lead, derived, warnings, speedToLead: { settings: account.settings, decisionId: newId('dec') },
       ...(consent === undefined ? {} : { consent }),
       ...(Object.keys(origin).length === 0 ? {} : { origin }),
       ...(google?.test === true ? { test: true } : {}),

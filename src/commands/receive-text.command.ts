@@ -44,11 +44,12 @@ export async function recordInboundText(deps: ReceiveTextDeps, text: InboundText
   // Two accounts sharing a number: the oldest has it (docs/texting.md).
   const account = accountIds[0] === undefined ? null : await deps.accounts.get(accountIds[0])
   if (!account) return { recorded: false, reason: 'unknown_number' }
+  const now = deps.clock()
   const normalised = normalizeLeadInput({ phone: text.from }, {
     defaultCountry: account.settings.defaultCountry,
     timeZone: account.settings.timeZone,
     industry: account.settings.industry,
-    now: deps.clock(),
+    now,
   })
   if (!normalised.ok) return { recorded: false, reason: 'not_a_phone_number' }
   const stream = leadStream(account.accountId, normalised.lead.phoneLast10)
@@ -57,7 +58,7 @@ export async function recordInboundText(deps: ReceiveTextDeps, text: InboundText
     stream,
     leadDecider,
     {
-      type: 'ReceiveText', accountId: account.accountId, newLeadId: newLeadId(), fields: normalised.lead,
+      type: 'ReceiveText', accountId: account.accountId, newLeadId: newLeadId(now.getTime()), fields: normalised.lead,
       messageId: text.messageId, from: text.from, to: text.to, body: text.body, carrier: deps.carrier().name,
     },
     context,

@@ -50,12 +50,12 @@ export function newId(prefix: string): string {
 const timeDigits = Buffer.alloc(10)
 
 /**
- * A new lead id, `ld_` then 26 digits of Crockford base32: 10 of the milliseconds since 1970, then
- * 80 random bits. The digits sort as their values do, so ids made later sort later: the read models'
+ * A new lead id, `ld_` then 26 digits of Crockford base32: 10 of `now` (milliseconds since 1970,
+ * the commands' clock), then 80 random bits. The digits sort as their values do, so ids made later sort later: the read models'
  * index of lead ids grows at its end, where random ids would each change a different page of it on
  * every batch (docs/performance.md). Ids made before are 16 random digits and stay valid.
  */
-export function newLeadId(now: number = Date.now()): string {
+export function newLeadId(now: number): string {
   let rest = now
   for (let i = timeDigits.length - 1; i >= 0; i--) {
     timeDigits[i] = BASE32[rest % 32] as number
