@@ -75,7 +75,7 @@ export async function createHttpServer(
 /** `leadline serve`: runs until SIGTERM or SIGINT. */
 export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
   const logger = pino(loggerOptions(config.logLevel) as LoggerOptions)
-  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, serving: true })
+  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, serving: true, eventReceivers: { allowPrivate: config.eventsAllowPrivate } })
   const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy, operatorTokenHashes: config.operatorTokenHashes, oauth: config.oauth })
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.
@@ -83,6 +83,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   await fastify.listen({ port: config.port, host: config.host })
   await leadline.start()
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
+  if (config.eventsAllowPrivate) fastify.log.warn('LEADLINE_EVENTS_ALLOW_PRIVATE=1: outbound events may go to private, loopback and plain-http receivers')
   await logBareCallerIds(leadline, fastify.log)
 
   let stopping: Promise<void> | null = null
