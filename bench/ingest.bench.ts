@@ -35,7 +35,8 @@ const CONNECTIONS = 50
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
-const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db') })
+// The receivers listen on 127.0.0.1: LEADLINE_EVENTS_ALLOW_PRIVATE, for the subscription and the server alike.
+const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db'), eventReceivers: { allowPrivate: true } })
 const { account, webhookToken } = await setup.accounts.create('Bench', {}, { actor: { kind: 'operator', id: 'bench' } })
 const receivers = await Promise.all(Array.from({ length: Number(values.receivers) }, () => startCountingReceiver()))
 for (const receiver of receivers) await setup.eventSubscriptions.subscribe(account.accountId, receiver.url, null, { actor: { kind: 'operator', id: 'bench' } })
@@ -46,7 +47,7 @@ const delivered = () => receivers.reduce((n, r) => n + r.count(), 0)
 const bare = await serveChild(['bench/bare-fastify.server.ts'], {}, Number(values.port))
 // One token carries the whole load: the per-token rate limit stays on (its cost is measured) but far above it.
 const operator = operatorAccessForBench()
-const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000', ...operator.env }, Number(values.port) + 1)
+const leadline = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_EVENTS_ALLOW_PRIVATE: '1', LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000', ...operator.env }, Number(values.port) + 1)
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 
 const NEW_LEADS_FROM = 125_000_000

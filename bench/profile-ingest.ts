@@ -29,7 +29,8 @@ const { values } = parseArgs({
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-prof-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
-const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db') })
+// The receivers listen on 127.0.0.1: LEADLINE_EVENTS_ALLOW_PRIVATE, for the subscription and the server alike.
+const setup = await openLeadline({ store, viewsPath: path.join(dir, 'leadline.views.db'), eventReceivers: { allowPrivate: true } })
 const { account, webhookToken } = await setup.accounts.create('Profile', {}, { actor: { kind: 'operator', id: 'bench' } })
 const receivers = await Promise.all(Array.from({ length: Number(values.receivers) }, () => startCountingReceiver()))
 for (const receiver of receivers) await setup.eventSubscriptions.subscribe(account.accountId, receiver.url, null, { actor: { kind: 'operator', id: 'bench' } })
@@ -37,7 +38,7 @@ await setup.close()
 
 fs.mkdirSync(values.out, { recursive: true })
 const flags = values['no-prof'] ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.out}`]
-const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, Number(values.port))
+const server = await serveChild([...flags, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_EVENTS_ALLOW_PRIVATE: '1', LEADLINE_WEBHOOK_RATE: '1000000', LEADLINE_WEBHOOK_BURST: '1000000' }, Number(values.port))
 const headers = { 'content-type': 'application/json', 'x-service-token': webhookToken.secret }
 const pool = values.cold ? COLD_REPEAT_POOL : REPEAT_POOL
 if (values.repeats) await seedRepeatPool(server.url, headers, pool)

@@ -45,7 +45,8 @@ import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
 import type { SecretBox } from './integrations/secrets/secret-box.ts'
 import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
-import { facebookConfig, type FacebookConfig } from './config/config.ts'
+import { eventsAllowPrivateFromEnv, facebookConfig, type FacebookConfig } from './config/config.ts'
+import { EventReceivers, type HostResolver } from './integrations/event-receivers/event-receivers.ts'
 import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
 import { createFacebookGraph } from './integrations/facebook/graph-api.ts'
@@ -90,6 +91,11 @@ export interface LeadlineOptions {
   readonly facebookRetryDelaysMs?: readonly number[]
   /** How outbound events are retried and paced (tests shorten it); see DEFAULT_DELIVERY_POLICY. */
   readonly deliveryPolicy?: Partial<DeliveryPolicy>
+  /**
+   * Outbound events' receivers: whether private ones are allowed (default: LEADLINE_EVENTS_ALLOW_PRIVATE
+   * of `env`) and the resolver their host names go through (default: the system's; tests bring their own).
+   */
+  readonly eventReceivers?: { readonly allowPrivate?: boolean; readonly resolve?: HostResolver }
   /** The voice assistant's model instead of the one LEADLINE_ASSISTANT_* names (tests); its turn timeout too. */
   readonly assistantProvider?: AssistantProvider
   readonly assistantTurnTimeoutMs?: number
@@ -233,12 +239,16 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const effectProcesses = effects.all
   const outboundDeliveries = new OutboundDeliveries(views)
   const intake = new IntakeGauge()
+  const receivers = new EventReceivers({
+    rules: { allowPrivate: options.eventReceivers?.allowPrivate ?? eventsAllowPrivateFromEnv(options.env ?? process.env) },
+    ...(options.eventReceivers?.resolve ? { resolve: options.eventReceivers.resolve } : {}),
+  })
   const outboundEvents = new OutboundEvents({
-    accounts, inboundLeads, deliveries: outboundDeliveries, views, secretBox, clock,
+    accounts, inboundLeads, deliveries: outboundDeliveries, views, secretBox, receivers, clock,
     policy: { flooded: intakeFlood(intake), ...options.deliveryPolicy }, ...(options.logger ? { logger: options.logger } : {}),
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
-  const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, deliveries: outboundDeliveries, outboundEvents, clock })
+  const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, receivers, deliveries: outboundDeliveries, outboundEvents, clock })
   const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
   const assistant = new AssistantEngine({
     commands, accounts, calls, runner, inboundLeads, clock,

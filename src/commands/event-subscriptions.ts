@@ -11,6 +11,7 @@ import { DomainError } from '../domain/shared/decider.ts'
 import { newId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import type { SecretBox } from '../integrations/secrets/secret-box.ts'
+import type { EventReceivers } from '../integrations/event-receivers/event-receivers.ts'
 import type { Delivery, DeliveryAttempt, DeliveryStatus, OutboundDeliveries } from '../read-models/outbound-deliveries.ts'
 import { subscriptionSecretPurpose, type OutboundEvents } from '../processes/outbound-events/outbound-events.process.ts'
 import type { Accounts } from './accounts.ts'
@@ -65,6 +66,8 @@ export class EventSubscriptions {
       readonly commands: CommandHandler
       readonly accounts: Accounts
       readonly secretBox: SecretBox
+      /** Checks a receiver URL: https, on public addresses only (unless the operator allows private ones). */
+      readonly receivers: Pick<EventReceivers, 'check'>
       readonly deliveries: OutboundDeliveries
       readonly outboundEvents: OutboundEvents
       readonly clock: () => Date
@@ -73,6 +76,8 @@ export class EventSubscriptions {
 
   /** Subscribes `url`; the answer holds the signing secret, the only time it is ever shown. */
   async subscribe(accountId: string, url: string, types: readonly string[] | null, context: CommandContext): Promise<{ subscription: SubscriptionView; secret: string }> {
+    // Every delivery checks the receiver's addresses again; this refuses a URL that could never be delivered to.
+    await this.deps.receivers.check(url)
     const subscriptionId = newId('sub')
     const { secret, hint } = newSigningSecret()
     const sealedSecret = this.deps.secretBox.seal(secret, subscriptionSecretPurpose(accountId, subscriptionId))

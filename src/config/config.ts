@@ -26,6 +26,11 @@ const httpUrl = z
   .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
   .transform((u) => u.replace(/\/+$/, ''))
 
+const eventsAllowPrivate = z
+  .enum(['0', '1'], { message: 'must be 1 (outbound events may go to private, loopback and plain-http receivers) or 0 (public https receivers only, the default)' })
+  .default('0')
+  .transform((v) => v === '1')
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -62,6 +67,8 @@ const schema = z.object({
     .transform((text) => text.split(',').map((h) => h.trim().toLowerCase()).filter((h) => h !== ''))
     .refine((hashes) => hashes.every((h) => /^[0-9a-f]{64}$/.test(h)), { message: 'must be SHA-256 hashes (64 hex digits each, comma-separated) as `leadline operator-token` prints them, never the token itself' })
     .default([]),
+  // Outbound events to private, loopback and plain-http receivers (docs/events.md#receivers): a self-hosted network, tests.
+  LEADLINE_EVENTS_ALLOW_PRIVATE: eventsAllowPrivate,
   // The key that seals secrets Leadline must use later (signing secrets, page access tokens): 32 bytes, base64 or hex.
   LEADLINE_SECRET_KEY: z
     .string()
@@ -93,6 +100,14 @@ export function secretKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | null {
   const key = parseSecretKey(text)
   if (key === null) throw new ConfigError(['LEADLINE_SECRET_KEY: must be 32 random bytes as base64 (44 characters) or hex (64 digits), as `openssl rand -base64 32` prints them'])
   return key
+}
+
+/** LEADLINE_EVENTS_ALLOW_PRIVATE from an environment, checked as loadConfig checks it: off unless `1`. */
+export function eventsAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const text = env.LEADLINE_EVENTS_ALLOW_PRIVATE
+  const parsed = eventsAllowPrivate.safeParse(text === undefined || text.trim() === '' ? undefined : text.trim())
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `LEADLINE_EVENTS_ALLOW_PRIVATE: ${issue.message}`))
+  return parsed.data
 }
 
 /** Where the embedded store keeps its generated secret key when LEADLINE_SECRET_KEY is not set: beside the log. */
@@ -174,6 +189,8 @@ export interface Config {
   readonly secretKey: Buffer | null
   /** LEADLINE_OAUTH=on: the tool endpoint takes OAuth access tokens beside API keys (needs an https public URL). */
   readonly oauth: boolean
+  /** LEADLINE_EVENTS_ALLOW_PRIVATE=1: outbound events may go to private, loopback and plain-http receivers. */
+  readonly eventsAllowPrivate: boolean
 }
 
 export class ConfigError extends Error {
@@ -218,5 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operatorTokenHashes: c.LEADLINE_OPERATOR_TOKEN_HASH,
     secretKey: c.LEADLINE_SECRET_KEY ?? null,
     oauth: c.LEADLINE_OAUTH === 'on',
+    eventsAllowPrivate: c.LEADLINE_EVENTS_ALLOW_PRIVATE,
   }
 }

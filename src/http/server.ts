@@ -10,7 +10,7 @@ import { openLeadline, type Leadline } from '../leadline.ts'
 import { textSender } from '../domain/lead/texts/text-body.ts'
 import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
 import { app } from './app.ts'
-import { redactUrl } from './redact.ts'
+import { redactFields, redactText, redactUrl } from './redact.ts'
 import { lazyRequestLogger } from './request-logger.ts'
 
 export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['logger'] {
@@ -18,7 +18,8 @@ export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['
     level,
     redact: {
       // Credentials in headers wherever a plugin logs them: @fastify/multipart logs `busboyOptions.headers`
-      // at trace level (found by the secrets scan, test/security/secrets-in-logs.test.ts).
+      // at trace level (found by the secrets scan, test/security/secrets-in-logs.test.ts). The serializers
+      // below redact any other header named for a secret.
       paths: [
         ...['req.headers', 'headers', '*.headers'].flatMap((at) =>
           ['authorization', 'x-service-token', 'cookie', 'stripe-signature', ...CARRIER_SECRET_HEADERS].map((header) => `${at}["${header}"]`),
@@ -32,6 +33,25 @@ export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['
     serializers: {
       req(request: { method: string; url: string; ip?: string }) {
         return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }
+      },
+      // Whatever logs a request's parts under these names has them redacted by pattern.
+      headers: redactFields,
+      query: redactFields,
+      body: redactFields,
+      params: redactFields,
+      busboyOptions: redactFields,
+      url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),
+      err(error: Error) {
+        const shown = pino.stdSerializers.err(error) as ReturnType<typeof pino.stdSerializers.err> & { message: string; stack: string }
+        // The stack's frames are file names and lines (an `oauth-server.ts:12` is not a secret); its message lines are redacted.
+        const stack = String(shown.stack).split('\n').map((line) => (/^\s+at /.test(line) ? line : redactText(line))).join('\n')
+        return { ...shown, message: redactText(String(shown.message)), stack }
+      },
+    },
+    hooks: {
+      // A message that quotes a request (a URL, a field) loses its secrets too.
+      logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+        method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg)))
       },
     },
   }
@@ -75,7 +95,7 @@ export async function createHttpServer(
 /** `leadline serve`: runs until SIGTERM or SIGINT. */
 export async function serve(config: Config): Promise<{ fastify: FastifyInstance; leadline: Leadline; stop: () => Promise<void> }> {
   const logger = pino(loggerOptions(config.logLevel) as LoggerOptions)
-  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, serving: true })
+  const leadline = await openLeadline({ store: config.store, viewsPath: config.viewsPath, publicUrl: config.publicUrl, logger, serving: true, eventReceivers: { allowPrivate: config.eventsAllowPrivate } })
   const fastify = await createHttpServer(leadline, { logger, publicUrl: config.publicUrl, webhookRateLimit: config.webhookRateLimit, readyLagMs: config.readyLagMs, trustProxy: config.trustProxy, operatorTokenHashes: config.operatorTokenHashes, oauth: config.oauth })
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.
@@ -83,6 +103,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   await fastify.listen({ port: config.port, host: config.host })
   await leadline.start()
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
+  if (config.eventsAllowPrivate) fastify.log.warn('LEADLINE_EVENTS_ALLOW_PRIVATE=1: outbound events may go to private, loopback and plain-http receivers')
   await logBareCallerIds(leadline, fastify.log)
 
   let stopping: Promise<void> | null = null

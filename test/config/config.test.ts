@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, defaultSecretKeyPath, defaultViewsPath, loadConfig } from '../../src/config/config.ts'
+import { ConfigError, defaultSecretKeyPath, defaultViewsPath, loadConfig, eventsAllowPrivateFromEnv } from '../../src/config/config.ts'
 
 t.test('defaults: embedded store, loopback, port 3000', async (t) => {
   t.same(loadConfig({}), {
@@ -16,6 +16,7 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     operatorTokenHashes: [],
     secretKey: null,
     oauth: false,
+    eventsAllowPrivate: false,
   })
 })
 
@@ -88,4 +89,16 @@ t.test('LEADLINE_OAUTH: off by default; on needs an https public URL, or the sta
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on' }), /LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL .*it is not set/)
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }), /it is http:\/\/leads.example.com/)
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'yes' }), /LEADLINE_OAUTH: must be on or off/)
+})
+
+t.test('LEADLINE_EVENTS_ALLOW_PRIVATE: off by default; 1 allows private receivers; anything else stops the start', async (t) => {
+  t.equal(loadConfig({}).eventsAllowPrivate, false)
+  t.equal(loadConfig({ LEADLINE_EVENTS_ALLOW_PRIVATE: '1' }).eventsAllowPrivate, true)
+  t.equal(loadConfig({ LEADLINE_EVENTS_ALLOW_PRIVATE: '0' }).eventsAllowPrivate, false)
+  t.equal(eventsAllowPrivateFromEnv({}), false)
+  t.equal(eventsAllowPrivateFromEnv({ LEADLINE_EVENTS_ALLOW_PRIVATE: ' 1 ' }), true)
+  for (const value of ['yes', 'true', 'on', '2']) {
+    t.throws(() => loadConfig({ LEADLINE_EVENTS_ALLOW_PRIVATE: value }), /LEADLINE_EVENTS_ALLOW_PRIVATE: must be 1/, value)
+    t.throws(() => eventsAllowPrivateFromEnv({ LEADLINE_EVENTS_ALLOW_PRIVATE: value }), /LEADLINE_EVENTS_ALLOW_PRIVATE: must be 1/, value)
+  }
 })

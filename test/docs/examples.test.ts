@@ -130,7 +130,8 @@ for (const { page, examples } of examplesByPage) {
     mkdirSync(cwd)
     const urls = { '{base_url}': baseUrl, '{docs_url}': `${baseUrl}/docs` }
     // The CLI shares the server's log but keeps its own read models, as a second process would.
-    const env = { LEADLINE_STORE: app.store, LEADLINE_VIEWS: path.join(cwd, 'cli.views.db'), LEADLINE_PUBLIC_URL: baseUrl }
+    // LEADLINE_EVENTS_ALLOW_PRIVATE: the pages subscribe crm.example.com, a name no resolver answers where the tests run.
+    const env = { LEADLINE_STORE: app.store, LEADLINE_VIEWS: path.join(cwd, 'cli.views.db'), LEADLINE_PUBLIC_URL: baseUrl, LEADLINE_EVENTS_ALLOW_PRIVATE: '1' }
     // A reader's terminal in the checkout, whose `npx leadline` uses the test's store (and whose npm
     // does not look for its own updates, which would print a notice among the command's output).
     const shell = new ShellSession({ cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', npm_config_update_notifier: 'false', ...env }, stateDir: cwd })

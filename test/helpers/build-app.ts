@@ -63,6 +63,8 @@ export async function buildApp(
     facebookRetryDelaysMs?: readonly number[]
     /** How outbound events are retried and paced (default: the documented policy). */
     deliveryPolicy?: LeadlineOptions['deliveryPolicy']
+    /** Outbound events' receivers: private ones allowed (tests on 127.0.0.1), a resolver of the test's. */
+    eventReceivers?: LeadlineOptions['eventReceivers']
     /** LEADLINE_OAUTH=on (give an https publicUrl). */
     oauth?: boolean
     /** The voice assistant's model (default: the scripted assistant) and its turn timeout. */
@@ -90,6 +92,7 @@ export async function buildApp(
     ...(options.followUpIntervalMs !== undefined ? { followUpIntervalMs: options.followUpIntervalMs } : {}),
     ...(options.facebookRetryDelaysMs !== undefined ? { facebookRetryDelaysMs: options.facebookRetryDelaysMs } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
+    ...(options.eventReceivers ? { eventReceivers: options.eventReceivers } : {}),
     ...(options.assistantProvider ? { assistantProvider: options.assistantProvider } : {}),
     ...(options.assistantTurnTimeoutMs !== undefined ? { assistantTurnTimeoutMs: options.assistantTurnTimeoutMs } : {}),
     ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),

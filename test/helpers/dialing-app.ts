@@ -57,6 +57,7 @@ export interface DialingAppOptions {
   /** The embedded store's files instead of memory: for tests that `reopen` them. */
   readonly store?: 'memory' | 'sqlite'
   readonly deliveryPolicy?: LeadlineOptions['deliveryPolicy']
+  readonly eventReceivers?: LeadlineOptions['eventReceivers']
   /** The assistant's longest call in ms instead of the brief's minutes. */
   readonly assistantMaxCallMs?: number
 }
@@ -72,6 +73,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.start !== undefined ? { start: options.start } : {}),
     ...(options.store ? { store: options.store } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
+    ...(options.eventReceivers ? { eventReceivers: options.eventReceivers } : {}),
     ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
   })
 }
@@ -92,6 +94,7 @@ export async function reopen(
     ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
     ...(options.carrier ? { carrier: options.carrier } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
+    ...(options.eventReceivers ? { eventReceivers: options.eventReceivers } : {}),
   })
   const app = await createHttpServer(leadline, { logger: false, publicUrl: PUBLIC_URL })
   if (options.start !== false) await leadline.start()

@@ -7,13 +7,14 @@
 import path from 'node:path'
 import t from 'tap'
 import { runCli } from '../../src/cli/main.ts'
-import { signedInConsole } from '../http/console/console-helpers.ts'
+import { signedInConsole, TEST_ENV } from '../http/console/console-helpers.ts'
+import { buildApp } from '../helpers/build-app.ts'
 import { mcpApp } from '../http/mcp/mcp-helpers.ts'
 import { startReceiver } from '../processes/outbound-events/receiver.ts'
 import { waitFor } from '../helpers/dialing-app.ts'
 
 const dir = t.testdir()
-const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'log.db')}`, LOG_LEVEL: 'silent', LEADLINE_SIMULATED_DELAY_MS: '20' }
+const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'log.db')}`, LOG_LEVEL: 'silent', LEADLINE_SIMULATED_DELAY_MS: '20', LEADLINE_EVENTS_ALLOW_PRIVATE: '1' }
 
 async function cli(args: string[]) {
   const out: string[] = []
@@ -45,7 +46,8 @@ t.test('the command line: subscribe and rotate-secret show the secret once; list
 })
 
 t.test('the console: the secret on the answering page, behind Reveal, then never; the deliveries with their answers', async (t) => {
-  const f = await signedInConsole(t)
+  // The receiver listens on 127.0.0.1: the operator's setting for a self-hosted network.
+  const f = await signedInConsole(t, { app: await buildApp(t, { env: { ...TEST_ENV, LEADLINE_EVENTS_ALLOW_PRIVATE: '1' } }) })
   const receiver = await startReceiver((n) => (n === 1 ? 500 : 200))
   t.teardown(() => receiver.close())
   await f.browser.get('/app/connections/events')
@@ -67,7 +69,8 @@ t.test('the console: the secret on the answering page, behind Reveal, then never
 })
 
 t.test('no tool answer holds a secret or its sealed form', async (t) => {
-  const app = await mcpApp(t)
+  // crm.example.com resolves to a public address of the test's own (no network needed).
+  const app = await mcpApp(t, { eventReceivers: { resolve: async () => [{ address: '93.184.215.14', family: 4 }] } })
   const account = await app.account()
   const { secret } = await app.leadline.eventSubscriptions.subscribe(account.accountId, 'https://crm.example.com/hooks', null, { actor: { kind: 'operator', id: 'test' } })
   const { leadId } = await account.pushLead({ phone: '312-555-0142', name: 'Jane Doe' })

@@ -52,6 +52,7 @@ ${list.length === 0
 <form method="post" action="${CONSOLE_PREFIX}${PATH}/${s.subscriptionId}/remove" class="inline" data-confirm="Remove this subscription? Its pending deliveries are cancelled.">${csrfField(frame.csrfToken)}<button type="submit" class="danger">Remove</button></form></td>
 </tr>`)}</tbody></table></div>`}
 <h2>Subscribe a URL</h2>
+<p class="muted">An <code>https</code> URL on a public address: loopback, private and other internal addresses are refused, and redirects are not followed (<a href="/docs/events#receivers">receivers</a>).</p>
 <form method="post" action="${CONSOLE_PREFIX}${PATH}">
 ${csrfField(frame.csrfToken)}
 <p><label for="url">URL</label> <input type="url" id="url" name="url" required placeholder="https://crm.example.com/hooks/leadline" class="mono"></p>

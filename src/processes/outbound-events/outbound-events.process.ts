@@ -23,6 +23,7 @@ import { sha256Hex } from '../../domain/shared/sha256.ts'
 import type { EventSubscriptionState } from '../../domain/account/account.decider.ts'
 import type { Accounts } from '../../commands/accounts.ts'
 import type { SecretBox } from '../../integrations/secrets/secret-box.ts'
+import { ReceiverRefused, type EventReceivers } from '../../integrations/event-receivers/event-receivers.ts'
 import { BUSY_RETRY_MS, writeUnlessBusy, type ViewsDatabase } from '../../read-models/views-database.ts'
 import type { Delivery, DeliveryStatus, NewDelivery, OutboundDeliveries } from '../../read-models/outbound-deliveries.ts'
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
@@ -104,6 +105,8 @@ export interface OutboundEventsOptions {
   readonly deliveries: OutboundDeliveries
   readonly views: ViewsDatabase
   readonly secretBox: SecretBox
+  /** Posts to receivers on public addresses only (or private ones too, when the operator allows them). */
+  readonly receivers: Pick<EventReceivers, 'post' | 'close'>
   readonly clock: () => Date
   readonly policy?: Partial<DeliveryPolicy>
   readonly logger?: Pick<Logger, 'info' | 'warn' | 'error'>
@@ -277,6 +280,7 @@ export class OutboundEvents {
     this.pruner = null
     for (const { controller } of this.inFlight.values()) controller.abort()
     await Promise.allSettled([...this.settledRequests])
+    this.options.receivers.close()
     if (this.flushing !== null) this.flush()
   }
 
@@ -386,8 +390,7 @@ export class OutboundEvents {
     try {
       const signer = this.signer(delivery.accountId, subscription)
       const timestamp = new Date(Math.floor(started.getTime() / 1000) * 1000)
-      const response = await fetch(subscription.url, {
-        method: 'POST',
+      status = await this.options.receivers.post(subscription.url, {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Leadline-Webhooks/1',
@@ -396,11 +399,8 @@ export class OutboundEvents {
           'webhook-signature': signer.sign(delivery.webhookId, timestamp, delivery.payload),
         },
         body: delivery.payload,
-        redirect: 'manual',
         signal: AbortSignal.any([stopping, AbortSignal.timeout(this.policy.timeoutMs)]),
       })
-      status = response.status
-      await response.body?.cancel()
       if (status < 200 || status >= 300) error = `HTTP ${status}`
     } catch (caught) {
       if (stopping.aborted) return // stopping: left pending, sent again after a start with the same webhook-id
@@ -463,10 +463,15 @@ class SecretUnavailable extends Error {}
 
 type AttemptOutcome = Parameters<OutboundDeliveries['recordAttempts']>[0][number]
 
+/**
+ * What the delivery log says of a failed attempt: a few fixed texts and an error code, never an
+ * error's own message (it could hold what a receiver or a network said). A receiver refused before
+ * any connection reads the same whatever listens at its address.
+ */
 function describe(error: unknown, timeoutMs: number): string {
+  if (error instanceof ReceiverRefused) return error.shown
   if (error instanceof SecretUnavailable) return `secret_unavailable: ${error.message}`
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `timeout: no answer in ${timeoutMs} ms`
-  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined
-  if (cause?.code) return `unreachable: ${cause.code}`
-  return `unreachable: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300)
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,60}$/.test(code) ? `unreachable: ${code}` : 'unreachable: could not connect'
 }

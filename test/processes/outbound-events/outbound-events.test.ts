@@ -11,6 +11,8 @@ import { startReceiver, type Receiver } from './receiver.ts'
 import type { Leadline } from '../../../src/leadline.ts'
 
 const FAST = { firstDelayMs: 40, maxDelayMs: 200, pollMs: 20, timeoutMs: 1000 }
+/** The receivers here listen on 127.0.0.1: LEADLINE_EVENTS_ALLOW_PRIVATE=1's setting. */
+const LOOPBACK = { eventReceivers: { allowPrivate: true } }
 
 async function receiver(t: Test, answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
   const r = await startReceiver(answer)
@@ -35,7 +37,7 @@ function inStatus(leadline: Leadline, accountId: string, status: string) {
 }
 
 t.test('a receiver answering 500, 500, 200: the event is delivered on the third attempt, with the same webhook-id, three attempts logged', async (t) => {
-  const built = await dialingApp(t, { deliveryPolicy: FAST })
+  const built = await dialingApp(t, { ...LOOPBACK, deliveryPolicy: FAST })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t, (n) => [500, 500, 200][n - 1] ?? 200)
   const subscription = await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -58,7 +60,7 @@ t.test('a receiver answering 500, 500, 200: the event is delivered on the third 
 })
 
 t.test('a lead\'s events arrive in log order, each once, while a failing first event holds back only its own lead', async (t) => {
-  const built = await dialingApp(t, { deliveryPolicy: FAST })
+  const built = await dialingApp(t, { ...LOOPBACK, deliveryPolicy: FAST })
   const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100 })
   let failedOnce = false
   // The first lead's first event fails once: its later events must wait for it; the other lead's need not.
@@ -94,7 +96,7 @@ t.test('receivers that are down or hang slow neither intake nor dialing', async 
   const LEADS = 30
   async function run(withDeadReceivers: boolean): Promise<{ intakeMs: number; dialedMs: number }> {
     // The documented backoff's shape (a first retry seconds later), shortened only where the test waits for nothing.
-    const built = await dialingApp(t, { deliveryPolicy: { ...FAST, firstDelayMs: 2000, timeoutMs: 5000 } })
+    const built = await dialingApp(t, { ...LOOPBACK, deliveryPolicy: { ...FAST, firstDelayMs: 2000, timeoutMs: 5000 } })
     const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100 })
     if (withDeadReceivers) {
       await built.leadline.eventSubscriptions.subscribe(account.accountId, await freePortUrl(), null, operatorContext)
@@ -123,7 +125,7 @@ t.test('receivers that are down or hang slow neither intake nor dialing', async 
 t.test('during a flood of leads, deliveries yield to intake: a trickle at the flood rate, the rest once it has passed, in log order', async (t) => {
   let flood = true
   // New events wait 300 ms at most for room before their deliveries are written (the next test waits longer).
-  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, whileBusyPerSecond: 4, deferUpToMs: 300, flooded: () => flood } })
+  const built = await dialingApp(t, { ...LOOPBACK, deliveryPolicy: { ...FAST, whileBusyPerSecond: 4, deferUpToMs: 300, flooded: () => flood } })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -145,7 +147,7 @@ t.test('during a flood of leads, deliveries yield to intake: a trickle at the fl
 
 t.test('during a flood of leads, new events wait before their deliveries are written, none held in memory, and dialing does not wait with them', async (t) => {
   let flood = true
-  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, deferUpToMs: 60_000, flooded: () => flood } })
+  const built = await dialingApp(t, { ...LOOPBACK, store: 'sqlite', deliveryPolicy: { ...FAST, deferUpToMs: 60_000, flooded: () => flood } })
   const { account, token } = await built.createAccount('Acme', DIALING)
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -163,7 +165,7 @@ t.test('during a flood of leads, new events wait before their deliveries are wri
 })
 
 t.test('a restart while new events wait for room: they are delivered after it, each once', async (t) => {
-  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: { ...FAST, deferUpToMs: 60_000, flooded: () => true } })
+  const built = await dialingApp(t, { ...LOOPBACK, store: 'sqlite', deliveryPolicy: { ...FAST, deferUpToMs: 60_000, flooded: () => true } })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t)
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -173,7 +175,7 @@ t.test('a restart while new events wait for room: they are delivered after it, e
   await built.app.close()
   await built.leadline.close()
 
-  const again = await reopen(t, { store: built.store, viewsPath: built.viewsPath }, { deliveryPolicy: FAST })
+  const again = await reopen(t, { store: built.store, viewsPath: built.viewsPath }, { ...LOOPBACK, deliveryPolicy: FAST })
   await waitFor('delivered after the restart', () => r.received.length === 3, 5000)
   await sleep(150)
   t.same(r.received.map((x) => x.payload.data.phone), Array.from({ length: 3 }, (_, i) => `+1312555${String(4000 + i)}`), 'each once, in log order')
@@ -190,7 +192,7 @@ function countPlaced(leadline: Leadline, accountId: string, n: number, from = 10
 }
 
 t.test('a restart mid-delivery sends the event again, with the same webhook-id', async (t) => {
-  const built = await dialingApp(t, { store: 'sqlite', deliveryPolicy: FAST })
+  const built = await dialingApp(t, { ...LOOPBACK, store: 'sqlite', deliveryPolicy: FAST })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t, (n) => (n === 1 ? 'hang' : 200))
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
@@ -199,7 +201,7 @@ t.test('a restart mid-delivery sends the event again, with the same webhook-id',
   await built.app.close()
   await built.leadline.close()
 
-  const again = await reopen(t, { store: built.store, viewsPath: built.viewsPath }, { deliveryPolicy: FAST })
+  const again = await reopen(t, { store: built.store, viewsPath: built.viewsPath }, { ...LOOPBACK, deliveryPolicy: FAST })
   await waitFor('delivered after the restart', () => deliveriesOf(again.leadline, account.accountId).find((d) => d.status === 'delivered'), 5000)
   t.equal(r.received.length, 2)
   t.equal(r.received[1]?.webhookId, r.received[0]?.webhookId, 'the same webhook-id')
@@ -207,7 +209,7 @@ t.test('a restart mid-delivery sends the event again, with the same webhook-id',
 })
 
 t.test('after the retry window a delivery is failed; a retry by hand sends it again with the same webhook-id', async (t) => {
-  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, giveUpAfterMs: 150 } })
+  const built = await dialingApp(t, { ...LOOPBACK, deliveryPolicy: { ...FAST, giveUpAfterMs: 150 } })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   let up = false
   const r = await receiver(t, () => (up ? 200 : 500))
@@ -226,7 +228,7 @@ t.test('after the retry window a delivery is failed; a retry by hand sends it ag
 })
 
 t.test('a rotated secret signs every later delivery; an unsubscribed URL hears nothing more', async (t) => {
-  const built = await dialingApp(t, { deliveryPolicy: FAST })
+  const built = await dialingApp(t, { ...LOOPBACK, deliveryPolicy: FAST })
   const { account, token } = await built.createAccount('Acme', { speedToLead: false })
   const r = await receiver(t)
   const subscription = await subscribe(built.leadline, account.accountId, r, ['lead.received'])
