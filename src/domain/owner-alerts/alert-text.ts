@@ -14,6 +14,8 @@ import type { AlertKind } from './owner-alerts.events.ts'
 
 /** A field the lead supplied is cut to this many characters in an alert. */
 export const MAX_LEAD_FIELD = 60
+/** What is read of a field at all (characters): enough to fill MAX_LEAD_FIELD after removals, never a whole hostile body. */
+const READ_AT_MOST = 1000
 /** An alert is at most this many SMS segments. */
 export const MAX_ALERT_SEGMENTS = 2
 
@@ -54,7 +56,8 @@ export interface AlertDetail {
  * addresses and phone numbers other than the lead's own removed, spaces collapsed, at most `max` characters.
  */
 export function relayable(value: string, leadPhone: string | null, context: Pick<AlertContext, 'defaultCountry'>, max = MAX_LEAD_FIELD): string {
-  let text = value.normalize('NFKC').replace(INVISIBLE, ' ')
+  // The first READ_AT_MOST characters (a UTF-16 slice twice as long never ends inside them).
+  let text = [...value.slice(0, 2 * READ_AT_MOST)].slice(0, READ_AT_MOST).join('').normalize('NFKC').replace(INVISIBLE, ' ')
   text = withoutOtherNumbers(text, leadPhone, context.defaultCountry)
   const words = text.split(SPACES).filter((word) => word !== '' && !LINK_OR_ADDRESS.test(word))
   return cut(words.join(' '), max)

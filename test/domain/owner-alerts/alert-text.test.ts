@@ -54,6 +54,8 @@ t.test('links, e-mail addresses and other numbers are taken out of what the lead
 t.test('60 characters a field, and never more than 2 segments, whatever the name', async (t) => {
   t.equal(relayable('x'.repeat(1000), JANE, CONTEXT), 'x'.repeat(MAX_LEAD_FIELD))
   t.equal([...relayable('😀'.repeat(100), JANE, CONTEXT)].length, MAX_LEAD_FIELD, 'characters, never half an emoji')
+  t.equal(relayable(`${'https://evil.example/x '.repeat(3000)}Jane`, JANE, CONTEXT), '', 'a 64 kB field is read only as far as its first 1,000 characters')
+  t.equal(relayable(`${'Call 312-555-0199 '.repeat(5)}Jane Doe`, JANE, CONTEXT), 'Call Call Call Call Call Jane Doe')
   const names = ['x'.repeat(1000), 'ō'.repeat(1000), '😀'.repeat(1000), `${'a '.repeat(500)}https://evil.example`, 'Jane Doe', '', '\u200b'.repeat(1000)]
   for (const name of names) {
     for (const kind of ALERT_KINDS) {
