@@ -57,8 +57,8 @@ const BETWEEN = '(?:(?:sending|send|making|all|the|these|those|your|ur|with|me|u
 const NEGATION_BEFORE = /(?:^|\s)(?:dont|do not|never|didnt|did not|wont|will not|not|cant|cannot|why did you|why d you|when did you|did you)\s$/
 /** A time or a circumstance after "don't call me": when to call, not whether. */
 const TIMING_AFTER = /^\s(?:(?:me|us|back|on this number)\s){0,2}(?:before|after|until|till|til|between|during|today|tonight|tomorrow|yet|now|at work|at night|this morning|this afternoon|this evening|this week|in the morning|in the evening|on weekends|on the weekend|much|so early|so late|too early|too late|while|unless|instead|call|text|email|just call|only call|just text|only text)(?:\s|$)/
-/** "you never call me back", "I don't text": a complaint or a habit, not a request to stop. */
-const SUBJECT_BEFORE = /(?:^|\s)(?:you|u|ya|i|we|they|he|she|it|that|which|who)\s$/
+/** "you never call me back", "I don't text", "please call, don't text": a complaint, a habit or the other channel asked for. */
+const SUBJECT_BEFORE = /(?:^|\s)(?:you|u|ya|i|we|they|he|she|it|that|which|who|(?:just |please |pls |only )?(?:call|text|email)(?: me)?)\s$/
 
 export const OPT_OUT_PHRASES: readonly OptOutPhrase[] = [
   {
@@ -94,10 +94,12 @@ export const OPT_OUT_PHRASES: readonly OptOutPhrase[] = [
   {
     id: 'wrong_number', source: 'fcc-24-18', example: 'wrong number',
     pattern: /\b(?:wrong (?:number|num|nmbr|person|phone|guy|girl|lady|man)|not (?:my|the right) number|no one by that name|nobody by that name|numero equivocado)\b|^wrong$/,
+    // "the wrong number of shingles": a count, not a person.
+    unlessAfter: /^\s(?:of|on the|in the|for the)\s/,
   },
   {
     id: 'never_signed_up', source: 'fcc-24-18', example: 'I never signed up for this',
-    pattern: /\b(?:never\s(?:ever\s)?(?:signed up|sign up|signup|asked for|requested|filled|submitted|applied|opted in|gave (?:you|out) my|gave permission|gave consent|agreed)|(?:didnt|did not|dont remember|do not remember)\s(?:ever\s)?(?:sign up|signup|signing up|signed up|opt in|opting in|opted in|give (?:you|out) my|giving you my|give permission|give consent|ask for (?:this|these|texts|calls|that|any)))\b/,
+    pattern: /\b(?:never\s(?:ever\s)?(?:signed up|sign up|signup|(?:asked for|requested|filled|submitted|applied for)(?=\s(?:this|these|that|it|texts|calls|messages|any|anything|your|to be|a call|out|in)\b|$)|opted in|gave (?:you|out) my|gave permission|gave consent|agreed)|(?:didnt|did not|dont remember|do not remember)\s(?:ever\s)?(?:sign up|signup|signing up|signed up|opt in|opting in|opted in|give (?:you|out) my|giving you my|give permission|give consent|ask for (?:this|these|texts|calls|that|any)))\b/,
   },
   {
     id: 'leave_me_alone', source: 'fcc-24-18', example: 'leave me alone',

@@ -25,7 +25,7 @@ const OPT_OUT = [
   'Leave me alone', 'leave us alone!!', 'unsubscribe me', 'How do I unsubscribe?', 'I want to opt out', 'Opt me out', 'no more texts', 'No more calls please',
   'I revoke my consent', 'I withdraw my consent to be contacted', 'I do not consent to these messages', "I don't want any more calls",
   'I never signed up for this', 'I never asked for this', 'Lose my number', 'Stop. I am not interested.', 'Not interested. STOP', 'I already opted out, why are you still texting',
-  'no me llame mas', 'PARAR', 'Deja de escribir', 'numero equivocado', 'Fuck off', 'This is harassment',
+  'no me llame mas', 'PARAR', 'Deja de escribir', 'numero equivocado', 'Fuck off', 'This is harassment', "Don't text me", 'I never filled out a form',
 ]
 
 const REPLY = [
@@ -37,6 +37,7 @@ const REPLY = [
   'Can you help me with my roof?', 'Thanks!', 'ok', 'Call me at 312 555 0142', 'Quote please', "I'll text you the photos", 'Is the offer still on?',
   'My husband will call you', 'Send the invoice to my email', 'Can you remove the old shingles too?', 'Take the old gutters off too', 'I removed the tiles already',
   'What time will you stop by?', "We'll end up needing a new roof", 'the weekend works', 'This is the right number, call anytime', '',
+  "Please call, don't text", 'I never asked for a quote on the garage, only the roof', 'the wrong number of shingles', 'Stop sending the invoice to my old email',
 ]
 
 t.test(`${OPT_OUT.length} opt-outs, in every spelling and in plain language`, async (t) => {
