@@ -72,6 +72,11 @@ function leadReference(values: { phone?: string | undefined; 'lead-id'?: string 
   return argumentsFrom(values, ['phone', 'lead_id'])
 }
 
+/** A text's own lines (the opt-out line is one), each made safe to print, under `text: `. */
+function textLines(body: unknown): string {
+  return String(body).split('\n').map((line) => cell(line)).join('\n      ')
+}
+
 function replayNote(result: ToolResult): string {
   return result.replayed ? '\n(the recorded result of an earlier call with this idempotency key: nothing was done again)' : ''
 }
@@ -243,7 +248,7 @@ export async function payCommand(args: string[], io: Io): Promise<void> {
           ]
         : [
             `dry run: ${cell(out.amount)} would be asked of ${cell(out.texted_to)} from ${cell(out.from)}${out.connected_account ? `, settling into ${cell(out.connected_account)}` : ''}${simulated}; nothing was done`,
-            `text: ${cell(out.message)}`,
+            `text: ${textLines(out.message)}`,
           ]
     io.out(lines.join('\n') + replayNote(result))
   })
@@ -274,9 +279,7 @@ export async function textCommand(args: string[], io: Io): Promise<void> {
         : out.status === 'would_send'
           ? `dry run: a text to ${cell(out.to)} would go out now (${size}); nothing was done`
           : `dry run: no text to ${cell(out.to)} now: ${cell(check.message)}${check.rule ? ` [rule ${cell(check.rule)}]` : ''}${check.next_allowed_at ? ` (next allowed at ${cell(check.next_allowed_at)})` : ''}; nothing was done`
-    // The text's own lines (the opt-out line is one), each made safe to print.
-    const body = String(out.body).split('\n').map((line) => cell(line)).join('\n      ')
-    io.out([head, `sender: ${cell(out.sender)}`, `text: ${body}`].join('\n') + replayNote(result))
+    io.out([head, `sender: ${cell(out.sender)}`, `text: ${textLines(out.body)}`].join('\n') + replayNote(result))
   })
 }
 

@@ -1,9 +1,11 @@
 /**
  * The text a customer receives with a pay-link: the account's template with `{business}`,
  * `{description}`, `{amount}` and `{link}` filled in, and amounts written in the currency's own
- * format ("$125.00"). Amounts are always in the currency's smallest unit (cents for usd).
+ * format ("$125.00"), and the opt-out line every text Leadline sends ends with. Amounts are always in
+ * the currency's smallest unit (cents for usd).
  */
 import { fillTemplate, templateProblem } from '../shared/template.ts'
+import { withOptOutLine } from '../lead/texts/text-body.ts'
 
 export const DEFAULT_PAY_LINK_TEMPLATE = '{business}: {description}, {amount}. Pay securely by card here: {link}'
 export const PAY_LINK_PLACEHOLDERS = ['business', 'description', 'amount', 'link'] as const
@@ -39,7 +41,10 @@ export interface PayLinkTextValues {
   readonly link: string
 }
 
-/** The template with every placeholder filled (in one pass: a value that looks like a placeholder stays as written). */
+/**
+ * The text as it goes out: the template with every placeholder filled (in one pass: a value that
+ * looks like a placeholder stays as written), ending with the opt-out line unless its last line is one.
+ */
 export function renderPayLinkText(template: string, values: PayLinkTextValues): string {
-  return fillTemplate(template, { ...values })
+  return withOptOutLine(fillTemplate(template, { ...values }))
 }

@@ -44,20 +44,3 @@ export const OWNER_ALERT_SUMMARIES: EventSummaries<OwnerAlertEvent> = {
   OwnerAlertSent: (d) => `owner alert sent (${printable(d.carrier)} ${printable(d.messageId)})`,
   OwnerAlertFailed: (d) => `owner alert not sent: ${printable(d.failure)}`,
 }
-
-/**
- * The alert's text: what happened and to whom, never what the lead said (a reply's words are kept
- * like a transcript). `who`: the lead's name and number as known.
- */
-export function alertText(kind: AlertKind, who: string, detail: { amount?: string; callbackAt?: string } = {}): string {
-  switch (kind) {
-    case 'new_lead':
-      return `Leadline: new lead ${who}`
-    case 'callback':
-      return `Leadline: ${who} asked to be called back${detail.callbackAt ? ` (${detail.callbackAt})` : ''}`
-    case 'replied':
-      return `Leadline: ${who} replied by text (read it in the console)`
-    case 'payment':
-      return `Leadline: ${who} paid${detail.amount ? ` ${detail.amount}` : ''}`
-  }
-}

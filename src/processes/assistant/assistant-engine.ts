@@ -21,6 +21,7 @@ import { leadCallTarget } from '../../domain/lead/calls/calls.decider.ts'
 import { leadDecider, type LeadState } from '../../domain/lead/lead.decider.ts'
 import type { AssistantDisposition, TranscriptTurn } from '../../domain/lead/assistant/assistant.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
+import { classifyConsent } from '../../domain/consent/consent-classifier.ts'
 import type { AssistantProvider, CallFacts, ChatMessage, ToolCall, TurnChunk } from '../../integrations/assistant/assistant-provider.port.ts'
 import { createScriptedAssistant } from '../../integrations/assistant/scripted/index.ts'
 import type { ProjectionRunner } from '../../read-models/projection-runner.ts'
@@ -34,8 +35,6 @@ import { isToolName, TOOL_SPECS, toolArguments } from './assistant-tools.ts'
 export const DEFAULT_TURN_TIMEOUT_MS = 8000
 /** Tool rounds within one prompt: a model that keeps calling tools is stopped. */
 const MAX_ROUNDS = 4
-/** What the lead says to opt out, heard without the model. */
-const OPT_OUT = /\b(stop calling|don'?t call|do not call|never call|remove me|take me off|unsubscribe|stop contacting|quit calling)\b/i
 const MAX_PROMPT = 2000
 
 export interface AssistantEngineDeps {
@@ -191,7 +190,8 @@ class LiveConversation implements Conversation {
     // A new utterance while an answer still streams: the lead spoke over it.
     this.current?.abort(new Interrupted())
     this.heard(said)
-    if (OPT_OUT.test(said)) {
+    // Heard without the model, by the classifier that reads texts: the same words, the same verdict.
+    if (classifyConsent(said).verdict === 'opt_out') {
       yield* this.finish({ disposition: 'opted_out', why: 'the lead asked not to be called again', handoff: null, goodbye: 'Understood. You will not be called again. Goodbye.' })
       return
     }

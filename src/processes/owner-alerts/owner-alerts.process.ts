@@ -15,7 +15,8 @@ import type { LeadReceived } from '../../domain/lead/intake/intake.events.ts'
 import type { CallbackRequested } from '../../domain/lead/calls/calls.events.ts'
 import type { PaymentSettled } from '../../domain/lead/payments/payments.events.ts'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
-import { ALERT_SOURCES, alertKindOf, alertText, ownerAlertStream, type AlertKind, type OwnerAlertEvent } from '../../domain/owner-alerts/owner-alerts.events.ts'
+import { ALERT_SOURCES, alertKindOf, ownerAlertStream, type AlertKind, type OwnerAlertEvent } from '../../domain/owner-alerts/owner-alerts.events.ts'
+import { alertText, type AlertDetail, type AlertLead } from '../../domain/owner-alerts/alert-text.ts'
 import { isWrongExpectedRevision, type EventStore } from '../../eventstore/event-store.port.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
 import type { Accounts } from '../../commands/accounts.ts'
@@ -75,7 +76,7 @@ export class OwnerAlerts {
       return 'not_wanted'
     }
     const stream = ownerAlertStream(lead.accountId, event.id)
-    const body = alertText(kind, this.who(event, lead.accountId, lead.phoneLast10), detail(kind, event))
+    const body = alertText(kind, this.who(event, lead.accountId, lead.phoneLast10), settings, detail(kind, event))
     const claimed = { eventId: event.id, kind, leadStream: event.stream, from: settings.callerId, to: settings.alertTo, body, node: NODE_ID, at: clock().toISOString() }
     try {
       await store.appendToStream(stream, [this.newEvent({ type: 'OwnerAlertClaimed', data: claimed }, event)], 'no_stream')
@@ -96,14 +97,14 @@ export class OwnerAlerts {
     )
   }
 
-  /** The lead as the alert names it: name and number when known, else the number's last digits. */
-  private who(event: RecordedEvent, accountId: string, phoneLast10: string): string {
+  /** The lead as the alert names it: name and number as known (alertText relays the name safely). */
+  private who(event: RecordedEvent, accountId: string, phoneLast10: string): AlertLead {
     if (event.type === 'LeadReceived') {
       const { fields } = (event as unknown as LeadReceived).data
-      return [fields.fullName, fields.phone].filter((part) => part).join(' ')
+      return { name: fields.fullName ?? null, phone: fields.phone ?? null, phoneLast10 }
     }
     const lead = this.options.inboundLeads.get(accountId, { phoneLast10 })
-    return lead ? [lead.fullName, lead.phone].filter((part) => part).join(' ') : `…${phoneLast10.slice(-4)}`
+    return { name: lead?.fullName ?? null, phone: lead?.phone ?? null, phoneLast10 }
   }
 
   private newEvent(event: Pick<OwnerAlertEvent, 'type' | 'data'>, cause: RecordedEvent): NewEvent {
@@ -111,7 +112,7 @@ export class OwnerAlerts {
   }
 }
 
-function detail(kind: AlertKind, event: RecordedEvent): { amount?: string; callbackAt?: string } {
+function detail(kind: AlertKind, event: RecordedEvent): AlertDetail {
   if (kind === 'payment') {
     const { amountCents, currency } = (event as unknown as PaymentSettled).data
     return { amount: formatAmount(amountCents, currency) }

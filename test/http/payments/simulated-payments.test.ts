@@ -67,7 +67,7 @@ t.test('leadline pay calls request_payment like the other client commands', asyn
   }
   const dry = await run(['pay', '--phone', PAYMENT.phone, '--amount-cents', '12500', '--description', 'Deposit', '--idempotency-key', 'cli-1', '--dry-run'])
   t.equal(dry.code, 0, dry.err)
-  t.match(dry.out, /^dry run: \$125\.00 would be asked of \+13125550142 from \+13125550100 \(simulated provider: no card is charged\); nothing was done\ntext: Acme Roofing: Deposit, \$125\.00\. Pay securely by card here: <link>$/)
+  t.match(dry.out, /^dry run: \$125\.00 would be asked of \+13125550142 from \+13125550100 \(simulated provider: no card is charged\); nothing was done\ntext: Acme Roofing: Deposit, \$125\.00\. Pay securely by card here: <link>\n {6}Reply STOP to opt out\.$/)
   const paid = await run(['pay', '--phone', PAYMENT.phone, '--amount-cents', '12500', '--description', 'Deposit', '--json'])
   t.equal(paid.code, 0, paid.err)
   t.match(JSON.parse(paid.out), { status: 'texted', provider: 'simulated', url: /\/pay\/cs_sim_/ })

@@ -26,11 +26,20 @@ function play(commands: readonly LeadCommand[], events: LeadEvent[] = []): { all
   return { all: events, last, state: events.reduce((s, e) => leadDecider.evolve(s, e), leadDecider.initialState()) }
 }
 
-t.test('keywords: the whole message, case, spaces and punctuation ignored', async (t) => {
-  for (const body of ['stop', ' Stop. ', 'OPT OUT', 'opt-out', 'STOPALL', 'unsubscribe!', 'Cancel', 'end', 'QUIT', 'revoke', 'OptOut']) t.equal(textKeyword(body), 'opt_out', body)
+t.test('keywords in any spelling and plain-language opt-outs, as the consent classifier reads them', async (t) => {
+  for (const body of ['stop', ' Stop. ', 'OPT OUT', 'opt-out', 'STOPALL', 'unsubscribe!', 'Cancel', 'end', 'QUIT', 'revoke', 'OptOut', `STOP${'!'.repeat(40)}`, 'please stop', 'stop calling me']) {
+    t.equal(textKeyword(body), 'opt_out', body)
+  }
   for (const body of ['help', 'INFO?']) t.equal(textKeyword(body), 'help', body)
   for (const body of ['START', 'unstop']) t.equal(textKeyword(body), 'opt_in', body)
-  for (const body of ['please stop', 'stop calling me', "don't stop", '', 'STOPP', 'Yes']) t.equal(textKeyword(body), null, JSON.stringify(body))
+  for (const body of ["don't stop", '', 'STOPP', 'Yes', 'can you stop by at 5?']) t.equal(textKeyword(body), null, JSON.stringify(body))
+})
+
+t.test('a plain-language opt-out is an opt-out: do-not-call in the same append, no reply', async (t) => {
+  const { last, state } = play([text('Please stop texting me', 'SM1')])
+  t.same(last.map((e) => e.type), ['LeadReceived', 'TextReceived', 'LeadMarkedDoNotCall'])
+  t.match(last[1], { data: { keyword: 'opt_out' } })
+  t.ok(state.doNotCall)
 })
 
 t.test('a STOP from a new number: a lead not listed, the text, do-not-call; the same message id again changes nothing', async (t) => {

@@ -8,7 +8,7 @@ import t from 'tap'
 import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/account/account-settings.ts'
 import { leadDecider, type LeadCommand } from '../../../../src/domain/lead/lead.decider.ts'
 import { LEAD_EFFECTS, LEAD_SUMMARIES, type LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
-import { OPT_OUT_LINE, hasOptOutInstruction, textSegments, withOptOutLine } from '../../../../src/domain/lead/texts/text-body.ts'
+import { OPT_OUT_LINE, endsWithOptOutLine, textSegments, withOptOutLine } from '../../../../src/domain/lead/texts/text-body.ts'
 import { TEXT_EFFECT, TEXT_SUMMARIES } from '../../../../src/domain/lead/texts/texts.events.ts'
 import type { TextCommand } from '../../../../src/domain/lead/texts/texts.decider.ts'
 import { deciderSpec } from '../../../helpers/decider-spec.ts'
@@ -138,8 +138,8 @@ t.test('declared once: summaries for auditors and the texter\'s effect', async (
 
 t.test('the opt-out line and segments', async (t) => {
   t.equal(withOptOutLine('Hi  '), `Hi\n${OPT_OUT_LINE}`)
-  for (const has of ['Reply STOP to opt out.', 'text stop to end', 'Respond with "STOP" to unsubscribe']) t.ok(hasOptOutInstruction(has), has)
-  for (const lacks of ["Don't stop now", 'Stopping by at 3', 'nonstop deals']) t.notOk(hasOptOutInstruction(lacks), lacks)
+  for (const has of ['Reply STOP to opt out.', 'text stop to end', 'Respond with "STOP" to unsubscribe']) t.ok(endsWithOptOutLine(has), has)
+  for (const lacks of ["Don't stop now", 'Stopping by at 3', 'nonstop deals']) t.notOk(endsWithOptOutLine(lacks), lacks)
   t.same(textSegments('a'.repeat(160)), { segments: 1, encoding: 'GSM-7', characters: 160 })
   t.equal(textSegments('a'.repeat(161)).segments, 2)
   // One character outside GSM-7 makes the whole text UCS-2: 70 a segment, 67 once split.
