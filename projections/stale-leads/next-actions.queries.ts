@@ -195,7 +195,8 @@ export class NextActionsQueries {
       return answer.permission
     }
     return (row) => {
-      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}), doNotCall: false, placeCall: true, attemptTimes: recentCalls.get(row.stream) ?? [] }
+      // A listing: the lead's own number opting out flags the lead (no row here); place_call decides on the log.
+      const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}), doNotCall: false, suppressed: false, placeCall: true, attemptTimes: recentCalls.get(row.stream) ?? [] }
       const check = mayCall(account.settings, target, now, hours)
       return check.allowed ? now.toISOString() : check.nextAllowedAt
     }

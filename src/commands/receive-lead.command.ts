@@ -41,7 +41,9 @@ export interface ReceiveLeadOptions {
 /**
  * Receives a lead from a webhook body (JSON, form fields or XML, loosely named, nested or not; a
  * Google Ads or Facebook lead-ads body) into its account. A Google body whose `google_key` is not the
- * account's is refused (`invalid_google_key`) before anything is recorded.
+ * account's is refused (`invalid_google_key`) before anything is recorded. A number that shares its
+ * last ten digits with a lead's valid number but differs in full is another person: the conflict is
+ * recorded on that lead's stream and nothing else changes (`phone_conflict`).
  */
 export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, body: unknown, context: CommandContext, options: ReceiveLeadOptions = {}): Promise<IntakeResult> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -86,6 +88,13 @@ export async function receiveLead(deps: ReceiveLeadDeps, account: AccountState, 
     },
     context,
   )
+  if (result.newEvents.some((e) => e.type === 'LeadPhoneConflict' && e.data.kept)) {
+    // Another person whose number shares the lead's last ten digits: recorded, nothing of theirs taken (docs/webhook.md).
+    throw new DomainError(
+      'phone_conflict',
+      `${lead.phone} shares its last ten digits with a lead of this account that has another number: the submission is recorded as a conflict for the operator, and that lead is left as it was`,
+    )
+  }
   return {
     leadId: result.state.leadId,
     created: result.newEvents.some((e) => e.type === 'LeadReceived'),

@@ -1,10 +1,11 @@
 /**
  * A text a person sent to an account's number (the carrier's inbound-message callback): the `To`
- * number finds the account by its caller id, the `From` number the lead by its last ten digits (a
+ * number finds the account by its caller id, the `From` number the stream by its last ten digits (a
  * person first met by a text becomes a lead kept for the account, not listed in Inbound Leads and
- * never called by speed to lead). Recorded once per carrier message id. An opt-out keyword makes
- * the lead do-not-call (`sms_keyword`) in the same append, and is confirmed by one text, ever, per
- * opt-out; HELP and INFO are answered with the business name and how to stop. Each reply is claimed
+ * never called by speed to lead). Recorded once per carrier message id. The text acts for `From`
+ * exactly: an opt-out keyword suppresses that number, and makes the lead do-not-call (`sms_keyword`)
+ * only when it is the lead's own number, in the same append; its one confirmation, and the answer to
+ * HELP and INFO, go to `From`. Each reply is claimed
  * on the log before the carrier is asked, so a repeated webhook or a second STOP sends nothing, and
  * a reply whose outcome is unknown is never resent.
  */
@@ -70,7 +71,8 @@ export async function recordInboundText(deps: ReceiveTextDeps, text: InboundText
 
   // The claim decides: a repeated webhook finds this text's reply claimed, a second STOP the opt-out's confirmation.
   const body = kind === 'help' ? helpText(account.name) : optOutConfirmationText(account.name)
-  const to = received.state.fields?.phone ?? text.from
+  // The sender exactly, never the lead's number: +44 20 7946 0958 is not the lead at +1 207 946 0958.
+  const to = normalised.lead.phone
   const claim = await deps.commands.handle(stream, leadDecider, { type: 'ClaimTextReply', replyTo: text.messageId, kind, from: text.to, to, body, node: deps.node }, context)
   if (claim.newEvents.length === 0) return { recorded: true, repeated, reply: null }
   let outcome: { sent: true; messageId: string; carrier: string } | { sent: false; failure: string; message: string }

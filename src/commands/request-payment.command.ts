@@ -5,6 +5,7 @@
  * decision, so any retry returns the same link; the pay-link sender then performs it (link → claim
  * → text → record), and the answer is what it did.
  */
+import { personBarred } from '../domain/dialing/may-call.ts'
 import type { AccountState } from '../domain/account/account.decider.ts'
 import { formatAmount, renderPayLinkText } from '../domain/account/pay-link-text.ts'
 import { leadDecider, type LeadState } from '../domain/lead/lead.decider.ts'
@@ -115,6 +116,10 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
   const { state } = await commands.load(stream, leadDecider)
   const lead = requireCustomer(state)
   if (lead.doNotCall) throw new DomainError('do_not_call', 'the lead is do-not-call: Leadline does not text them')
+  const textedTo = (lead.fields as NonNullable<LeadState['fields']>).phone
+  // Dry runs too: a number that opted out by number is never texted (the decision checks it again on the log).
+  const barred = personBarred('text', { phone: textedTo, doNotCall: false, suppressed: Object.hasOwn(lead.suppressed, textedTo) })
+  if (barred !== null) throw new DomainError(barred.reason, barred.message)
   // Dry runs too: a lead form's test submission is never texted.
   if (lead.test) throw new DomainError('test_lead', "a test lead (a lead form's test submission): Leadline does not text it")
 
@@ -123,7 +128,7 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
     currency: settings.currency,
     amount: formatAmount(input.amountCents, settings.currency),
     description: input.description,
-    textedTo: (lead.fields as NonNullable<LeadState['fields']>).phone,
+    textedTo,
     from: settings.callerId,
     leadId: lead.leadId,
     connectedAccount,
@@ -188,6 +193,7 @@ export async function requestPayment(deps: RequestPaymentDeps, account: AccountS
       })
     case 'text_failed':
       if (outcome.failure === 'do_not_contact') throw new DomainError('do_not_call', outcome.message, { requestId: request.requestId })
+      if (outcome.failure === 'suppressed' || outcome.failure === 'test_lead') throw new DomainError(outcome.failure, outcome.message, { requestId: request.requestId })
       throw new DomainError('carrier_error', `the carrier did not send the pay-link: ${outcome.message}`, { requestId: request.requestId, failure: outcome.failure })
     case 'unknown':
       throw new DomainError(

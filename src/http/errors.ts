@@ -18,6 +18,7 @@ export const HTTP_ERRORS = {
   invalid_verify_token: { status: 403, error: 'invalid verify token' },
   not_found: { status: 404, error: 'not found' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
+  phone_conflict: { status: 409, error: 'phone conflict' },
   payload_too_large: { status: 413, error: 'payload too large' },
   unsupported_media_type: { status: 415, error: 'unsupported media type' },
   rate_limited: { status: 429, error: 'rate limited' },

@@ -125,6 +125,9 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextReplyClaimed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', kind: 'opt_out_confirmation', from: '+15125550100', to: `+1${PHONE}`, body: 'Acme: you are unsubscribed', node: 'node-1', at: '2026-03-11T16:16:00.000Z' } }, carrier],
   [{ type: 'TextReplySent', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', messageId: 'SM222', carrier: 'twilio', at: '2026-03-11T16:16:01.000Z' } }, carrier],
   [{ type: 'TextReplyFailed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM333', failure: 'unknown_outcome', message: 'the carrier did not answer', at: '2026-03-11T16:16:02.000Z' } }, carrier],
+  // Issue #40: STOP from another full number with the lead's last ten digits (its TextReceived left out here) suppresses that number only; the operator clears it.
+  [{ type: 'NumberSuppressed', data: { leadId: 'ld_audit0000000000a', phone: `+44${PHONE}`, source: 'sms_keyword', messageId: 'SM112', at: '2026-03-11T16:16:03.000Z' } }, carrier],
+  [{ type: 'NumberSuppressionCleared', data: { leadId: 'ld_audit0000000000a', phone: `+44${PHONE}`, at: '2026-03-11T16:16:04.000Z' } }, operator],
   // send_sms: one text sent through a Messaging Service, one the carrier refused, one whose outcome is unknown.
   [{ type: 'TextDecided', data: { leadId: 'ld_audit0000000000a', textId: 'txt_1', reason: 'send_sms', from: '+15125550100', to: `+1${PHONE}`, body: 'Your roof inspection is booked for Friday.\nReply STOP to opt out.', messagingService: `MG${'a'.repeat(32)}`, segments: 1, idempotencyKey: 'idem-txt-1', at: '2026-03-11T16:17:00.000Z' } }, apiKey],
   [{ type: 'TextAttemptStarted', data: { textId: 'txt_1', node: 'node-1', at: '2026-03-11T16:17:01.000Z' } }, texter],

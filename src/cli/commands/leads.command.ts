@@ -1,4 +1,4 @@
-/** `leadline leads`: the account's Inbound Leads list; `leadline leads clear-dnc`: the operator clears do-not-call. */
+/** `leadline leads`: the account's Inbound Leads list; `leadline leads clear-dnc`: the operator clears do-not-call, or a number's suppression. */
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import { leadStream } from '../../domain/lead/lead.events.ts'
 import { normalizePhone } from '../../domain/lead/intake/phone.ts'
@@ -51,8 +51,13 @@ async function clearDoNotCall(args: string[], io: Io): Promise<void> {
     const account = await leadline.accounts.require(accountId)
     const normalised = normalizePhone(phone, account.settings.defaultCountry)
     if (!normalised.ok) throw new UsageError(normalised.error.message)
-    const result = await leadline.commands.handle(leadStream(accountId, normalised.phone.last10), leadDecider, { type: 'ClearDoNotCall' }, operator())
-    if (values.json) return io.out(json({ leadId: result.state.leadId, doNotCall: false, changed: result.newEvents.length > 0 }))
-    io.out(result.newEvents.length > 0 ? `do-not-call cleared for ${result.state.leadId}` : `${result.state.leadId} was not do-not-call`)
+    // The exact number: another number with the same last ten digits is another person, cleared apart from the lead.
+    const phoneE164 = normalised.phone.e164
+    const result = await leadline.commands.handle(leadStream(accountId, normalised.phone.last10), leadDecider, { type: 'ClearDoNotCall', phone: phoneE164 }, operator())
+    const own = result.state.fields?.phone === phoneE164
+    const changed = result.newEvents.length > 0
+    if (values.json) return io.out(json({ leadId: result.state.leadId, phone: phoneE164, leadsOwnNumber: own, doNotCall: own ? false : result.state.doNotCall, suppressed: false, changed }))
+    if (!own) return io.out(changed ? `${phoneE164} no longer suppressed (not the number of ${result.state.leadId}, whose do-not-call is unchanged)` : `${phoneE164} was not suppressed`)
+    io.out(changed ? `do-not-call cleared for ${result.state.leadId}` : `${result.state.leadId} was not do-not-call`)
   })
 }

@@ -2,7 +2,7 @@
  * May this account call (or text) this number now? `mayContact` is the one answer, for a channel:
  * `mayCall` asks it for calls (speed to lead, follow-up, place_call, the dialer as a call goes out,
  * every dry run and get_next_actions' next allowed time), send_sms and the texter for texts. The
- * rules, in order: do-not-call, a test lead (a lead form's test submission), the account's caller id, the destination (a valid fixed-line or
+ * rules, in order: do-not-call, the number's own opt-out (the account's suppression list), a test lead (a lead form's test submission), the account's caller id, the destination (a valid fixed-line or
  * mobile number in an allowed country: destination.ts), the daily limit (every call to the person
  * counts, whatever its purpose), then calling hours and the lead-time guard (calling-window.ts). The
  * first rule that refuses is the reason.
@@ -23,7 +23,7 @@ import { parseFollowUpPolicy, withinDailyLimit } from './follow-up-policy.ts'
 
 /** Every reason a call is refused before the carrier is asked; stable codes (docs/errors.md). */
 export const CALL_REFUSALS: ReadonlySet<string> = new Set([
-  'do_not_call', 'test_lead', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
+  'do_not_call', 'suppressed', 'test_lead', 'no_caller_id', 'phone_not_valid', 'number_type_not_allowed', 'country_not_allowed', 'daily_limit',
   'outside_calling_hours', 'outside_lead_hours', 'no_calling_hours',
 ])
 
@@ -56,6 +56,12 @@ export interface CallTargetFacts {
   readonly phone: string
   readonly state?: string | undefined
   readonly doNotCall: boolean
+  /**
+   * This exact number (E.164) opted out by number: on the account's suppression list, read from the
+   * log of its last ten digits (the lead's stream), never from a read model, when deciding. Required,
+   * so no path can forget it; another number with the same last ten digits is not suppressed by it.
+   */
+  readonly suppressed: boolean
   /** Received as a lead form's test submission (Google's `is_test`): never dialed or texted. */
   readonly testLead?: boolean
   /** place_call may ring the further countries the account widens it to. */
@@ -71,6 +77,18 @@ export interface CallTargetFacts {
 
 /** A check for either channel: a text to a lead no state cap reaches has no daily limit (null). */
 export type ContactCheck = Omit<CallCheck, 'dailyLimit'> & { readonly dailyLimit: number | null }
+
+/**
+ * The rules about the person alone, whatever the hour: do-not-call, the number's own opt-out, a test
+ * lead. mayContact asks them first; a pay-link, texted when it is asked for, keeps only these.
+ */
+export function personBarred(channel: ContactChannel, target: Pick<CallTargetFacts, 'phone' | 'doNotCall' | 'suppressed' | 'testLead'>): { reason: string; message: string } | null {
+  const verb = channel === 'call' ? 'dialed' : 'texted'
+  if (target.doNotCall) return { reason: 'do_not_call', message: `the lead is do-not-call: it is never ${verb}` }
+  if (target.suppressed) return { reason: 'suppressed', message: `${target.phone} opted out by number (the account's suppression list): it is never called or texted` }
+  if (target.testLead === true) return { reason: 'test_lead', message: "a test lead (a lead form's test submission): it is never dialed or texted" }
+  return null
+}
 
 /**
  * `hours` is calling-window.ts's `callPermission`; a caller asking for many leads at once may pass a
@@ -97,9 +115,8 @@ export function mayContact(channel: ContactChannel, settings: AccountSettings, t
         ]
   const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): ContactCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
-  const verb = channel === 'call' ? 'dialed' : 'texted'
-  if (target.doNotCall) return refused('do_not_call', `the lead is do-not-call: it is never ${verb}`)
-  if (target.testLead === true) return refused('test_lead', "a test lead (a lead form's test submission): it is never dialed or texted")
+  const barred = personBarred(channel, target)
+  if (barred !== null) return refused(barred.reason, barred.message)
   if (!settings.callerId) {
     return refused('no_caller_id', `the account has no caller id to ${channel} from (leadline account set ID --caller-id +1…)`)
   }

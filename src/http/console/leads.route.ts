@@ -156,6 +156,7 @@ ${page.leads.length === 0
       const body = html`<p><a href="${CONSOLE_PREFIX}/leads">← Inbound Leads</a></p>
 <h1>${name}</h1>
 ${lead.doNotCall ? html`<p><span class="badge bad">do not call</span></p>` : ''}
+${Object.keys(state.suppressed).length === 0 ? '' : html`<p><span class="badge bad">do not call by number</span> ${Object.keys(state.suppressed).join(', ')} <span class="muted">opted out by number: never called or texted until the operator clears it (leadline leads clear-dnc --phone).</span></p>`}
 ${state.test ? html`<p><span class="badge">test lead</span> <span class="muted">A lead form's test submission: never called or texted.</span></p>` : ''}
 <section aria-labelledby="details"><h2 id="details">Details</h2>
 ${fieldRows([

@@ -9,7 +9,7 @@ export function contactCheckOutput<L extends z.ZodType>(dailyLimit: L) {
     reason: z
       .string()
       .nullable()
-      .describe('When not allowed: do_not_call, test_lead, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
+      .describe('When not allowed: do_not_call, suppressed (the number itself opted out by text), test_lead, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, daily_limit, outside_calling_hours, outside_lead_hours, no_calling_hours'),
     message: z.string(),
     next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
     account_zone: z.string(),

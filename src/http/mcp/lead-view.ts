@@ -155,7 +155,7 @@ export function paymentsOutputOf(state: LeadState): z.output<typeof paymentsOutp
 export const speedToLeadOutput = z
   .object({
     status: z.enum(['pending', 'decided', 'skipped']).describe('decided: speed to lead called; skipped: it did not, for `reason`'),
-    reason: z.string().nullable().describe('When skipped: speed_to_lead_off, do_not_call, test_lead, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, outside_calling_hours, outside_lead_hours, no_calling_hours'),
+    reason: z.string().nullable().describe('When skipped: speed_to_lead_off, do_not_call, suppressed, test_lead, no_caller_id, phone_not_valid, number_type_not_allowed, country_not_allowed, outside_calling_hours, outside_lead_hours, no_calling_hours'),
     message: z.string().nullable(),
     next_allowed_at: z.string().nullable(),
     rule: z.string().nullable().describe('When skipped by a calling rule: its name, e.g. "FL 501.616" (docs/dialing.md)'),

@@ -19,6 +19,7 @@ const PENSACOLA = '+18505550142'
 const lead = (phone: string, state?: string, attemptTimes?: readonly string[]): CallTargetFacts => ({
   phone,
   doNotCall: false,
+  suppressed: false,
   ...(state === undefined ? {} : { state }),
   ...(attemptTimes === undefined ? {} : { attemptTimes }),
 })

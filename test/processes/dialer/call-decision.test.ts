@@ -103,13 +103,13 @@ t.test('sloppy domestic numbers are never dialed as foreign ones: kept with phon
   t.equal(rings(fake).length, 0, 'nobody rang')
 })
 
-t.test('one person, one number: a submission with another country code keeps the stored number, with a warning and an event', async (t) => {
+t.test('one person, one number: a submission with another country code is refused as a conflict, recorded by an event', async (t) => {
   const { app, account } = await setup(t, { ...FAST, speedToLead: false })
   await webhook(app, account.token, { name: 'Jane Doe', phone: '(312) 555-0142' })
   const again = await webhook(app, account.token, { name: 'Jane Doe', phone: '+52 312 555 0142' })
-  t.equal(again.status, 200)
-  t.equal(again.body.phone, '+13125550142', 'the stored number is kept')
-  t.match(again.body.warnings, [{ code: 'phone_conflict', field: 'phone' }])
+  t.equal(again.status, 409)
+  t.match(again.body, { error: 'phone conflict' })
+  t.notMatch(JSON.stringify(again.body), /\+13125550142/, "the other lead's number is not told to the sender")
   const events = await leadEvents(app.leadline, account.accountId, '3125550142')
   t.match(events.find((e) => e.type === 'LeadPhoneConflict')?.data, { storedPhone: '+13125550142', receivedPhone: '+523125550142', receivedRaw: '+52 312 555 0142', source: 'webhook', kept: true })
 })

@@ -305,7 +305,11 @@ function requireCall(state: LeadWithCalls, decisionId: string): CallRecord {
 
 function targetFacts(state: LeadWithCalls, phone: string | undefined, purpose: CallPurpose): CallTargetFacts {
   const fields = state.fields
-  return { phone: phone ?? fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall, placeCall: purpose === 'place_call', ...(state.test ? { testLead: true } : {}) }
+  const to = phone ?? fields?.phone ?? ''
+  return {
+    phone: to, ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall, suppressed: Object.hasOwn(state.suppressed, to),
+    placeCall: purpose === 'place_call', ...(state.test ? { testLead: true } : {}),
+  }
 }
 
 /** The texts decided to the lead (the texts slice's state, read by shape): a state's cap counts them with the calls. */

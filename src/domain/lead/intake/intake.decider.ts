@@ -70,7 +70,23 @@ export type RecordTextReply = {
   outcome: { readonly sent: true; readonly messageId: string; readonly carrier: string } | { readonly sent: false; readonly failure: string; readonly message: string }
 }
 
-export type IntakeCommand = ReceiveLead | EditLead | AddNote | { type: 'ClearDoNotCall' } | { type: 'MarkDoNotCall'; source?: string } | ReceiveText | ClaimTextReply | RecordTextReply
+/**
+ * The operator clears do-not-call. `phone` (E.164), when it is not the lead's own number, clears only
+ * that number's suppression: the lead is another person. Absent or the lead's number: the lead's flag
+ * and its number's suppression.
+ */
+export type ClearDoNotCall = { type: 'ClearDoNotCall'; phone?: string }
+
+export type MarkDoNotCall = { type: 'MarkDoNotCall'; source?: string }
+
+export type IntakeCommand = ReceiveLead | EditLead | AddNote | ClearDoNotCall | MarkDoNotCall | ReceiveText | ClaimTextReply | RecordTextReply
+
+/** A number suppressed on this stream: why, when, and whether its one opt-out confirmation was claimed. */
+export interface SuppressedNumber {
+  readonly source: string
+  readonly at: string
+  readonly confirmed: boolean
+}
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const INTAKE_COMMAND_TYPES: { readonly [T in IntakeCommand['type']]: true } = {
@@ -101,6 +117,11 @@ export interface IntakeState {
   readonly textReplies: Readonly<Record<string, 'claimed' | 'sent' | 'failed'>>
   /** An opt-out confirmation was claimed since the lead last became do-not-call (one per opt-out, ever). */
   readonly optOutConfirmed: boolean
+  /**
+   * Full numbers (E.164) with these last ten digits that opted out by number (NumberSuppressed): never
+   * called or texted, whoever the lead is (may-call.ts refuses `suppressed`).
+   */
+  readonly suppressed: Readonly<Record<string, SuppressedNumber>>
   /** Texts from the person that were no keyword (LeadReplied), and when the latest came. */
   readonly replies: number
   readonly lastReplyAt: string | null
@@ -131,6 +152,7 @@ export const INITIAL_INTAKE: IntakeState = {
   textsReceived: [],
   textReplies: {},
   optOutConfirmed: false,
+  suppressed: {},
   replies: 0,
   lastReplyAt: null,
   test: false,
@@ -222,9 +244,16 @@ export function phoneConflict(state: IntakeState, received: string, receivedRaw:
     source === 'place_call'
       ? `place_call rang ${received} as asked; the lead's number on record stays ${stored}`
       : kept
-        ? `the submission's number ${received} differs from the lead's ${stored}; the lead keeps ${stored}`
+        ? `the submission's number ${received} differs from the lead's ${stored}: another person; the lead is left as it was`
         : `the lead's number ${stored} was not valid; it is now ${received}`
   return { type: 'LeadPhoneConflict', data: { leadId: state.leadId, storedPhone: stored, receivedPhone: received, receivedRaw, source, kept: source === 'place_call' || kept, message, at } }
+}
+
+/** Is there an opt-out from `to` whose one confirmation is still to be claimed? The lead's own, or another number's. */
+function optOutToConfirm(state: IntakeState, to: string): boolean {
+  if (to === state.fields?.phone) return state.doNotCall && !state.optOutConfirmed
+  const number = state.suppressed[to]
+  return number !== undefined && !number.confirmed
 }
 
 export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent): S {
@@ -288,12 +317,23 @@ export function evolveIntake<S extends IntakeState>(state: S, event: IntakeEvent
       return { ...state, textsReceived: [...state.textsReceived, event.data.messageId] }
     case 'LeadReplied':
       return { ...state, replies: state.replies + 1, lastReplyAt: event.data.repliedAt }
-    case 'TextReplyClaimed':
+    case 'TextReplyClaimed': {
+      const confirmation = event.data.kind === 'opt_out_confirmation'
+      const number = confirmation ? state.suppressed[event.data.to] : undefined
       return {
         ...state,
         textReplies: { ...state.textReplies, [event.data.replyTo]: 'claimed' },
-        optOutConfirmed: state.optOutConfirmed || event.data.kind === 'opt_out_confirmation',
+        // Older logs confirmed the lead's opt-out only, whatever number it came from.
+        optOutConfirmed: state.optOutConfirmed || (confirmation && (state.fields === null || event.data.to === state.fields.phone)),
+        ...(number === undefined ? {} : { suppressed: { ...state.suppressed, [event.data.to]: { ...number, confirmed: true } } }),
       }
+    }
+    case 'NumberSuppressed':
+      return { ...state, suppressed: { ...state.suppressed, [event.data.phone]: { source: event.data.source, at: event.data.at, confirmed: false } } }
+    case 'NumberSuppressionCleared': {
+      const { [event.data.phone]: _cleared, ...suppressed } = state.suppressed
+      return { ...state, suppressed }
+    }
     case 'TextReplySent':
       return { ...state, textReplies: { ...state.textReplies, [event.data.replyTo]: 'sent' } }
     case 'TextReplyFailed':
@@ -320,6 +360,9 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
         return [received]
       }
       const current = state.fields
+      const conflict = phoneConflict(state, fields.phone, fields.phoneRaw, 'webhook', at)
+      // Another full number is another person: the conflict is recorded and the lead is left as it was (no rename, no flag, no list).
+      if (conflict?.data.kept === true) return [conflict]
       const industryFields = Object.fromEntries(
         Object.entries(fields.industryFields).filter(([k, v]) => current.industryFields[k] !== v),
       )
@@ -327,16 +370,9 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
         (extra) => !current.extraFields.some((seen) => seen.name === extra.name && sameValue(seen.value, extra.value)),
       )
       const changes = diffFields(current, fields, state.doNotCall, command.derived ?? [])
-      const conflict = phoneConflict(state, fields.phone, fields.phoneRaw, 'webhook', at)
       const warnings = [...(command.warnings ?? [])]
-      if (conflict !== null) {
-        // One person, one number: a valid number on record is never replaced by another with the same last ten digits.
-        if (conflict.data.kept) {
-          delete changes.phone
-          delete changes.phoneExtension
-        }
-        warnings.push({ code: 'phone_conflict', field: 'phone', message: conflict.data.message })
-      }
+      // A number on record that is not valid is replaced by a valid one with the same last ten digits, and says so.
+      if (conflict !== null) warnings.push({ code: 'phone_conflict', field: 'phone', message: conflict.data.message })
       // Every submission is recorded, even one that changes nothing: it is a touch the auditor can see.
       const events: IntakeEvent[] = [
         {
@@ -358,34 +394,51 @@ export function decideIntake(command: IntakeCommand, state: IntakeState, now: Da
     case 'AddNote':
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       return [{ type: 'NoteAdded', data: { leadId: state.leadId, ...decideNote(command, at) } }]
-    case 'ClearDoNotCall':
-      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
-      if (!state.doNotCall) return []
-      return [{ type: 'LeadDoNotCallCleared', data: { leadId: state.leadId, clearedAt: at } }]
-    case 'MarkDoNotCall':
+    case 'ClearDoNotCall': {
+      const phone = command.phone ?? state.fields?.phone
+      const number = phone === undefined ? undefined : state.suppressed[phone]
+      if (!state.exists && number === undefined) throw new DomainError('lead_not_found', 'lead not found')
+      // Another full number is another person: clearing it leaves the lead's own flag as it is.
+      const own = state.exists && phone === state.fields?.phone
+      const events: IntakeEvent[] = []
+      if (own && state.doNotCall) events.push({ type: 'LeadDoNotCallCleared', data: { leadId: state.leadId, clearedAt: at } })
+      if (phone !== undefined && number !== undefined) events.push({ type: 'NumberSuppressionCleared', data: { leadId: state.leadId, phone, at } })
+      return events
+    }
+    case 'MarkDoNotCall': {
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       if (state.doNotCall) return []
       return [{ type: 'LeadMarkedDoNotCall', data: { leadId: state.leadId, markedAt: at, ...(command.source !== undefined ? { source: command.source } : {}) } }]
+    }
     case 'ReceiveText': {
       if (state.textsReceived.includes(command.messageId)) return []
       const events: IntakeEvent[] = []
       const leadId = state.exists ? state.leadId : command.newLeadId
       // A person first met by a text: kept for the account, not listed in Inbound Leads, never called by speed to lead.
       if (!state.exists) events.push({ type: 'LeadReceived', data: { leadId, accountId: command.accountId, fields: command.fields, receivedAt: at } })
+      // The text acts for its sender only: a number sharing the lead's last ten digits but not its full number is not the lead.
+      const sender = command.fields.phone
+      const fromLead = !state.exists || state.fields?.phone === sender
       const keyword = textKeyword(command.body)
       events.push({
         type: 'TextReceived',
-        data: { leadId, messageId: command.messageId, from: command.from, to: command.to, transcript: command.body, keyword, carrier: command.carrier, receivedAt: at },
+        data: {
+          leadId, messageId: command.messageId, from: command.from, to: command.to, transcript: command.body, keyword, carrier: command.carrier, receivedAt: at,
+          ...(fromLead ? {} : { otherNumber: true as const }),
+        },
       })
-      if (keyword === 'opt_out' && !state.doNotCall) events.push({ type: 'LeadMarkedDoNotCall', data: { leadId, markedAt: at, source: 'sms_keyword' } })
-      // START and UNSTOP are keywords too: carrier vocabulary, not a person asking to talk.
-      if (keyword === null) events.push({ type: 'LeadReplied', data: { leadId, messageId: command.messageId, repliedAt: at } })
+      if (keyword === 'opt_out') {
+        if (fromLead && !state.doNotCall) events.push({ type: 'LeadMarkedDoNotCall', data: { leadId, markedAt: at, source: 'sms_keyword' } })
+        if (state.suppressed[sender] === undefined) events.push({ type: 'NumberSuppressed', data: { leadId, phone: sender, source: 'sms_keyword', messageId: command.messageId, at } })
+      }
+      // START and UNSTOP are keywords too: carrier vocabulary, not a person asking to talk. Another number's reply is not the lead's.
+      if (keyword === null && fromLead) events.push({ type: 'LeadReplied', data: { leadId, messageId: command.messageId, repliedAt: at } })
       return events
     }
     case 'ClaimTextReply': {
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       if (state.textReplies[command.replyTo] !== undefined) return []
-      if (command.kind === 'opt_out_confirmation' && (!state.doNotCall || state.optOutConfirmed)) return []
+      if (command.kind === 'opt_out_confirmation' && !optOutToConfirm(state, command.to)) return []
       const { replyTo, kind, from, to, body, node } = command
       return [{ type: 'TextReplyClaimed', data: { leadId: state.leadId, replyTo, kind, from, to, body, node, at } }]
     }

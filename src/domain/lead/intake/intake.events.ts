@@ -101,7 +101,14 @@ export type LeadPhoneConflict = DomainEvent<
  */
 export type TextReceived = DomainEvent<
   'TextReceived',
-  { leadId: string; messageId: string; from: string; to: string; transcript: string; keyword: TextKeyword | null; carrier: string; receivedAt: string }
+  {
+    leadId: string; messageId: string; from: string; to: string; transcript: string; keyword: TextKeyword | null; carrier: string; receivedAt: string
+    /**
+     * The sender is not this lead: `from` shares the lead's last ten digits but not its full number. The
+     * text acts for `from` only (its opt-out suppresses that number); absent when the lead sent it.
+     */
+    otherNumber?: true
+  }
 >
 /**
  * The person texted back something that is not a keyword: a person is waiting for a call. Recorded
@@ -110,6 +117,15 @@ export type TextReceived = DomainEvent<
  * with it (`FollowUpStopped`, `replied`).
  */
 export type LeadReplied = DomainEvent<'LeadReplied', { leadId: string; messageId: string; repliedAt: string }>
+/**
+ * A full number (E.164) that must never be called or texted by this account: its opt-out, by number
+ * (`sms_keyword`: STOP or a synonym texted from that number). Kept on
+ * the stream of its last ten digits, so every decision about that stream sees it. An opt-out from the
+ * lead's own number also marks the lead do-not-call in the same append.
+ */
+export type NumberSuppressed = DomainEvent<'NumberSuppressed', { leadId: string; phone: string; source: string; messageId?: string; at: string }>
+/** The operator cleared a number's suppression (leadline leads clear-dnc), as they clear do-not-call. */
+export type NumberSuppressionCleared = DomainEvent<'NumberSuppressionCleared', { leadId: string; phone: string; at: string }>
 /** What Leadline answers a keyword with: the one opt-out confirmation, or the answer to HELP. */
 export type TextReplyKind = 'opt_out_confirmation' | 'help'
 /** The claim of a reply to inbound text `replyTo`, before the carrier is asked: at most one, ever. */
@@ -130,6 +146,7 @@ export type IntakeEvent =
   | LeadEdited | NoteAdded
   | LeadReceived | LeadUpdated | LeadAddedToList | LeadDoNotCallCleared | LeadMarkedDoNotCall | LeadPhoneConflict
   | TextReceived | LeadReplied | TextReplyClaimed | TextReplySent | TextReplyFailed
+  | NumberSuppressed | NumberSuppressionCleared
 
 export function isIntakeEvent(event: { readonly type: string }): event is IntakeEvent {
   return Object.hasOwn(INTAKE_SUMMARIES, event.type)
@@ -207,9 +224,14 @@ export const INTAKE_SUMMARIES: EventSummaries<IntakeEvent> = {
         : d.source === 'assistant_call' ? 'marked do-not-call: the lead asked the assistant to stop calling'
         : 'marked do-not-call',
   LeadPhoneConflict: (d) => `phone conflict (${printable(d.source)}): ${printable(d.message)}`,
-  TextReceived: (d) => `text received from ${printable(d.from)} to ${printable(d.to)}${d.keyword === null ? '' : ` (keyword: ${KEYWORD_WORDS[d.keyword] ?? printable(String(d.keyword))})`}`,
+  TextReceived: (d) =>
+    `text received from ${printable(d.from)} to ${printable(d.to)}${d.keyword === null ? '' : ` (keyword: ${KEYWORD_WORDS[d.keyword] ?? printable(String(d.keyword))})`}` +
+    (d.otherNumber === true ? "; not the lead's number: it acts for that number only" : ''),
   LeadReplied: (d) => `the lead replied by text (message ${printable(d.messageId)}): call them`,
   TextReplyClaimed: (d) => `${REPLY_WORDS[d.kind] ?? printable(String(d.kind))} claimed: ${printable(d.from)} → ${printable(d.to)}`,
   TextReplySent: (d) => `reply text sent through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
+  NumberSuppressed: (d) =>
+    `${printable(d.phone)} suppressed: never called or texted${d.source === 'sms_keyword' ? ' (it texted an opt-out keyword)' : ''}`,
+  NumberSuppressionCleared: (d) => `${printable(d.phone)} no longer suppressed (cleared by the operator)`,
   TextReplyFailed: (d) => `reply text not sent: ${printable(d.failure)}: ${printable(d.message)} (never resent)`,
 }

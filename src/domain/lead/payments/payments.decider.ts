@@ -6,6 +6,7 @@
  * decision, appended with an expected revision; the pay-link sender performs it.
  */
 import { DomainError } from '../../shared/decider.ts'
+import { personBarred, type CallTargetFacts } from '../../dialing/may-call.ts'
 import type { IntakeState } from '../intake/intake.decider.ts'
 import type { PaymentEvent, PaymentsProviderName } from './payments.events.ts'
 
@@ -163,6 +164,11 @@ export function requestBySession(state: LeadWithPayments, sessionId: string): Pa
   return state.payments.order.map((id) => state.payments.requests[id] as PaymentRequestRecord).find((r) => r.sessionId === sessionId)
 }
 
+/** What the one policy weighs about the person a pay-link is texted to. */
+function payLinkTarget(state: LeadWithPayments, to: string): CallTargetFacts {
+  return { phone: to, doNotCall: state.doNotCall, suppressed: Object.hasOwn(state.suppressed, to), ...(state.test ? { testLead: true } : {}) }
+}
+
 export function decidePayments(command: PaymentCommand, state: LeadWithPayments, now: Date): PaymentEvent[] {
   const at = now.toISOString()
   switch (command.type) {
@@ -171,7 +177,9 @@ export function decidePayments(command: PaymentCommand, state: LeadWithPayments,
       // The same key on the same lead is the same request: decided once, whatever the retries.
       if (requestByIdempotencyKey(state, command.idempotencyKey, now)) return []
       if (state.doNotCall) throw new DomainError('do_not_call', 'the lead is do-not-call: Leadline does not text them')
-      if (state.test) throw new DomainError('test_lead', "a test lead (a lead form's test submission): Leadline does not text it")
+      // The one policy's rules about the person (may-call.ts): the number's own opt-out too.
+      const barred = personBarred('text', payLinkTarget(state, state.fields.phone))
+      if (barred !== null) throw new DomainError(barred.reason, barred.message)
       return [
         {
           type: 'PaymentRequested',
@@ -209,6 +217,10 @@ export function decidePayments(command: PaymentCommand, state: LeadWithPayments,
       if (request.stage !== 'linked') return []
       if (state.doNotCall) {
         return [{ type: 'PayLinkTextFailed', data: { requestId: request.requestId, failure: 'do_not_contact', message: 'the lead became do-not-call before the text went out', carrierCode: null, at } }]
+      }
+      const barred = personBarred('text', payLinkTarget(state, request.to))
+      if (barred !== null) {
+        return [{ type: 'PayLinkTextFailed', data: { requestId: request.requestId, failure: barred.reason, message: `not texted: ${barred.message}`, carrierCode: null, at } }]
       }
       return [{ type: 'PayLinkTextAttempted', data: { requestId: request.requestId, node: command.node, from: request.from, to: request.to, body: command.body, at } }]
     }

@@ -120,7 +120,8 @@ export function composeText(settings: AccountSettings, body: string): ComposedTe
 
 function textFacts(state: LeadWithTexts, phone?: string): CallTargetFacts {
   const fields = state.fields
-  return { phone: phone ?? fields?.phone ?? '', ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall }
+  const to = phone ?? fields?.phone ?? ''
+  return { phone: to, ...(fields?.state ? { state: fields.state } : {}), doNotCall: state.doNotCall, suppressed: Object.hasOwn(state.suppressed, to) }
 }
 
 /** What the policy weighs for a new text to this lead: calls and texts decided so far count toward a state's cap. */

@@ -37,6 +37,9 @@ export const tool = defineTool({
       .array(z.object({ note_id: z.string(), text: z.string(), author: z.object({ kind: z.string(), id: z.string() }), at: z.string() }))
       .describe(`The latest ${NOTES_KEPT} notes (add_note), oldest first; get_lead_history has every one`),
     notes_total: z.number().int().describe('Notes on this lead in all'),
+    suppressed_numbers: z
+      .array(z.object({ phone: z.string().describe('E.164'), source: z.string().describe('sms_keyword: it texted STOP or a synonym'), at: z.string() }))
+      .describe("Do-not-call by number: full numbers with this lead's last ten digits that opted out (the lead's own, or another person's), never called or texted until the operator clears them"),
     follow_up: z
       .object({
         paused: z.boolean().describe('pause_follow_up stopped the cadence until resume_follow_up'),
@@ -54,6 +57,7 @@ export const tool = defineTool({
     return { lead: { ...lead, do_not_call: state.doNotCall }, payments: payments.slice(-MAX_PAYMENTS_SHOWN), payments_total: payments.length, speed_to_lead: speedToLeadOutputOf(state), calls: callsOutputOf(callSummary(state.dialing, context.account.settings.timeZone, context.services.clock())), replies: repliesOutputOf(state), warnings: [...state.warnings], consent: consentOutputOf(state), consent_total: state.consentTotal, test_lead: state.test, source_facts: sourceFactsOutputOf(state),
       notes: state.notes.map((note) => ({ note_id: note.noteId, text: note.text, author: { kind: note.author.kind, id: note.author.id }, at: note.at })),
       notes_total: state.notesTotal,
+      suppressed_numbers: Object.entries(state.suppressed).map(([phone, number]) => ({ phone, source: number.source, at: number.at })),
       follow_up: { paused: state.dialing.followUpPaused !== null, paused_at: state.dialing.followUpPaused, next_at: state.dialing.pendingFollowUp?.dueAt ?? null },
       assistant: assistantOutputOf(state) }
   },

@@ -44,7 +44,7 @@ t.test('a plain-language opt-out is an opt-out: do-not-call in the same append, 
 
 t.test('a STOP from a new number: a lead not listed, the text, do-not-call; the same message id again changes nothing', async (t) => {
   const first = play([text('Stop', 'SM1')])
-  t.same(first.last.map((e) => e.type), ['LeadReceived', 'TextReceived', 'LeadMarkedDoNotCall'])
+  t.same(first.last.map((e) => e.type), ['LeadReceived', 'TextReceived', 'LeadMarkedDoNotCall', 'NumberSuppressed'])
   t.notOk('list' in (first.last[0] as LeadEvent).data, 'not in Inbound Leads')
   t.match(first.last[2], { data: { source: 'sms_keyword' } })
   t.ok(first.state.doNotCall)
@@ -68,7 +68,7 @@ t.test('a STOP stops the pending follow-up in the same append', async (t) => {
   const { all } = play([text('hello', 'SM1')])
   const scheduled: LeadEvent = { type: 'FollowUpScheduled', data: { leadId: 'ld_1', attempt: 2, dueAt: '2026-03-10T16:00:00.000Z', afterDecisionId: 'dec_1' } }
   const stopped = play([text('STOP', 'SM2')], [...all, scheduled])
-  t.same(stopped.last.map((e) => e.type), ['TextReceived', 'LeadMarkedDoNotCall', 'FollowUpStopped'])
-  t.match(stopped.last[2], { data: { reason: 'do_not_call' } })
+  t.same(stopped.last.map((e) => e.type), ['TextReceived', 'LeadMarkedDoNotCall', 'NumberSuppressed', 'FollowUpStopped'])
+  t.match(stopped.last[3], { data: { reason: 'do_not_call' } })
   t.notOk(stopped.state.dialing.pendingFollowUp, 'no follow-up left')
 })
