@@ -250,8 +250,11 @@ export const warningsOutput = z
 
 export const callsOutput = z
   .object({
-    attempts_today: z.number().int().describe("Calls decided to this lead today, in the account's time zone: each counts toward the daily limit"),
-    attempts_total: z.number().int().describe('Calls decided to this lead in all'),
+    attempts_today: z
+      .number()
+      .int()
+      .describe("Calls that rang this lead today, in the account's time zone: each counts toward the daily limit. An agent-first call counts once the lead is dialed, never for the owner's legs alone"),
+    attempts_total: z.number().int().describe('Calls decided to this lead in all, agent-first calls that only rang the owner included'),
     last_outcome: z
       .object({
         result: z.enum(['answered', 'machine', 'no_answer', 'busy', 'failed', 'unknown']).describe('answered: a person (or a key pressed); machine: a voicemail box or a fax, not the lead'),

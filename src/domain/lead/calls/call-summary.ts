@@ -7,6 +7,7 @@ import { DateTime } from 'luxon'
 import { zoneOrUtc } from '../intake/dates.ts'
 import type { CallRecord, DialingState } from './calls.decider.ts'
 import type { MenuChoice } from './calls.events.ts'
+import { leadAttemptAt } from './lead-attempts.ts'
 
 /** How a call ended up, in one word: its answer, a machine, or why nobody answered. */
 export type CallResult = 'answered' | 'machine' | 'no_answer' | 'busy' | 'failed' | 'unknown'
@@ -27,7 +28,10 @@ export interface LastCallOutcome {
 }
 
 export interface CallSummary {
-  /** Calls decided today in the account's time zone: each counts toward the daily limit. */
+  /**
+   * Calls that rang the lead today in the account's time zone: each counts toward the daily limit. An
+   * agent-first call counts once the lead was dialed (on that day), never for the owner's legs alone.
+   */
   readonly attemptsToday: number
   readonly attemptsTotal: number
   /** The latest call with an outcome; a call still ringing has none yet. */
@@ -63,7 +67,10 @@ export function callSummary(dialing: DialingState, timeZone: string, now: Date):
   const zone = zoneOrUtc(timeZone)
   const today = DateTime.fromJSDate(now, { zone })
   const calls = dialing.order.flatMap((id) => (dialing.calls[id] ? [dialing.calls[id]] : []))
-  const attemptsToday = calls.filter((call) => DateTime.fromISO(call.decidedAt, { zone }).hasSame(today, 'day')).length
+  const attemptsToday = calls.filter((call) => {
+    const at = leadAttemptAt(call)
+    return at !== null && DateTime.fromISO(at, { zone }).hasSame(today, 'day')
+  }).length
   const last = calls.findLast((call) => call.outcomeAt !== null)
   return {
     attemptsToday,

@@ -12,6 +12,7 @@ import { phoneConflict, type IntakeState } from '../intake/intake.decider.ts'
 import type { LeadPhoneConflict, LeadReceived } from '../intake/intake.events.ts'
 import { dialConnected, type CallStatusUpdate } from './call-status.ts'
 import * as agentFirst from './agent-first.ts'
+import { leadAttemptTimes } from './lead-attempts.ts'
 import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, MenuChoice, SpeedToLeadSkip } from './calls.events.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -288,7 +289,8 @@ function agentContext(state: LeadWithCalls, call: CallRecord, settings: AccountS
   return {
     call, settings, node, now,
     pendingFollowUp: state.dialing.pendingFollowUp !== null,
-    mayCallLead: () => mayCall(settings, decidedCallTarget(state, call), now),
+    // The owner legs did not count toward the lead's cap: it is checked as the lead is about to ring.
+    mayCallLead: () => mayCall(settings, leadCallTarget(state, call.purpose, call.to, call.decisionId), now),
     followUp: () => (state.dialing.answeredAt === null && !call.followedUp ? nextFollowUp(state, settings, call.decisionId, now) : []),
   }
 }
@@ -313,12 +315,13 @@ export type WithTexts = { readonly texts?: { readonly order: readonly string[]; 
 
 /**
  * What mayCall weighs for a new call to this lead, of this purpose, to `to` (the lead's own number
- * when absent): every call already decided counts toward the daily limit, and every text too toward a state's cap.
+ * when absent): every call that rang the lead counts toward the daily limit (lead-attempts.ts), and
+ * every text too toward a state's cap. `except`: a call being checked again, left out of its own count.
  */
-export function leadCallTarget(state: LeadWithCalls & WithTexts, purpose: CallPurpose, to?: string): CallTargetFacts {
+export function leadCallTarget(state: LeadWithCalls & WithTexts, purpose: CallPurpose, to?: string, except?: string): CallTargetFacts {
   const texts = state.texts
   const textTimes = texts === undefined ? [] : texts.order.map((id) => texts.texts[id]?.decidedAt ?? '')
-  return { ...targetFacts(state, to, purpose), attemptTimes: attemptTimes(state), textTimes }
+  return { ...targetFacts(state, to, purpose), attemptTimes: leadAttemptTimes(state.dialing, except), textTimes }
 }
 
 /** The same question again as a decided call goes out: its own number, the limit already counted. */
@@ -356,9 +359,9 @@ function decided(state: LeadWithCalls, settings: AccountSettings, decisionId: st
   }
 }
 
-/** Attempts decided in the 24 hours before `now`: the daily limit counts every purpose. */
+/** The calls that rang the lead (every purpose; agent-first only once the lead was dialed): what the daily limit counts. */
 function attemptTimes(state: LeadWithCalls): string[] {
-  return state.dialing.order.map((id) => (state.dialing.calls[id] as CallRecord).decidedAt)
+  return leadAttemptTimes(state.dialing)
 }
 
 /** How many of the policy's steps were taken (follow-up calls, a callback among them, and text steps): the index of the next. */
