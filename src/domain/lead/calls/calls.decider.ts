@@ -214,9 +214,11 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         lastContactAt: event.data.ownerLeg === undefined ? event.data.placedAt : state.lastContactAt,
       }
     case 'OwnerLegStarted':
-    case 'AgentUnavailable':
     case 'AssistantFallbackStarted':
       return update(state, event.data.decisionId, agentChange(state, event))
+    case 'AgentUnavailable':
+      // After the last owner, no one took the call: that is its outcome (`agent_unavailable`).
+      return update(state, event.data.decisionId, { ...agentChange(state, event), ...(event.data.nextLeg === null ? { outcomeAt: event.data.at } : {}) })
     case 'LeadDialStarted':
       return { ...update(state, event.data.decisionId, agentChange(state, event)), lastContactAt: event.data.at }
     case 'CallFailed':
