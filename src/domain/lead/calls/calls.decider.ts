@@ -65,8 +65,8 @@ export interface DialingState {
   readonly speedToLead: 'pending' | 'decided' | 'skipped'
   /** Why speed to lead did not call (its reason code), when it did not. */
   readonly speedToLeadSkip: SpeedToLeadSkip | null
-  /** `textStep`: the step scheduled was a text step (its number), as FollowUpScheduled said. */
-  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string; readonly textStep?: number } | null
+  /** `textStep`: the step scheduled was a text step (its number), as FollowUpScheduled said; `connectMissed`: a call back after a connect that reached nobody. */
+  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string; readonly textStep?: number; readonly connectMissed?: true } | null
   readonly followUpStopped: string | null
   /** Last time something went out to the lead (a call placed). */
   readonly lastContactAt: string | null
@@ -118,8 +118,12 @@ export type CallCommand =
   | { type: 'RecordVoicemailOutcome'; decisionId: string; failure: { failure: string; message: string } | null }
   /** A key the lead pressed in the menu; `ownerNumber`: who `1` connects, null when the account has none. */
   | { type: 'PressMenuKey'; settings: AccountSettings; decisionId: string; digit: string; ownerNumber: string | null }
-  /** How the owner's leg of a connect ended (the carrier's dial status). */
-  | { type: 'RecordOwnerConnect'; decisionId: string; status: string; durationSeconds: number | null }
+  /**
+   * How the owner's leg of a connect ended (the carrier's dial status): after menu key 1, or after the
+   * assistant's transfer (`transferred`, set by the lead decider from the assistant's record). With
+   * `settings`, a connect that reached nobody schedules the call back.
+   */
+  | { type: 'RecordOwnerConnect'; decisionId: string; status: string; durationSeconds: number | null; settings?: AccountSettings; transferred?: boolean }
   /** Agent-first: the key pressed on owner leg `callId` ('' when none); `node` claims the next owner leg. */
   | { type: 'PressAgentKey'; settings: AccountSettings; decisionId: string; callId: string; digit: string; node: string }
   /** Agent-first: how the dial of the lead from the owner's leg ended (Twilio's DialCallStatus). */
@@ -264,13 +268,18 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
     case 'FollowUpScheduled':
       return {
         ...update(state, event.data.afterDecisionId, { followedUp: true }),
-        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }) },
+        pendingFollowUp: {
+          attempt: event.data.attempt, dueAt: event.data.dueAt,
+          ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }),
+          ...(event.data.connectMissed === true ? { connectMissed: true as const } : {}),
+        },
         followUpStopped: null,
       }
     case 'FollowUpRescheduled': {
-      // Moved, not changed: a text step stays one.
+      // Moved, not changed: a text step stays one, a call back after a missed connect stays one.
       const textStep = state.pendingFollowUp?.textStep
-      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(textStep === undefined ? {} : { textStep }) }, followUpStopped: null }
+      const missed = state.pendingFollowUp?.connectMissed === true ? { connectMissed: true as const } : {}
+      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(textStep === undefined ? {} : { textStep }), ...missed }, followUpStopped: null }
     }
     case 'FollowUpStopped':
       return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
@@ -376,7 +385,7 @@ function followUpStepsTaken(dialing: DialingState): number {
  * read when it falls due. A callback the lead asked for is always a call.
  */
 export function pendingFollowUpText(dialing: DialingState, settings: AccountSettings): { readonly step: number; readonly template: string } | null {
-  if (dialing.pendingFollowUp === null || dialing.callbackAt !== null) return null
+  if (dialing.pendingFollowUp === null || dialing.callbackAt !== null || dialing.pendingFollowUp.connectMissed === true) return null
   const index = followUpStepsTaken(dialing)
   const template = parseFollowUpPolicy(settings.followUp).steps[index]?.text
   return template === undefined ? null : { step: index + 1, template }
@@ -440,8 +449,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const pending = state.dialing.pendingFollowUp
       // Claimed already (here or on another node), stopped, or superseded: nothing to do.
       if (!pending || pending.attempt !== command.attempt || new Date(pending.dueAt) > now) return []
-      // A lead who answered is called again only at the time they asked for.
-      if (state.dialing.answeredAt !== null && state.dialing.callbackAt === null) {
+      // A lead who answered is called again only at the time they asked for, or after asking for a person and reaching nobody.
+      if (state.dialing.answeredAt !== null && state.dialing.callbackAt === null && pending.connectMissed !== true) {
         return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
       }
       const check = mayCall(command.settings, leadCallTarget(state, 'follow_up'), now)
@@ -492,9 +501,10 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       return pressMenuKey(state, command.settings, command.decisionId, command.digit, command.ownerNumber, now)
     case 'RecordOwnerConnect': {
       const call = requireCall(state, command.decisionId)
-      if (call.menuChoice !== 'connect' || call.ownerConnected !== null) return []
+      if ((call.menuChoice !== 'connect' && command.transferred !== true) || call.ownerConnected !== null) return []
       const connected = dialConnected(command.status) && (command.durationSeconds === null || command.durationSeconds > 0)
-      return [{ type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }]
+      const ended: CallEvent = { type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }
+      return connected || command.settings === undefined ? [ended] : [ended, ...connectMissedFollowUp(state, command.settings, call.decisionId, now)]
     }
     case 'PressAgentKey': {
       const call = requireCall(state, command.decisionId)
@@ -665,6 +675,18 @@ function pressMenuKey(state: LeadWithCalls, settings: AccountSettings, decisionI
     }
   }
   return events
+}
+
+/**
+ * The lead asked for a person (menu key 1, the assistant's transfer) and reached nobody: follow-up
+ * calls them back at callbackTime, in place of any pending step; nothing when they may never be called
+ * again, or a callback they asked for is already pending.
+ */
+function connectMissedFollowUp(state: LeadWithCalls, settings: AccountSettings, decisionId: string, now: Date): CallEvent[] {
+  if (state.doNotCall || state.dialing.callbackAt !== null || state.dialing.followUpPaused !== null) return []
+  const dueAt = callbackTime(state, settings, now)
+  if (dueAt === null) return []
+  return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt, afterDecisionId: decisionId, connectMissed: true } }]
 }
 
 /** An hour from now, or the first moment after it a call is allowed (calling hours, the lead's hours, the daily limit); null when never. */
