@@ -21,7 +21,7 @@ import type { AssistantState } from '../../domain/lead/assistant/assistant.decid
 import type { AssistantDisposition } from '../../domain/lead/assistant/assistant.events.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
-import { CONSOLE_PREFIX, timeElement } from './layout.ts'
+import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 
 export const LEADS_PAGE_SIZE = 25
@@ -194,7 +194,7 @@ ${state.consent.length === 0 ? html`<p class="muted">None sent.</p>` : html`<div
 ${state.consentTotal > state.consent.length ? html`<p class="muted">The newest ${state.consent.length} of ${state.consentTotal}; <code>leadline audit export</code> has every one.</p>` : ''}`}
 </section>
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
-<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
+<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${localTimes(d.speedToLeadSkip.message, zone)} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
 ${fieldRows([
   ['Attempts', `${summary.attemptsToday} today, ${summary.attemptsTotal} in all`],
@@ -224,7 +224,7 @@ ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div c
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
 <p class="muted">Everything that happened to this lead, oldest first, replayed from the log${found.chain ? '' : '; its hash chain is intact'}.</p>
 ${found.chain ? html`<p class="error" role="alert">This lead's history fails verification at revision ${found.chain.revision} (${found.chain.problem}): tell the operator (<code>leadline audit verify</code>).</p>` : ''}
-<ol class="timeline">${found.history.entries.map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${entry.actorText}</span>${entry.summary}</li>`)}</ol>
+<ol class="timeline">${found.history.entries.map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${entry.actorText}</span>${localTimes(entry.summary, zone)}</li>`)}</ol>
 </section>`
       return sendPage(reply, { title: name, frame, body })
     })
@@ -246,7 +246,7 @@ ${ended.map((c) => html`<h3>${timeElement(c.endedAt as string, zone)}: ${DISPOSI
 ${fieldRows([
   ...c.answers.map((a) => [a.question, a.answer] as const),
   ['Callback', c.callbackAt === null ? null : timeElement(c.callbackAt, zone)],
-  ['Why', c.why],
+  ['Why', c.why === null ? null : localTimes(c.why, zone)],
 ])}`)}
 </section>`
 }
