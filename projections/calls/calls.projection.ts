@@ -34,12 +34,13 @@ function menuFact(event: Extract<LeadEvent, { type: 'MenuKeyPressed' | 'Callback
 export const callsProjection: Projection = {
   name: 'calls',
   // 3: how each call went (who answered, duration, voicemail, menu key, callback) for list_calls and get_call, and paused follow-ups.
-  version: 3,
+  // 4: `lead_attempt_at`, when the call rang the lead (agent-first: once the lead is dialed), for the daily cap.
+  version: 4,
   handles: [
     'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
     'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable', 'AssistantFallbackStarted',
     'CallReachedMachine', 'VoicemailLeft', 'VoicemailFailed', 'VoicemailSkipped', 'MenuKeyPressed', 'CallbackRequested', 'OwnerConnectEnded',
-    'FollowUpPaused', 'FollowUpResumed',
+    'FollowUpPaused', 'FollowUpResumed', 'LeadDialStarted',
   ],
   tables: ['calls', 'follow_ups', 'call_legs', 'follow_up_pauses'],
 
@@ -69,7 +70,8 @@ export const callsProjection: Projection = {
         voicemail TEXT,
         menu_choice TEXT,
         callback_at TEXT,
-        owner_connected INTEGER
+        owner_connected INTEGER,
+        lead_attempt_at TEXT
       );
       CREATE INDEX IF NOT EXISTS calls_by_account ON calls (account_id, decided_position);
       CREATE INDEX IF NOT EXISTS calls_by_call_id ON calls (call_id);
@@ -99,9 +101,9 @@ export const callsProjection: Projection = {
         const accountId = parseLeadStream(recorded.stream)?.accountId ?? ''
         statement(
           db,
-          `INSERT OR IGNORE INTO calls (decision_id, stream, account_id, lead_id, purpose, attempt, from_number, to_number, decided_at, decided_position, stage)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'decided')`,
-        ).run(d.decisionId, recorded.stream, accountId, d.leadId, d.purpose, d.attempt, d.from, d.to, d.decidedAt, recorded.position)
+          `INSERT OR IGNORE INTO calls (decision_id, stream, account_id, lead_id, purpose, attempt, from_number, to_number, decided_at, decided_position, stage, lead_attempt_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'decided', ?)`,
+        ).run(d.decisionId, recorded.stream, accountId, d.leadId, d.purpose, d.attempt, d.from, d.to, d.decidedAt, recorded.position, d.decidedAt)
         if (d.purpose === 'follow_up') statement(db, 'DELETE FROM follow_ups WHERE stream = ?').run(recorded.stream)
         return
       }
@@ -111,7 +113,14 @@ export const callsProjection: Projection = {
       case 'CallPlaced':
         // An agent-first call's row follows its newest owner leg; every leg's id still finds it.
         setStage(db, event.data.decisionId, "stage = 'placed', call_id = ?, carrier = ?", event.data.callId, event.data.carrier)
-        if (event.data.ownerLeg !== undefined) statement(db, 'INSERT OR IGNORE INTO call_legs (call_id, decision_id) VALUES (?, ?)').run(event.data.callId, event.data.decisionId)
+        if (event.data.ownerLeg !== undefined) {
+          statement(db, 'INSERT OR IGNORE INTO call_legs (call_id, decision_id) VALUES (?, ?)').run(event.data.callId, event.data.decisionId)
+          // Ringing the owner is not ringing the lead: the call counts toward the lead's cap once the lead is dialed (lead-attempts.ts).
+          setStage(db, event.data.decisionId, 'lead_attempt_at = NULL')
+        }
+        return
+      case 'LeadDialStarted':
+        setStage(db, event.data.decisionId, 'lead_attempt_at = ?', event.data.at)
         return
       case 'OwnerLegStarted':
         // The next owner leg is claimed and not yet placed.
@@ -126,7 +135,7 @@ export const callsProjection: Projection = {
         return
       case 'AssistantFallbackStarted':
         // The call goes on: the lead is called directly for the assistant, claimed and not yet placed.
-        setStage(db, event.data.decisionId, "stage = 'started', outcome = NULL, ended_at = NULL")
+        setStage(db, event.data.decisionId, "stage = 'started', outcome = NULL, ended_at = NULL, lead_attempt_at = ?", event.data.at)
         return
       case 'CallFailed':
         setStage(db, event.data.decisionId, "stage = 'failed', outcome = ?, failure_message = ?, ended_at = ?", event.data.failure, event.data.message, event.data.failedAt)

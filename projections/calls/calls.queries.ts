@@ -75,9 +75,12 @@ function toCall(row: (Omit<CallRow, 'answered'> & { answered: number }) | undefi
 export class CallsQueries {
   constructor(private readonly db: ViewsDatabase) {}
 
-  /** When each stream's calls decided after `since` (ISO) were decided, whatever their purpose: the daily limit counts them. */
+  /**
+   * When each stream's calls that rang the lead after `since` (ISO) count from, whatever their purpose:
+   * the daily limit counts them (an agent-first call once the lead was dialed; lead-attempts.ts).
+   */
   decidedSince(streams: readonly string[], since: string): Map<string, string[]> {
-    const query = statement(this.db, 'SELECT decided_at AS decidedAt FROM calls WHERE stream = ? AND decided_at > ?')
+    const query = statement(this.db, 'SELECT lead_attempt_at AS decidedAt FROM calls WHERE stream = ? AND lead_attempt_at > ?')
     const times = new Map<string, string[]>()
     for (const stream of streams) {
       const rows = query.all(stream, since) as { decidedAt: string }[]

@@ -6,9 +6,9 @@
  * 15 minutes after arriving. Each comes with the suggested call and when it is next allowed (mayCall).
  */
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
-import { callPermission, type CallPermission } from '../../src/domain/dialing/calling-window.ts'
+import { callPermission, leadHoursKey, type CallPermission } from '../../src/domain/dialing/calling-window.ts'
 import { mayCall } from '../../src/domain/dialing/may-call.ts'
-import { leadTimeZone } from '../../src/domain/dialing/lead-time-zone.ts'
+import { leadTimeZones } from '../../src/domain/dialing/lead-time-zone.ts'
 import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from './stale-leads.queries.ts'
 
 export interface StaleLead {
@@ -24,6 +24,8 @@ export interface StaleLead {
   readonly suggested_action: string
   /** ISO UTC when the suggested call is next allowed; null when never. */
   readonly next_allowed_at: string | null
+  /** Every zone the lead may be in (its state's and its number's when they disagree); the call waits for all. */
+  readonly lead_zones: string[]
 }
 
 export interface NextActions {
@@ -156,6 +158,7 @@ export class NextActionsQueries {
       why,
       suggested_action: suggestedAction(row, why),
       next_allowed_at: nextAllowed(row),
+      lead_zones: leadTimeZones({ phone: row.phone, ...(row.state ? { state: row.state } : {}) }).map((z) => z.zone),
     }))
 
     const replies = replied.length < limit ? replied.length : this.queries.countReplied(id)
@@ -183,9 +186,9 @@ export class NextActionsQueries {
     const { timeZone, callingHours, leadTimeGuard } = account.settings
     const policy = `${timeZone}|${leadTimeGuard ? 'guard' : 'no-guard'}|${callingHours}`
     const at = now.getTime()
-    // Calling hours depend on the lead only through its zone: one answer per zone, for as long as it holds.
+    // Calling hours depend on the lead only through its zones and state rows: one answer per such key, for as long as it holds.
     const hours: typeof callPermission = (rules, target, when) => {
-      const key = `${policy}|${leadTimeZone(target)?.zone ?? 'account'}`
+      const key = `${policy}|${leadHoursKey(target)}`
       let answer = this.permissions.get(key)
       if (answer === undefined || at < answer.from || at >= answer.until) {
         answer = permissionSpan(callPermission(rules, target, when), at)

@@ -1,4 +1,4 @@
-/** How the owner's leg of a connect (the lead pressed 1) ended, from the carrier's dial status. */
+/** How the owner's leg of a connect (the lead pressed 1, or the assistant handed the call over) ended, from the carrier's dial status. */
 import { leadDecider } from '../domain/lead/lead.decider.ts'
 import { callByDecision, carrierActor, type LiveCallDeps } from './live-call.ts'
 
@@ -6,6 +6,6 @@ import { callByDecision, carrierActor, type LiveCallDeps } from './live-call.ts'
 export async function recordOwnerConnect(deps: LiveCallDeps, decisionId: string, status: string, durationSeconds: number | null): Promise<boolean> {
   const found = await callByDecision(deps, decisionId)
   if (!found) return false
-  await deps.commands.handle(found.call.stream, leadDecider, { type: 'RecordOwnerConnect', decisionId, status, durationSeconds }, carrierActor(deps))
+  await deps.commands.handle(found.call.stream, leadDecider, { type: 'RecordOwnerConnect', decisionId, status, durationSeconds, settings: found.account.settings }, carrierActor(deps))
   return true
 }

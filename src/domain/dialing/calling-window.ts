@@ -5,9 +5,10 @@
  * A call is allowed when both hold:
  *   1. calling hours: the account's wall clock, in its IANA zone, is inside one of its weekly windows
  *      (half-open, [start, end));
- *   2. the lead-time guard (on by default): the lead's wall clock is in [08:00, 21:00), in the lead's
- *      own zone (from its state, else its phone number) or the account's zone when that is unknown
- *      (the federal row of contact-rules.ts), and inside the hours of every state row that reaches
+ *   2. the lead-time guard (on by default): the lead's wall clock is in [08:00, 21:00) in every zone
+ *      the lead may be in (its state's and its phone number's: when they disagree, both must be inside,
+ *      the stricter clock wins), or the account's zone when neither is known (the federal row of
+ *      contact-rules.ts), and inside the hours of every state row that reaches
  *      the lead (its state or its area code's state), read in each zone the row names for it, on that
  *      zone's weekday (a row may give Saturday other hours, or allow no calls on Sunday). The
  *      refusal names the row that refused (`rule`).
@@ -29,7 +30,7 @@ import { formatCallingHours, parseCallingHours } from '../account/calling-hours.
 import type { CallingWindow } from '../account/calling-hours.ts'
 import { DomainError } from '../shared/decider.ts'
 import { FEDERAL_RULE, ruleHoursOn, ruleHoursText, stateRulesFor, type AppliedStateRule, type ContactRule, type Weekday } from './contact-rules.ts'
-import { leadTimeZone } from './lead-time-zone.ts'
+import { leadTimeZones, type LeadTimeZone } from './lead-time-zone.ts'
 
 /** The lead's own hours, in the lead's zone: never ring outside them while the guard is on. */
 export const LEAD_GUARD_HOURS = FEDERAL_RULE.hours
@@ -62,9 +63,11 @@ export type CallPermission =
   | {
       allowed: true
       accountZone: string
-      /** The lead's own zone; null when neither state nor phone place the lead. */
+      /** The lead's own zone (its state's, else its number's); null when neither state nor phone place the lead. */
       leadZone: string | null
       leadZoneFrom: LeadZoneSource
+      /** Every zone the lead may be in (the state's and the number's when they differ); each must be inside the lead's hours. */
+      leadZones: readonly string[]
     }
   | {
       allowed: false
@@ -75,6 +78,7 @@ export type CallPermission =
       accountZone: string
       leadZone: string | null
       leadZoneFrom: LeadZoneSource
+      leadZones: readonly string[]
       /** One sentence for people, with the next allowed time on the account's wall clock. */
       message: string
       /** The row of contact-rules.ts that refused (`FL 501.616`), for `outside_lead_hours`. */
@@ -87,7 +91,7 @@ export type CallPermission =
  */
 export function callPermission(policy: CallingPolicy, target: CallTarget, now: Date): CallPermission {
   const rules = resolveRules(policy, target)
-  const zones = { accountZone: rules.accountZone, leadZone: rules.leadZone, leadZoneFrom: rules.leadZoneFrom }
+  const zones = { accountZone: rules.accountZone, leadZone: rules.leadZone, leadZoneFrom: rules.leadZoneFrom, leadZones: rules.leadZones.map((z) => z.zone) }
   const verdict = judge(rules, now.getTime())
   if (verdict === 'allowed') return { allowed: true, ...zones }
   const next = earliestAllowed(rules, now.getTime())
@@ -111,12 +115,13 @@ export function nextAllowedAt(policy: CallingPolicy, target: CallTarget, after: 
 interface Rules {
   readonly accountZone: string
   readonly windows: readonly CallingWindow[]
-  /** The zone the federal guard reads; null when the guard is off. */
-  readonly guardZone: string | null
+  /** The zones the federal guard reads (the lead's, else the account's); empty when the guard is off. */
+  readonly guardZones: readonly string[]
   /** Every hours rule the lead's clock must meet, state rows first; empty when the guard is off. */
   readonly guards: readonly Guard[]
   readonly leadZone: string | null
   readonly leadZoneFrom: LeadZoneSource
+  readonly leadZones: readonly LeadTimeZone[]
 }
 
 /** Minutes after local midnight, half-open [start, end). */
@@ -150,17 +155,27 @@ function resolveRules(policy: CallingPolicy, target: CallTarget): Rules {
     throw new DomainError('invalid_time_zone', `unknown IANA time zone "${policy.timeZone}"`)
   }
   const windows = parseCallingHours(policy.callingHours)
-  const lead = leadTimeZone(target)
-  const leadZone = lead?.zone ?? null
-  const guardZone = policy.leadTimeGuard ? (leadZone ?? policy.timeZone) : null
+  const leadZones = leadTimeZones(target)
+  const lead = leadZones[0]
+  const guardZones = !policy.leadTimeGuard ? [] : leadZones.length === 0 ? [policy.timeZone] : leadZones.map((z) => z.zone)
   const guards: Guard[] = []
-  if (guardZone !== null) {
+  if (guardZones.length > 0) {
     for (const state of stateRulesFor(target)) {
       for (const zone of state.zones) guards.push(guardOf(state.rule, zone, state))
     }
-    guards.push(guardOf(FEDERAL_RULE, guardZone))
+    for (const zone of guardZones) guards.push(guardOf(FEDERAL_RULE, zone))
   }
-  return { accountZone: policy.timeZone, windows, guardZone, guards, leadZone, leadZoneFrom: lead?.from ?? 'account' }
+  return { accountZone: policy.timeZone, windows, guardZones, guards, leadZone: lead?.zone ?? null, leadZoneFrom: lead?.from ?? 'account', leadZones }
+}
+
+/**
+ * What the answer of callPermission depends on besides the policy and the time: the lead's zones and
+ * the state rows reaching it. Leads with the same key get the same answer (get_next_actions memoises by it).
+ */
+export function leadHoursKey(target: CallTarget): string {
+  const zones = leadTimeZones(target).map((z) => z.zone)
+  const rows = stateRulesFor(target).map((s) => `${s.rule.jurisdiction}:${s.zones.join('+')}`)
+  return `${zones.join(',') || 'account'}|${rows.join(',')}`
 }
 
 const WEEKDAYS: readonly Weekday[] = [1, 2, 3, 4, 5, 6, 7]
@@ -286,14 +301,11 @@ function wallTimeText(ms: number, zone: string): string {
 }
 
 function leadHoursText(rules: Rules): string {
-  const zone = rules.guardZone ?? rules.accountZone
-  const source =
-    rules.leadZoneFrom === 'state'
-      ? "from the lead's state"
-      : rules.leadZoneFrom === 'area_code'
-        ? "from the lead's phone number"
-        : "the account's zone, as the lead's is unknown"
-  return `${LEAD_GUARD_HOURS.start}-${LEAD_GUARD_HOURS.end} ${zone}, ${source}`
+  const hours = `${LEAD_GUARD_HOURS.start}-${LEAD_GUARD_HOURS.end}`
+  if (rules.leadZones.length === 0) return `${hours} ${rules.accountZone}, the account's zone, as the lead's is unknown`
+  const zoneText = (z: LeadTimeZone) => `${z.zone}, from the lead's ${z.from === 'state' ? 'state' : 'phone number'}`
+  if (rules.leadZones.length === 1) return `${hours} ${zoneText(rules.leadZones[0] as LeadTimeZone)}`
+  return `${hours} in each of ${rules.leadZones.map(zoneText).join(' and ')}, as they disagree`
 }
 
 function stateHoursText(guard: Guard, state: AppliedStateRule): string {
@@ -315,9 +327,13 @@ function refusalMessage(rules: Rules, reason: CallRefusal, next: number | null, 
   if (next === null) {
     return `${why}; no time in the next ${LOOKAHEAD_DAYS} days is inside both the calling hours and the lead's hours.`
   }
+  const leadZones = rules.guardZones.filter((zone) => zone !== rules.accountZone)
+  const clock = (zone: string) => DateTime.fromMillis(next, { zone }).toFormat('HH:mm')
   const leadSide =
-    rules.guardZone !== null && rules.guardZone !== rules.accountZone
-      ? ` (${DateTime.fromMillis(next, { zone: rules.guardZone }).toFormat('HH:mm')} for the lead, ${rules.guardZone})`
-      : ''
+    leadZones.length === 0
+      ? ''
+      : leadZones.length === 1
+        ? ` (${clock(leadZones[0] as string)} for the lead, ${leadZones[0]})`
+        : ` (for the lead: ${leadZones.map((zone) => `${clock(zone)} ${zone}`).join(', ')})`
   return `${why}; next allowed ${wallTimeText(next, rules.accountZone)}${leadSide}.`
 }

@@ -1,8 +1,9 @@
 /**
- * The lead's own time zone, for the guard that never rings a lead outside 08:00–21:00 where they are:
- * from the lead's state when it is a US state, DC or territory, else from the phone number (the NANP
- * area code, or the country for numbers outside North America when that country has one zone).
- * Null when neither says; the caller then uses the account's zone.
+ * The lead's own time zones, for the guard that never rings a lead outside 08:00–21:00 where they are:
+ * from the lead's state when it is a US state, DC or territory, and from the phone number (the NANP
+ * area code, or the country for numbers outside North America when that country has one zone). When
+ * the two disagree (a GB mobile with `state: CA`) the lead may be in either, so the guard holds in
+ * both: the stricter clock wins. Empty when neither says; the caller then uses the account's zone.
  */
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { usStateCode } from '../lead/intake/us-states.ts'
@@ -74,13 +75,20 @@ export function areaCodePlace(phone: string): { readonly region: string; readonl
   return areaCode === undefined ? undefined : AREA_CODE_GROUP.get(areaCode)
 }
 
-/** Where the lead is, as an IANA zone: state first, then phone number; null when neither tells. */
-export function leadTimeZone(target: { state?: string; phone?: string }): LeadTimeZone | null {
+/** Every zone the lead may be in: the state's first, then the number's when it is another; empty when neither tells. */
+export function leadTimeZones(target: { state?: string | undefined; phone?: string | undefined }): readonly LeadTimeZone[] {
   const code = target.state === undefined ? undefined : usStateCode(target.state)
   const stateZone = code === undefined ? undefined : STATE_TIME_ZONES[code]
-  if (stateZone !== undefined) return { zone: stateZone, from: 'state' }
   const phoneZone = target.phone === undefined ? undefined : zoneOfPhone(target.phone)
-  return phoneZone === undefined ? null : { zone: phoneZone, from: 'area_code' }
+  const zones: LeadTimeZone[] = []
+  if (stateZone !== undefined) zones.push({ zone: stateZone, from: 'state' })
+  if (phoneZone !== undefined && phoneZone !== stateZone) zones.push({ zone: phoneZone, from: 'area_code' })
+  return zones
+}
+
+/** The lead's first zone (the state's, else the number's), for words said to the lead; null when neither tells. */
+export function leadTimeZone(target: { state?: string | undefined; phone?: string | undefined }): LeadTimeZone | null {
+  return leadTimeZones(target)[0] ?? null
 }
 
 function zoneOfPhone(phone: string): string | undefined {

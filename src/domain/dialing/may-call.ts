@@ -40,6 +40,11 @@ export interface CallCheck {
   readonly accountZone: string
   readonly leadZone: string | null
   /**
+   * Every zone the lead may be in: its state's and its number's when they disagree (both must be inside
+   * the lead's hours). Empty when neither places the lead, or when a rule before the hours refused.
+   */
+  readonly leadZones: readonly string[]
+  /**
    * At most this many calls to one person in any rolling 24 hours: the follow-up policy's `max N per
    * 24h`, or a state's cap when smaller and the lead-time guard is on.
    */
@@ -113,7 +118,7 @@ export function mayContact(channel: ContactChannel, settings: AccountSettings, t
           ...(stateCap === null ? [] : [{ max: stateCap.max, times: [...target.attemptTimes, ...(target.textTimes ?? [])], rule: stateCap.rule }]),
           ...(accountLimit === null ? [] : [{ max: accountLimit, times: target.attemptTimes, rule: null }]),
         ]
-  const zones = { accountZone: settings.timeZone, leadZone: null, dailyLimit }
+  const zones = { accountZone: settings.timeZone, leadZone: null, leadZones: [], dailyLimit }
   const refused = (reason: string, message: string, nextAllowedAt: string | null = null): ContactCheck => ({ allowed: false, reason, message, nextAllowedAt, ...zones })
   const barred = personBarred(channel, target)
   if (barred !== null) return refused(barred.reason, barred.message)
@@ -126,7 +131,7 @@ export function mayContact(channel: ContactChannel, settings: AccountSettings, t
   const policy = { timeZone: settings.timeZone, callingHours: settings.callingHours, leadTimeGuard: settings.leadTimeGuard }
   const where = { phone: target.phone, ...(target.state ? { state: target.state } : {}) }
   const permission = hours(policy, where, now)
-  const placed = { accountZone: permission.accountZone, leadZone: permission.leadZone, dailyLimit }
+  const placed = { accountZone: permission.accountZone, leadZone: permission.leadZone, leadZones: permission.leadZones, dailyLimit }
   // The limit that holds the contact back longest refuses it (the state's, on a tie: it names the law).
   let binding: { limit: (typeof limits)[number]; freeAt: Date } | null = null
   for (const limit of limits) {

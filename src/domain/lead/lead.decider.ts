@@ -76,7 +76,9 @@ function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date):
   // A follow-up whose step is a text is claimed by deciding the text (follow-up-text.ts).
   const text = command.type === 'ClaimFollowUp' ? claimFollowUpText(command, state, now) : null
   if (text !== null) return text
-  const events: LeadEvent[] = decideCalls(command, state, now)
+  // The owner's leg after the assistant handed the call over is a connect, as after menu key 1.
+  const transferred = command.type === 'RecordOwnerConnect' && state.assistant.calls[command.decisionId]?.disposition === 'transferred'
+  const events: LeadEvent[] = decideCalls(transferred ? { ...command, transferred: true } : command, state, now)
   if (!events.some((e) => e.type === 'MenuKeyPressed' && e.data.choice === 'opt_out')) return events
   const after = events.reduce((s, event) => leadDecider.evolve(s, event), state)
   const marked = decideIntake({ type: 'MarkDoNotCall', source: 'in_call_keypress' }, after, now)

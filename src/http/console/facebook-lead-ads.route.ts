@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { FacebookLeadRow } from '../../../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
 import { html, type Html } from './html.ts'
-import { CONSOLE_PREFIX, csrfField, timeElement } from './layout.ts'
+import { CONSOLE_PREFIX, csrfField, localTimes, timeElement } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
 
 const PATH = '/connections/facebook'
@@ -27,7 +27,7 @@ function leadsTable(leads: readonly FacebookLeadRow[], zone: string, csrfToken: 
 <td>${timeElement(lead.notifiedAt, zone)}</td>
 <td><code>${lead.leadgenId}</code></td>
 <td>${lead.formId ?? ''}</td>
-<td>${lead.stage === 'failed' ? html`<span class="bad">${STAGES[lead.stage]}</span>` : STAGES[lead.stage]}${lead.failure !== null && lead.stage !== 'received' ? html`<br><span class="muted">${lead.failure}: ${lead.message ?? ''}</span>` : ''}</td>
+<td>${lead.stage === 'failed' ? html`<span class="bad">${STAGES[lead.stage]}</span>` : STAGES[lead.stage]}${lead.failure !== null && lead.stage !== 'received' ? html`<br><span class="muted">${lead.failure}: ${localTimes(lead.message ?? '', zone)}</span>` : ''}</td>
 <td>${lead.leadId !== null
     ? html`<a href="${CONSOLE_PREFIX}/leads/${lead.leadId}">Open</a>`
     : lead.stage === 'failed'

@@ -87,11 +87,24 @@ ${notice}${input.body}
 `.text
 }
 
-/** A time as the account's owner reads it: in the account's zone, to the minute. */
+/**
+ * A time as the account's owner reads it: in the account's zone, to the minute, the zone named: its
+ * abbreviation where it has one (`2026-03-10 11:00 EDT`), else its IANA name (`2026-03-10 16:00 Europe/Berlin`).
+ */
 export function formatTime(iso: string | null | undefined, zone: string): string {
   if (!iso) return ''
-  const time = DateTime.fromISO(iso, { zone })
-  return time.isValid ? time.toFormat('yyyy-LL-dd HH:mm ZZZZ') : iso
+  const time = DateTime.fromISO(iso, { zone }).setLocale('en-US')
+  if (!time.isValid) return iso
+  const abbreviation = time.toFormat('ZZZZ')
+  return `${time.toFormat('yyyy-LL-dd HH:mm')} ${/^[A-Z]{2,5}$/.test(abbreviation) ? abbreviation : time.zoneName}`
+}
+
+// An ISO-8601 instant inside a sentence (event summaries and refusal messages carry them in UTC).
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})/g
+
+/** A sentence with every ISO instant in it shown as formatTime shows it: in the account's zone, the zone named. */
+export function localTimes(text: string, zone: string): string {
+  return text.replace(ISO_INSTANT, (iso) => formatTime(iso, zone))
 }
 
 /** A `<time>` element: the ISO instant for machines, the account's wall clock for people. */

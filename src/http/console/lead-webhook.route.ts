@@ -60,10 +60,11 @@ function curlExample(url: string, token: string): string {
  * the forms that change them (docs/lead-sources.md). Each change is an account event.
  */
 function leadSourcesSection(account: AccountState, webhookUrl: string, csrfToken: string, draft: { source: string; mappings: string } | null): Html {
+  const zone = account.settings.timeZone
   const google = account.googleKey
   return html`<h2 id="lead-sources">Lead sources</h2>
 <h3>Google Ads lead forms</h3>
-<p>In the lead form's webhook settings, the URL is <code>${webhookUrl}?token=</code> and the webhook token, and the key is the one set here. ${google === null ? html`<strong>No key is set: Google's leads are refused (401).</strong>` : html`A key is set (since ${google.setAt}); Leadline keeps only a hash of it and never shows it.`}</p>
+<p>In the lead form's webhook settings, the URL is <code>${webhookUrl}?token=</code> and the webhook token, and the key is the one set here. ${google === null ? html`<strong>No key is set: Google's leads are refused (401).</strong>` : html`A key is set (since ${timeElement(google.setAt, zone)}); Leadline keeps only a hash of it and never shows it.`}</p>
 <form method="post" action="${CONSOLE_PREFIX}${PATH}/google-key" class="actions">
 ${csrfField(csrfToken)}
 <label for="google-key">New Google key <span class="hint">12 to 128 characters without spaces; a random one is best.</span></label>
@@ -80,7 +81,7 @@ ${account.fieldMaps.size === 0
 <tbody>${[...account.fieldMaps].map(([source, map]) => html`<tr>
 <td><code>${source}</code></td>
 <td>${map.mappings.map((m) => html`<code>${m.field}</code> ← <code>${m.path}</code><br>`)}</td>
-<td>${map.setAt}</td>
+<td>${timeElement(map.setAt, zone)}</td>
 <td><form method="post" action="${CONSOLE_PREFIX}${PATH}/field-map" class="inline">${csrfField(csrfToken)}<input type="hidden" name="source" value="${source}"><button type="submit" name="remove" value="1" class="danger">Remove</button></form></td>
 </tr>`)}</tbody></table></div>`}
 <form method="post" action="${CONSOLE_PREFIX}${PATH}/field-map">

@@ -15,17 +15,21 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'
 import { callSummary, type CallResult, type LastCallOutcome } from '../../domain/lead/calls/call-summary.ts'
 import type { MenuChoice } from '../../domain/lead/calls/calls.events.ts'
+import { callResult, connectedToOwner, recordOutcomeFacts } from '../../domain/lead/calls/call-outcome.ts'
+import type { CallRecord } from '../../domain/lead/calls/calls.decider.ts'
 import type { AssistantState } from '../../domain/lead/assistant/assistant.decider.ts'
 import type { AssistantDisposition } from '../../domain/lead/assistant/assistant.events.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
-import { CONSOLE_PREFIX, timeElement } from './layout.ts'
+import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
 
-const RESULT: Readonly<Record<Exclude<CallResult, 'answered' | 'machine'>, string>> = { no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown' }
+const RESULT: Readonly<Record<Exclude<CallResult, 'answered' | 'machine'>, string>> = {
+  no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown', agent_unavailable: 'no owner took the call', in_progress: 'in progress',
+}
 const MENU: Readonly<Record<MenuChoice, string>> = {
   connect: 'pressed 1 to talk to someone', callback: 'pressed 2 to be called back', opt_out: 'pressed 9: opted out, no more calls', none: 'made no choice in the menu',
 }
@@ -35,8 +39,21 @@ function outcomeWords(outcome: LastCallOutcome): string {
   const who = outcome.result === 'answered'
     ? (outcome.answeredBy === null ? 'answered' : `answered by ${outcome.answeredBy === 'human' ? 'a person' : outcome.answeredBy}`)
     : outcome.result === 'machine' ? `a machine answered (${outcome.answeredBy ?? 'unknown'}), not the lead` : RESULT[outcome.result]
-  const owner = outcome.connectedToOwner === null ? (outcome.menuChoice === 'connect' ? "the owner's phone rang" : null) : outcome.connectedToOwner ? 'connected to the owner' : 'not connected to the owner'
+  const owner = outcome.connectedToOwner === null ? (outcome.menuChoice === 'connect' ? "the owner's phone rang" : null) : ownerWords(outcome.connectedToOwner)
   return [who, outcome.voicemailLeft ? 'voicemail left' : null, outcome.menuChoice ? MENU[outcome.menuChoice] : null, owner].filter((part) => part !== null).join('; ')
+}
+
+function ownerWords(connected: boolean | null): string | null {
+  return connected === null ? null : connected ? 'connected to the owner' : 'not connected to the owner'
+}
+
+/** One call's outcome in the calls table, read as get_lead and list_calls read it (call-outcome.ts). */
+function callRowWords(call: CallRecord): Html {
+  const facts = recordOutcomeFacts(call)
+  const result = callResult(facts)
+  const words = result === 'answered' ? html`<span class="ok">answered</span>` : result === 'failed' ? html`<span class="bad">failed: ${call.failure ?? 'unknown'}</span>` : result === 'machine' ? 'a machine answered' : RESULT[result]
+  const owner = ownerWords(connectedToOwner(facts))
+  return owner === null ? html`${words}` : html`${words}; ${owner}`
 }
 
 interface ListQuery {
@@ -178,7 +195,7 @@ ${state.consent.length === 0 ? html`<p class="muted">None sent.</p>` : html`<div
 ${state.consentTotal > state.consent.length ? html`<p class="muted">The newest ${state.consent.length} of ${state.consentTotal}; <code>leadline audit export</code> has every one.</p>` : ''}`}
 </section>
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
-<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${d.speedToLeadSkip.message} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
+<p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${localTimes(d.speedToLeadSkip.message, zone)} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
 ${fieldRows([
   ['Attempts', `${summary.attemptsToday} today, ${summary.attemptsTotal} in all`],
@@ -192,7 +209,7 @@ ${fieldRows([
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${PURPOSE[c.purpose] ?? c.purpose}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
-<td>${c.answered ? html`<span class="ok">answered</span>` : ''} ${c.failure ? html`<span class="bad">failed: ${c.failure}</span>` : (c.status ?? c.stage)}</td></tr>`)}</tbody></table></div>`}
+<td>${callRowWords(c)}</td></tr>`)}</tbody></table></div>`}
 </section>
 <section aria-labelledby="notes"><h2 id="notes">Notes</h2>
 ${state.notes.length === 0 ? html`<p class="muted">No notes. An assistant adds them with <code>add_note</code>; the timeline keeps every one.</p>` : html`<ul class="notes">${state.notes.toReversed().map((note) => html`<li><span class="when">${timeElement(note.at, zone)} · ${describeActor(note.author)}</span><p>${note.text}</p></li>`)}</ul>
@@ -208,7 +225,7 @@ ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div c
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
 <p class="muted">Everything that happened to this lead, oldest first, replayed from the log${found.chain ? '' : '; its hash chain is intact'}.</p>
 ${found.chain ? html`<p class="error" role="alert">This lead's history fails verification at revision ${found.chain.revision} (${found.chain.problem}): tell the operator (<code>leadline audit verify</code>).</p>` : ''}
-<ol class="timeline">${found.history.entries.map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${entry.actorText}</span>${entry.summary}</li>`)}</ol>
+<ol class="timeline">${found.history.entries.map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${entry.actorText}</span>${localTimes(entry.summary, zone)}</li>`)}</ol>
 </section>`
       return sendPage(reply, { title: name, frame, body })
     })
@@ -230,7 +247,7 @@ ${ended.map((c) => html`<h3>${timeElement(c.endedAt as string, zone)}: ${DISPOSI
 ${fieldRows([
   ...c.answers.map((a) => [a.question, a.answer] as const),
   ['Callback', c.callbackAt === null ? null : timeElement(c.callbackAt, zone)],
-  ['Why', c.why],
+  ['Why', c.why === null ? null : localTimes(c.why, zone)],
 ])}`)}
 </section>`
 }

@@ -13,7 +13,10 @@ export function contactCheckOutput<L extends z.ZodType>(dailyLimit: L) {
     message: z.string(),
     next_allowed_at: z.string().nullable().describe('ISO UTC; null when allowed now, or when never'),
     account_zone: z.string(),
-    lead_zone: z.string().nullable(),
+    lead_zone: z.string().nullable().describe("The lead's zone: its state's, else its number's"),
+    lead_zones: z
+      .array(z.string())
+      .describe("Every zone the lead may be in (its state's and its number's when they disagree): a contact is allowed only when each is inside the lead's hours"),
     daily_limit: dailyLimit,
     rule: z.string().nullable().describe('The calling rule that refused, e.g. "FL 501.616" or "TCPA 64.1200(c)(1)" (docs/dialing.md); null when none did'),
   })
@@ -32,6 +35,7 @@ function snake(check: ContactCheck) {
     next_allowed_at: check.nextAllowedAt,
     account_zone: check.accountZone,
     lead_zone: check.leadZone,
+    lead_zones: [...check.leadZones],
     daily_limit: check.dailyLimit,
     rule: check.rule ?? null,
   }

@@ -10,6 +10,7 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { leadStream } from '../../domain/lead/lead.events.ts'
 import type { LeadState } from '../../domain/lead/lead.decider.ts'
 import type { CallSummary } from '../../domain/lead/calls/call-summary.ts'
+import { CALL_RESULTS } from '../../domain/lead/calls/call-outcome.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import type { InboundLead } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { RPC_CODES, RpcError } from './json-rpc.ts'
@@ -250,16 +251,24 @@ export const warningsOutput = z
 
 export const callsOutput = z
   .object({
-    attempts_today: z.number().int().describe("Calls decided to this lead today, in the account's time zone: each counts toward the daily limit"),
-    attempts_total: z.number().int().describe('Calls decided to this lead in all'),
+    attempts_today: z
+      .number()
+      .int()
+      .describe("Calls that rang this lead today, in the account's time zone: each counts toward the daily limit. An agent-first call counts once the lead is dialed, never for the owner's legs alone"),
+    attempts_total: z.number().int().describe('Calls decided to this lead in all, agent-first calls that only rang the owner included'),
     last_outcome: z
       .object({
-        result: z.enum(['answered', 'machine', 'no_answer', 'busy', 'failed', 'unknown']).describe('answered: a person (or a key pressed); machine: a voicemail box or a fax, not the lead'),
+        result: z
+          .enum(CALL_RESULTS)
+          .describe('As list_calls says of the same call. answered: a person (or a key pressed); machine: a voicemail box or a fax, not the lead; agent_unavailable: agent-first, no owner took the call'),
         answered_by: z.string().nullable().describe("Machine detection's verdict: human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown; null without one"),
         voicemail_left: z.boolean().describe("The account's voicemail was left on this call"),
         menu_choice: z.enum(['connect', 'callback', 'opt_out', 'none']).nullable().describe('The key the lead pressed: 1 connect, 2 callback, 9 opt_out, anything else none; null when no key'),
         callback_at: z.string().nullable().describe('When the lead asked (pressing 2) to be called back'),
-        connected_to_owner: z.boolean().nullable().describe('After pressing 1: whether the owner and the lead talked; null when not asked or still ringing'),
+        connected_to_owner: z
+          .boolean()
+          .nullable()
+          .describe("After a connect to the owner (menu key 1, agent-first's 1, the assistant's transfer): whether the owner and the lead talked; null when not asked or still ringing. As list_calls says"),
         opted_out: z.boolean().describe('The lead pressed 9: do-not-call from now on'),
         at: z.string().describe("When the call's outcome was last recorded (ISO UTC)"),
       })

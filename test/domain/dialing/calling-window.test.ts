@@ -187,7 +187,7 @@ t.test("the lead-time guard uses the lead's own zone", async (t) => {
     { name: 'Hawaii 17:59 EDT', hours, guard, target: { state: 'HI' }, at: '2026-03-10T21:59:00Z', expect: allowed },
     { name: 'guard off ignores the lead', hours, guard: false, target: { state: 'HI' }, at: '2026-03-10T13:00:00Z', expect: allowed },
     { name: 'both fail: calling hours reported first', hours, guard, target: { state: 'HI' }, at: '2026-03-14T07:00:00Z', expect: outsideHours('2026-03-16T18:00:00Z') },
-    { name: 'state wins over area code', hours, guard, target: { state: 'NY', phone: '+18085550123' }, at: '2026-03-10T13:00:00Z', expect: allowed },
+    { name: 'state and area code disagree: both clocks hold', hours, guard, target: { state: 'NY', phone: '+18085550123' }, at: '2026-03-10T13:00:00Z', expect: outsideLead('2026-03-10T18:00:00Z') },
     // Unknown zone: the account's applies, so 07:00 ET waits for 08:00 ET.
     { name: 'toll-free number: account zone', hours: 'mon-sun 00:00-24:00', guard, target: { phone: '+18005550123' }, at: '2026-01-12T12:00:00Z', expect: outsideLead('2026-01-12T13:00:00Z') },
     { name: 'unknown state: account zone', hours: 'mon-sun 00:00-24:00', guard, target: { state: 'Atlantis' }, at: '2026-01-12T12:00:00Z', expect: outsideLead('2026-01-12T13:00:00Z') },

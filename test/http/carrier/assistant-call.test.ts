@@ -126,7 +126,7 @@ t.test('a person answers: the greeting and the relay in TwiML, tokens streamed t
 
   const posted = await call.action({ SessionStatus: 'ended', SessionDuration: '48', HandoffData: JSON.stringify(handoff) })
   t.equal(posted.status, 200)
-  t.match(posted.body, new RegExp(`^${XML.replace(/[?.]/g, '\\$&')}<Response><Say>Connecting you now.</Say><Dial callerId="\\+13125550100" action="${PUBLIC_URL}/api/carrier/twilio/owner-dial\\?decision=${call.decision}" method="POST"><Number url="[^"]+" method="POST">\\+13125550177</Number></Dial></Response>$`))
+  t.match(posted.body, new RegExp(`^${XML.replace(/[?.]/g, '\\$&')}<Response><Dial callerId="\\+13125550100" action="${PUBLIC_URL}/api/carrier/twilio/owner-dial\\?decision=${call.decision}" method="POST"><Number url="[^"]+" method="POST">\\+13125550177</Number></Dial></Response>$`))
   const whisperUrl = twimlAttribute(posted.body, 'Number', 'url') as string
   t.match(whisperUrl, `${PUBLIC_URL}/api/carrier/twilio/assistant-whisper?decision=${call.decision}&whisper=`)
   const target = new URL(whisperUrl)
@@ -135,6 +135,44 @@ t.test('a person answers: the greeting and the relay in TwiML, tokens streamed t
   t.match(whisper.body, /^<\?xml version="1\.0" encoding="UTF-8"\?><Response><Say>[^<]+<\/Say><\/Response>$/, 'the owner hears the whisper alone')
   const forged = await s.fake.postStatusCallback(`${s.baseUrl}${new URL(twimlAttribute(call.answer.body, 'Connect', 'action') as string).pathname}?decision=${call.decision}`, { HandoffData: JSON.stringify({ reason: 'transfer', to: '+19005550100', whisper: 'x' }) }, { forged: true, signedUrl: twimlAttribute(call.answer.body, 'Connect', 'action') as string })
   t.equal(forged.status, 403, 'a forged action dials no one')
+})
+
+t.test('a transfer nobody accepts: "Connecting you now." said once, connect_missed recorded and listed, and the lead called back (issue #40)', async (t) => {
+  const s = await relayApp(t)
+  const call = await answeredCall(s)
+  const relay = await call.relay()
+  relay.setup(call.sid)
+  relay.prompt('Yes, go ahead.')
+  await relay.turn()
+  relay.prompt('I would like to talk to a person please.')
+  const handoff = await relay.ended()
+  t.match(handoff, { reason: 'transfer', to: OWNER })
+  relay.close()
+  await call.event('AssistantCallEnded')
+  const spoken = relay.received().filter((m) => m.type === 'text').map((m) => m.token as string).join('')
+  const posted = await call.action({ SessionStatus: 'ended', SessionDuration: '20', HandoffData: JSON.stringify(handoff) })
+  const said = [...posted.body.matchAll(/<Say>([^<]*)<\/Say>/g)].map((m) => m[1]).join(' ')
+  t.equal(`${spoken} ${said}`.split('Connecting you now.').length - 1, 1, 'the lead hears "Connecting you now." once, relay and TwiML together')
+
+  // The owner does not pick up: Twilio posts the dial's end to owner-dial.
+  const ownerDialUrl = twimlAttribute(posted.body, 'Dial', 'action') as string
+  const target = new URL(ownerDialUrl)
+  const dialed = await s.fake.postStatusCallback(`${s.baseUrl}${target.pathname}${target.search}`, { CallSid: call.sid, AccountSid: s.fake.accountSid, DialCallStatus: 'no-answer', DialCallDuration: '0' }, { signedUrl: ownerDialUrl })
+  t.equal(dialed.status, 200)
+  t.match(dialed.body, /no one could take your call/)
+  t.match((await call.event('OwnerConnectEnded')).data, { decisionId: call.decision, connected: false, status: 'no-answer' })
+  const scheduled = (await call.events()).filter((e) => e.type === 'FollowUpScheduled').at(-1)
+  t.match(scheduled?.data, { afterDecisionId: call.decision, connectMissed: true }, 'follow-up calls the lead back')
+  t.ok(Date.parse((scheduled?.data as { dueAt: string }).dueAt) >= Date.now() + 59 * 60_000, 'about an hour on, inside the hours')
+  const again = await s.fake.postStatusCallback(`${s.baseUrl}${target.pathname}${target.search}`, { CallSid: call.sid, AccountSid: s.fake.accountSid, DialCallStatus: 'no-answer', DialCallDuration: '0' }, { signedUrl: ownerDialUrl })
+  t.equal(again.status, 200)
+  t.equal((await call.events()).filter((e) => e.type === 'OwnerConnectEnded').length, 1, 'a repeated callback records nothing twice')
+
+  await s.leadline.runner.catchUp()
+  const account = await s.leadline.accounts.require(call.accountId)
+  const next = await s.leadline.nextActions.getNextActions(account)
+  t.match(next.stale_leads[0], { phone: '+13125550142', why: 'connect_missed' }, 'get_next_actions lists the lead, as after menu key 1')
+  t.match(next.summary, /1 lead pressed 1 to talk to someone/)
 })
 
 t.test('the lead becomes do-not-call after the answer: setup ends the session with a goodbye; key 9 mid-call opts out', async (t) => {

@@ -167,10 +167,12 @@ t.test('get_next_actions: callbacks due, then missed connects, newest first each
   t.same(after.stale_leads[0], {
     lead_id: leads['Eve Back'], name: 'Eve Back', phone: '+14155550102', source: null, last_touch: '2026-03-10T15:05:00.000Z', attempts: 1,
     why: 'callback_due', suggested_action: 'call back: the lead asked (pressing 2) to be called back at 2026-03-10T16:05:00.000Z', next_allowed_at: now,
+    lead_zones: ['America/Los_Angeles'],
   })
   t.same(after.stale_leads[2], {
     lead_id: leads['Ann Missed'], name: 'Ann Missed', phone: '+16175550101', source: null, last_touch: '2026-03-10T15:05:00.000Z', attempts: 1,
     why: 'connect_missed', suggested_action: 'call now: the lead pressed 1 to talk to someone and the owner did not pick up', next_allowed_at: now,
+    lead_zones: ['America/New_York'],
   })
   t.equal(after.summary, '2 leads are due the callback they asked for; 2 leads pressed 1 to talk to someone and were not connected. 0 leads were contacted but untouched for over 24 hours; 1 new lead has not been contacted 15 minutes after arriving.')
   t.same((await app.call(account.keys.read, 'get_next_actions', { limit: 3 })).result?.structuredContent.stale_leads.map((l: { name: string }) => l.name), ['Eve Back', 'Bob Back', 'Ann Missed'], 'a short page: the most urgent')

@@ -60,6 +60,9 @@ t.test("Google's body with the account's key is a lead: fields mapped, custom qu
   })
   t.equal(out.source_facts.form, 'google_lead_form')
   t.equal(out.test_lead, false)
+  t.equal(out.lead.source, 'Google Ads campaign 12345678901, form 123456789', "the campaign and form are the lead's source (issue #40)")
+  const listed = (await call(account.keys.read, 'list_leads', {})).result?.structuredContent
+  t.match(listed.leads, [{ phone: '+13125550900', source: 'Google Ads campaign 12345678901, form 123456789' }], 'list_leads says so too')
   // A real lead is called at once (speed to lead on, always in hours).
   await fake.waitForCalls(1)
   // The key is never stored: not on the lead, not on the account (only its salted hash).
@@ -111,4 +114,20 @@ t.test('is_test: a test lead, stored, skipped by speed to lead (test_lead), refu
   await quiet()
   t.same(placedCalls(fake), [], 'the fake carrier was never asked to call')
   t.same(fake.messageRequests(), [], 'nor to text')
+})
+
+t.test("a Google lead's source: its campaign, its form, or the form's own answer to a source question (issue #40)", async (t) => {
+  const { post, call, account } = await setup(t)
+  const sourceOf = async (body: Record<string, unknown>, phone: string) => {
+    t.equal((await post({ ...body, user_column_data: [...(body.user_column_data as unknown[]).filter((c) => (c as { column_id: string }).column_id !== 'PHONE_NUMBER'), { column_id: 'PHONE_NUMBER', string_value: phone }] })).statusCode, 201)
+    return (await call(account.keys.read, 'get_lead', { phone })).result?.structuredContent.lead.source
+  }
+  const { campaign_id: _c, ...noCampaign } = googleBody()
+  t.equal(await sourceOf(noCampaign, '+13125550901'), 'Google Ads form 123456789', 'the form alone')
+  const { form_id: _f, ...onlyCampaign } = googleBody()
+  t.equal(await sourceOf(onlyCampaign, '+13125550902'), 'Google Ads campaign 12345678901', 'the campaign alone')
+  const { form_id: _g, campaign_id: _h, ...neither } = googleBody()
+  t.equal(await sourceOf(neither, '+13125550903'), 'Google Ads lead form', 'neither: still named')
+  const asked = googleBody({ user_column_data: [...googleBody().user_column_data, { column_name: 'Source', string_value: 'Spring promo', column_id: 'source' }] })
+  t.equal(await sourceOf(asked, '+13125550904'), 'Spring promo', "the form's own source question wins")
 })

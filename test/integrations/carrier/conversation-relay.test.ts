@@ -93,8 +93,9 @@ t.test('the action: a transfer dials the owner from the account number with a wh
   const transfer = parseHandoffData(JSON.stringify({ reason: 'transfer', to: '+13125550199', whisper: 'Jane Doe, qualified <b>roof</b>' }))
   t.equal(
     assistantEndTwiml(transfer, call),
-    `${XML}<Response><Say>Connecting you now.</Say><Dial callerId="+13125550100" action="https://l.test/owner-dial" method="POST">` +
+    `${XML}<Response><Dial callerId="+13125550100" action="https://l.test/owner-dial" method="POST">` +
       '<Number url="https://l.test/w?whisper=Jane%20Doe%2C%20qualified%20b%20roof%20%2Fb" method="POST">+13125550199</Number></Dial></Response>',
+    'the lead heard "Connecting you now." from the assistant: it is not said twice',
   )
   t.equal(assistantEndTwiml(parseHandoffData('{"reason":"refused","goodbye":"You will not be called again. Goodbye."}'), call), `${XML}<Response><Say>You will not be called again. Goodbye.</Say><Hangup/></Response>`)
   t.equal(assistantEndTwiml(parseHandoffData('{"reason":"ended"}'), call), `${XML}<Response><Hangup/></Response>`)

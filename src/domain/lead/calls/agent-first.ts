@@ -28,6 +28,8 @@ export interface AgentFirstCall {
    * `assistant`: no owner accepted and the lead is called directly, the assistant answering (`then=assistant`).
    */
   readonly phase: 'placing' | 'owner' | 'unavailable' | 'lead' | 'assistant'
+  /** When the lead was dialed (1 pressed, or the assistant fallback): from then the call counts toward the lead's daily cap. */
+  readonly leadDialAt?: string
 }
 
 /** What these rules read of a call (the calls decider's CallRecord has all of it). */
@@ -51,7 +53,7 @@ export interface AgentFirstContext {
   readonly node: string
   readonly now: Date
   readonly pendingFollowUp: boolean
-  /** may-call.ts's answer for dialing the lead now (its daily limit counted when it was decided). */
+  /** may-call.ts's answer for dialing the lead now, the daily cap counting the other calls that rang the lead (lead-attempts.ts). */
   readonly mayCallLead: () => CallCheck
   /** The next attempt by the follow-up policy (or why there is none), when this call is the lead's last word. */
   readonly followUp: () => CallEvent[]
@@ -84,10 +86,10 @@ export function agentFirstChange(call: AgentCallView, event: CallEvent): AgentFi
         ...(event.data.nextLeg === null ? { ended: true } : {}),
       }
     case 'LeadDialStarted':
-      return agent && { agent: { ...agent, phase: 'lead' } }
+      return agent && { agent: { ...agent, phase: 'lead', leadDialAt: event.data.at } }
     case 'AssistantFallbackStarted':
       // The call goes on as a direct call to the lead, claimed: its statuses are the lead's.
-      return agent && { agent: { ...agent, phase: 'assistant' }, stage: 'started', startedAt: event.data.at, ended: false }
+      return agent && { agent: { ...agent, phase: 'assistant', leadDialAt: event.data.at }, stage: 'started', startedAt: event.data.at, ended: false }
     default:
       return null
   }

@@ -7,9 +7,10 @@ import { DateTime } from 'luxon'
 import { zoneOrUtc } from '../intake/dates.ts'
 import type { CallRecord, DialingState } from './calls.decider.ts'
 import type { MenuChoice } from './calls.events.ts'
+import { callResult, connectedToOwner, recordOutcomeFacts, type CallResult } from './call-outcome.ts'
+import { leadAttemptAt } from './lead-attempts.ts'
 
-/** How a call ended up, in one word: its answer, a machine, or why nobody answered. */
-export type CallResult = 'answered' | 'machine' | 'no_answer' | 'busy' | 'failed' | 'unknown'
+export type { CallResult } from './call-outcome.ts'
 
 export interface LastCallOutcome {
   readonly result: CallResult
@@ -19,7 +20,7 @@ export interface LastCallOutcome {
   readonly menuChoice: MenuChoice | null
   /** When the lead asked on this call to be called back. */
   readonly callbackAt: string | null
-  /** After the lead pressed 1: whether the owner and the lead talked; null when not asked, or while the owner's phone rings. */
+  /** After a connect to the owner (menu key 1, agent-first, the assistant's transfer): whether they talked; null when not asked, or while the owner's phone rings. */
   readonly connectedToOwner: boolean | null
   /** The lead pressed 9 on this call. */
   readonly optedOut: boolean
@@ -27,7 +28,10 @@ export interface LastCallOutcome {
 }
 
 export interface CallSummary {
-  /** Calls decided today in the account's time zone: each counts toward the daily limit. */
+  /**
+   * Calls that rang the lead today in the account's time zone: each counts toward the daily limit. An
+   * agent-first call counts once the lead was dialed (on that day), never for the owner's legs alone.
+   */
   readonly attemptsToday: number
   readonly attemptsTotal: number
   /** The latest call with an outcome; a call still ringing has none yet. */
@@ -35,24 +39,15 @@ export interface CallSummary {
   readonly nextFollowUpAt: string | null
 }
 
-const NOT_ANSWERED: Readonly<Record<string, CallResult>> = { busy: 'busy', 'no-answer': 'no_answer', canceled: 'no_answer', failed: 'failed' }
-
-function resultOf(call: CallRecord): CallResult {
-  if (call.answered) return 'answered'
-  if (call.machine) return 'machine'
-  if (call.stage === 'failed') return 'failed'
-  if (call.stage === 'unknown') return 'unknown'
-  return NOT_ANSWERED[call.status ?? ''] ?? 'unknown'
-}
-
 function outcomeOf(call: CallRecord, at: string): LastCallOutcome {
+  const facts = recordOutcomeFacts(call)
   return {
-    result: resultOf(call),
+    result: callResult(facts),
     answeredBy: call.answeredBy,
     voicemailLeft: call.voicemail === 'left',
     menuChoice: call.menuChoice,
     callbackAt: call.callbackAt,
-    connectedToOwner: call.menuChoice === 'connect' ? call.ownerConnected : null,
+    connectedToOwner: connectedToOwner(facts),
     optedOut: call.menuChoice === 'opt_out',
     at,
   }
@@ -63,7 +58,10 @@ export function callSummary(dialing: DialingState, timeZone: string, now: Date):
   const zone = zoneOrUtc(timeZone)
   const today = DateTime.fromJSDate(now, { zone })
   const calls = dialing.order.flatMap((id) => (dialing.calls[id] ? [dialing.calls[id]] : []))
-  const attemptsToday = calls.filter((call) => DateTime.fromISO(call.decidedAt, { zone }).hasSame(today, 'day')).length
+  const attemptsToday = calls.filter((call) => {
+    const at = leadAttemptAt(call)
+    return at !== null && DateTime.fromISO(at, { zone }).hasSame(today, 'day')
+  }).length
   const last = calls.findLast((call) => call.outcomeAt !== null)
   return {
     attemptsToday,

@@ -12,6 +12,7 @@ import { phoneConflict, type IntakeState } from '../intake/intake.decider.ts'
 import type { LeadPhoneConflict, LeadReceived } from '../intake/intake.events.ts'
 import { dialConnected, type CallStatusUpdate } from './call-status.ts'
 import * as agentFirst from './agent-first.ts'
+import { leadAttemptTimes } from './lead-attempts.ts'
 import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, MenuChoice, SpeedToLeadSkip } from './calls.events.ts'
 
 export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
@@ -64,8 +65,8 @@ export interface DialingState {
   readonly speedToLead: 'pending' | 'decided' | 'skipped'
   /** Why speed to lead did not call (its reason code), when it did not. */
   readonly speedToLeadSkip: SpeedToLeadSkip | null
-  /** `textStep`: the step scheduled was a text step (its number), as FollowUpScheduled said. */
-  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string; readonly textStep?: number } | null
+  /** `textStep`: the step scheduled was a text step (its number), as FollowUpScheduled said; `connectMissed`: a call back after a connect that reached nobody. */
+  readonly pendingFollowUp: { readonly attempt: number; readonly dueAt: string; readonly textStep?: number; readonly connectMissed?: true } | null
   readonly followUpStopped: string | null
   /** Last time something went out to the lead (a call placed). */
   readonly lastContactAt: string | null
@@ -117,8 +118,12 @@ export type CallCommand =
   | { type: 'RecordVoicemailOutcome'; decisionId: string; failure: { failure: string; message: string } | null }
   /** A key the lead pressed in the menu; `ownerNumber`: who `1` connects, null when the account has none. */
   | { type: 'PressMenuKey'; settings: AccountSettings; decisionId: string; digit: string; ownerNumber: string | null }
-  /** How the owner's leg of a connect ended (the carrier's dial status). */
-  | { type: 'RecordOwnerConnect'; decisionId: string; status: string; durationSeconds: number | null }
+  /**
+   * How the owner's leg of a connect ended (the carrier's dial status): after menu key 1, or after the
+   * assistant's transfer (`transferred`, set by the lead decider from the assistant's record). With
+   * `settings`, a connect that reached nobody schedules the call back.
+   */
+  | { type: 'RecordOwnerConnect'; decisionId: string; status: string; durationSeconds: number | null; settings?: AccountSettings; transferred?: boolean }
   /** Agent-first: the key pressed on owner leg `callId` ('' when none); `node` claims the next owner leg. */
   | { type: 'PressAgentKey'; settings: AccountSettings; decisionId: string; callId: string; digit: string; node: string }
   /** Agent-first: how the dial of the lead from the owner's leg ended (Twilio's DialCallStatus). */
@@ -213,9 +218,11 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         lastContactAt: event.data.ownerLeg === undefined ? event.data.placedAt : state.lastContactAt,
       }
     case 'OwnerLegStarted':
-    case 'AgentUnavailable':
     case 'AssistantFallbackStarted':
       return update(state, event.data.decisionId, agentChange(state, event))
+    case 'AgentUnavailable':
+      // After the last owner, no one took the call: that is its outcome (`agent_unavailable`).
+      return update(state, event.data.decisionId, { ...agentChange(state, event), ...(event.data.nextLeg === null ? { outcomeAt: event.data.at } : {}) })
     case 'LeadDialStarted':
       return { ...update(state, event.data.decisionId, agentChange(state, event)), lastContactAt: event.data.at }
     case 'CallFailed':
@@ -261,13 +268,18 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
     case 'FollowUpScheduled':
       return {
         ...update(state, event.data.afterDecisionId, { followedUp: true }),
-        pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }) },
+        pendingFollowUp: {
+          attempt: event.data.attempt, dueAt: event.data.dueAt,
+          ...(event.data.textStep === undefined ? {} : { textStep: event.data.textStep }),
+          ...(event.data.connectMissed === true ? { connectMissed: true as const } : {}),
+        },
         followUpStopped: null,
       }
     case 'FollowUpRescheduled': {
-      // Moved, not changed: a text step stays one.
+      // Moved, not changed: a text step stays one, a call back after a missed connect stays one.
       const textStep = state.pendingFollowUp?.textStep
-      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(textStep === undefined ? {} : { textStep }) }, followUpStopped: null }
+      const missed = state.pendingFollowUp?.connectMissed === true ? { connectMissed: true as const } : {}
+      return { ...state, pendingFollowUp: { attempt: event.data.attempt, dueAt: event.data.dueAt, ...(textStep === undefined ? {} : { textStep }), ...missed }, followUpStopped: null }
     }
     case 'FollowUpStopped':
       return { ...state, pendingFollowUp: null, followUpStopped: event.data.reason }
@@ -288,7 +300,8 @@ function agentContext(state: LeadWithCalls, call: CallRecord, settings: AccountS
   return {
     call, settings, node, now,
     pendingFollowUp: state.dialing.pendingFollowUp !== null,
-    mayCallLead: () => mayCall(settings, decidedCallTarget(state, call), now),
+    // The owner legs did not count toward the lead's cap: it is checked as the lead is about to ring.
+    mayCallLead: () => mayCall(settings, leadCallTarget(state, call.purpose, call.to, call.decisionId), now),
     followUp: () => (state.dialing.answeredAt === null && !call.followedUp ? nextFollowUp(state, settings, call.decisionId, now) : []),
   }
 }
@@ -317,12 +330,13 @@ export type WithTexts = { readonly texts?: { readonly order: readonly string[]; 
 
 /**
  * What mayCall weighs for a new call to this lead, of this purpose, to `to` (the lead's own number
- * when absent): every call already decided counts toward the daily limit, and every text too toward a state's cap.
+ * when absent): every call that rang the lead counts toward the daily limit (lead-attempts.ts), and
+ * every text too toward a state's cap. `except`: a call being checked again, left out of its own count.
  */
-export function leadCallTarget(state: LeadWithCalls & WithTexts, purpose: CallPurpose, to?: string): CallTargetFacts {
+export function leadCallTarget(state: LeadWithCalls & WithTexts, purpose: CallPurpose, to?: string, except?: string): CallTargetFacts {
   const texts = state.texts
   const textTimes = texts === undefined ? [] : texts.order.map((id) => texts.texts[id]?.decidedAt ?? '')
-  return { ...targetFacts(state, to, purpose), attemptTimes: attemptTimes(state), textTimes }
+  return { ...targetFacts(state, to, purpose), attemptTimes: leadAttemptTimes(state.dialing, except), textTimes }
 }
 
 /** The same question again as a decided call goes out: its own number, the limit already counted. */
@@ -360,9 +374,9 @@ function decided(state: LeadWithCalls, settings: AccountSettings, decisionId: st
   }
 }
 
-/** Attempts decided in the 24 hours before `now`: the daily limit counts every purpose. */
+/** The calls that rang the lead (every purpose; agent-first only once the lead was dialed): what the daily limit counts. */
 function attemptTimes(state: LeadWithCalls): string[] {
-  return state.dialing.order.map((id) => (state.dialing.calls[id] as CallRecord).decidedAt)
+  return leadAttemptTimes(state.dialing)
 }
 
 /** How many of the policy's steps were taken (follow-up calls, a callback among them, and text steps): the index of the next. */
@@ -375,7 +389,7 @@ function followUpStepsTaken(dialing: DialingState): number {
  * read when it falls due. A callback the lead asked for is always a call.
  */
 export function pendingFollowUpText(dialing: DialingState, settings: AccountSettings): { readonly step: number; readonly template: string } | null {
-  if (dialing.pendingFollowUp === null || dialing.callbackAt !== null) return null
+  if (dialing.pendingFollowUp === null || dialing.callbackAt !== null || dialing.pendingFollowUp.connectMissed === true) return null
   const index = followUpStepsTaken(dialing)
   const template = parseFollowUpPolicy(settings.followUp).steps[index]?.text
   return template === undefined ? null : { step: index + 1, template }
@@ -439,8 +453,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const pending = state.dialing.pendingFollowUp
       // Claimed already (here or on another node), stopped, or superseded: nothing to do.
       if (!pending || pending.attempt !== command.attempt || new Date(pending.dueAt) > now) return []
-      // A lead who answered is called again only at the time they asked for.
-      if (state.dialing.answeredAt !== null && state.dialing.callbackAt === null) {
+      // A lead who answered is called again only at the time they asked for, or after asking for a person and reaching nobody.
+      if (state.dialing.answeredAt !== null && state.dialing.callbackAt === null && pending.connectMissed !== true) {
         return [{ type: 'FollowUpStopped', data: { reason: 'answered', message: 'the lead answered', at } }]
       }
       const check = mayCall(command.settings, leadCallTarget(state, 'follow_up'), now)
@@ -491,9 +505,10 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       return pressMenuKey(state, command.settings, command.decisionId, command.digit, command.ownerNumber, now)
     case 'RecordOwnerConnect': {
       const call = requireCall(state, command.decisionId)
-      if (call.menuChoice !== 'connect' || call.ownerConnected !== null) return []
+      if ((call.menuChoice !== 'connect' && command.transferred !== true) || call.ownerConnected !== null) return []
       const connected = dialConnected(command.status) && (command.durationSeconds === null || command.durationSeconds > 0)
-      return [{ type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }]
+      const ended: CallEvent = { type: 'OwnerConnectEnded', data: { decisionId: call.decisionId, connected, status: command.status, at } }
+      return connected || command.settings === undefined ? [ended] : [ended, ...connectMissedFollowUp(state, command.settings, call.decisionId, now)]
     }
     case 'PressAgentKey': {
       const call = requireCall(state, command.decisionId)
@@ -664,6 +679,18 @@ function pressMenuKey(state: LeadWithCalls, settings: AccountSettings, decisionI
     }
   }
   return events
+}
+
+/**
+ * The lead asked for a person (menu key 1, the assistant's transfer) and reached nobody: follow-up
+ * calls them back at callbackTime, in place of any pending step; nothing when they may never be called
+ * again, or a callback they asked for is already pending.
+ */
+function connectMissedFollowUp(state: LeadWithCalls, settings: AccountSettings, decisionId: string, now: Date): CallEvent[] {
+  if (state.doNotCall || state.dialing.callbackAt !== null || state.dialing.followUpPaused !== null) return []
+  const dueAt = callbackTime(state, settings, now)
+  if (dueAt === null) return []
+  return [{ type: 'FollowUpScheduled', data: { leadId: state.leadId, attempt: state.dialing.order.length + 1, dueAt, afterDecisionId: decisionId, connectMissed: true } }]
 }
 
 /** An hour from now, or the first moment after it a call is allowed (calling hours, the lead's hours, the daily limit); null when never. */

@@ -111,7 +111,8 @@ export type LeadDialStarted = DomainEvent<'LeadDialStarted', { decisionId: strin
  */
 export type FollowUpScheduled = DomainEvent<
   'FollowUpScheduled',
-  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string; textStep?: number }
+  /** `connectMissed`: the lead asked for a person (menu key 1, the assistant's transfer) and reached nobody: called back although they answered. */
+  { leadId: string; attempt: number; dueAt: string; afterDecisionId: string; textStep?: number; connectMissed?: true }
 >
 /** `rule`: the calling rule that moved it (`FL 501.616`); absent in older events and when none did. */
 export type FollowUpRescheduled = DomainEvent<'FollowUpRescheduled', { attempt: number; dueAt: string; reason: string; message: string; rule?: string }>
@@ -196,7 +197,9 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   AssistantFallbackStarted: (d) => `no owner number took the lead: calling the lead (${printable(d.to)}) for the assistant, on node ${printable(d.node)}`,
   LeadDialStarted: (d) => `owner number ${d.leg + 1} pressed 1: dialing the lead (${printable(d.to)})`,
   FollowUpScheduled: (d) =>
-    d.textStep === undefined ? `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}` : `follow-up scheduled: text step ${d.textStep} due ${printable(d.dueAt)}`,
+    d.textStep === undefined
+      ? `follow-up scheduled: attempt ${d.attempt} due ${printable(d.dueAt)}${d.connectMissed === true ? ' (the lead asked for a person and reached nobody)' : ''}`
+      : `follow-up scheduled: text step ${d.textStep} due ${printable(d.dueAt)}`,
   FollowUpRescheduled: (d) => `follow-up moved: attempt ${d.attempt} due ${printable(d.dueAt)}: ${printable(d.message)} (${printable(d.reason)}${ruleText(d.rule)})`,
   FollowUpStopped: (d) => `follow-ups stopped: ${printable(d.message)} (${printable(d.reason)})`,
 }

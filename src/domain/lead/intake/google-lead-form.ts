@@ -34,6 +34,15 @@ export interface GoogleLeadForm {
   readonly facts: Record<string, string>
 }
 
+/**
+ * The lead's `source` for a Google Ads lead: `Google Ads campaign 12345678901, form 123456789`, or the
+ * part Google sent (`Google Ads lead form` with neither), so Inbound Leads and get_lead name where it came from.
+ */
+export function googleSource(facts: Readonly<Record<string, string>>): string {
+  const parts = [facts['campaign_id'] === undefined ? null : `campaign ${facts['campaign_id']}`, facts['form_id'] === undefined ? null : `form ${facts['form_id']}`].filter((p) => p !== null)
+  return parts.length === 0 ? 'Google Ads lead form' : `Google Ads ${parts.join(', ')}`
+}
+
 /** Google's lead-form body read for intake, or null when the body is not one. */
 export function readGoogleLeadForm(body: Record<string, unknown>): GoogleLeadForm | null {
   const columns = body['user_column_data']
@@ -57,6 +66,8 @@ export function readGoogleLeadForm(body: Record<string, unknown>): GoogleLeadFor
       if (text !== '') facts[fact] = text.slice(0, MAX_FIELD_LENGTH)
     }
   }
+  // The campaign and form the lead came through are its source, unless the form itself asked for one.
+  if (!Object.keys(input).some((name) => name.trim().toLowerCase() === 'source')) input['source'] = googleSource(facts)
   const key = body['google_key']
   return { input, key: typeof key === 'string' ? key : undefined, test: body['is_test'] === true || body['is_test'] === 'true', facts }
 }

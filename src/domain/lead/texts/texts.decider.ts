@@ -14,6 +14,7 @@ import { mayContact, type CallTargetFacts, type ContactCheck } from '../../diali
 import { DomainError } from '../../shared/decider.ts'
 import type { DialingState } from '../calls/calls.decider.ts'
 import type { IntakeState } from '../intake/intake.decider.ts'
+import { leadAttemptTimes } from '../calls/lead-attempts.ts'
 import { MAX_TEXT_CHARACTERS, textSegments, withOptOutLine, type TextSegments } from './text-body.ts'
 import type { TextEvent, TextReason } from './texts.events.ts'
 
@@ -128,7 +129,7 @@ function textFacts(state: LeadWithTexts, phone?: string): CallTargetFacts {
 export function leadTextTarget(state: LeadWithTexts): CallTargetFacts {
   return {
     ...textFacts(state),
-    attemptTimes: state.dialing.order.map((id) => state.dialing.calls[id]?.decidedAt ?? ''),
+    attemptTimes: leadAttemptTimes(state.dialing),
     textTimes: state.texts.order.map((id) => state.texts.texts[id]?.decidedAt ?? ''),
   }
 }

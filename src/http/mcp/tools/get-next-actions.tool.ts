@@ -13,6 +13,9 @@ const staleLead = z.object({
   why: z.string().describe('replied (the lead texted back and was not called since), callback_due (a callback the lead asked for, pressing 2 or through the voice assistant, or one scheduled with schedule_callback, is due), assistant_qualified (the voice assistant qualified the lead and no call followed), connect_missed (the lead pressed 1 and reached nobody), never_contacted or contacted_untouched; most urgent first'),
   suggested_action: z.string(),
   next_allowed_at: z.string().nullable().describe('ISO UTC time the suggested call is next allowed; null when never'),
+  lead_zones: z
+    .array(z.string())
+    .describe("Every zone the lead may be in (its state's and its number's when they disagree): the call waits until each is inside the lead's hours; empty when neither is known (the account's zone is used)"),
 })
 
 export const tool = defineTool({

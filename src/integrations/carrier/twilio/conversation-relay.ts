@@ -92,8 +92,9 @@ export function parseHandoffData(raw: string | undefined): HandoffData | null {
 }
 
 /**
- * The action's answer. `transfer`: "Connecting you now." and the owner is dialed from the account's
- * number, hearing the whisper first (the leg's end goes to `ownerDialUrl`). `refused`: the goodbye.
+ * The action's answer. `transfer`: the owner is dialed from the account's number, hearing the whisper
+ * first (the leg's end goes to `ownerDialUrl`); the lead already heard "Connecting you now." from the
+ * assistant on the relay, so nothing is said here (each line is spoken once). `refused`: the goodbye.
  * Anything else (a plain end, a session that failed or a socket that dropped): a short apology when
  * the session did not end by Leadline's word, then the call ends.
  */
@@ -103,7 +104,6 @@ export function assistantEndTwiml(
 ): string {
   const response = new twilio.twiml.VoiceResponse()
   if (handoff?.reason === 'transfer' && E164.test(call.callerId)) {
-    response.say('Connecting you now.')
     const whisper = spokenText(handoff.whisper, MAX_WHISPER) ?? 'A lead from the assistant.'
     response.dial({ callerId: call.callerId, action: call.ownerDialUrl, method: 'POST' }).number({ url: call.whisperUrl(whisper), method: 'POST' }, handoff.to)
     return response.toString()
