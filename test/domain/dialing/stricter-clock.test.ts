@@ -25,7 +25,7 @@ const ALWAYS: AccountSettings = {
 }
 const POLICY: CallingPolicy = { timeZone: NY, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: true }
 const GB_CA = { phone: GB_MOBILE, state: 'CA' }
-const lead = (phone: string, state?: string): CallTargetFacts => ({ phone, doNotCall: false, ...(state === undefined ? {} : { state }) })
+const lead = (phone: string, state?: string): CallTargetFacts => ({ phone, doNotCall: false, suppressed: false, ...(state === undefined ? {} : { state }) })
 
 t.test('a lead whose state and number disagree is in both zones, state first', async (t) => {
   t.same(leadTimeZones(GB_CA), [{ zone: LA, from: 'state' }, { zone: LONDON, from: 'area_code' }])
