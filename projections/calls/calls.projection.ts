@@ -36,7 +36,7 @@ export const callsProjection: Projection = {
   // 3: how each call went (who answered, duration, voicemail, menu key, callback) for list_calls and get_call, and paused follow-ups.
   version: 3,
   handles: [
-    'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
+    'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallExpired', 'CallAnswered', 'CallNotAnswered',
     'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable', 'AssistantFallbackStarted',
     'CallReachedMachine', 'VoicemailLeft', 'VoicemailFailed', 'VoicemailSkipped', 'MenuKeyPressed', 'CallbackRequested', 'OwnerConnectEnded',
     'FollowUpPaused', 'FollowUpResumed',
@@ -133,6 +133,9 @@ export const callsProjection: Projection = {
         return
       case 'CallOutcomeUnknown':
         setStage(db, event.data.decisionId, "stage = 'unknown', outcome = 'unknown', ended_at = ?", event.data.at)
+        return
+      case 'CallExpired':
+        setStage(db, event.data.decisionId, "stage = 'expired', outcome = 'expired', failure_message = ?, ended_at = ?", event.data.reason, event.data.at)
         return
       case 'CallAnswered':
         setStage(db, event.data.decisionId, "answered = 1, outcome = 'answered', answered_by = ?", event.data.answeredBy)
