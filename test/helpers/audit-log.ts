@@ -273,6 +273,8 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
     { type: 'CallExpired', data: { decisionId: 'dec_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
     { type: 'TextExpired', data: { textId: 'txt_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
     { type: 'PaymentRequestExpired', data: { requestId: 'pay_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
+    // The relay of a live assistant call connected: its one session, claimed.
+    { type: 'AssistantSessionOpened', data: { decisionId: 'dec_other', callId: 'CA_other', node: 'node-1', at: '2026-03-10T16:30:40.000Z' } },
   ]
   await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')

@@ -59,6 +59,8 @@ export interface DialingAppOptions {
   readonly deliveryPolicy?: LeadlineOptions['deliveryPolicy']
   /** The assistant's longest call in ms instead of the brief's minutes. */
   readonly assistantMaxCallMs?: number
+  /** How long a live assistant session may stay silent, in ms. */
+  readonly assistantSilenceMs?: number
 }
 
 export async function dialingApp(t: Test, options: DialingAppOptions = {}): Promise<TestApp> {
@@ -73,6 +75,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.store ? { store: options.store } : {}),
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
     ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
+    ...(options.assistantSilenceMs !== undefined ? { assistantSilenceMs: options.assistantSilenceMs } : {}),
   })
 }
 

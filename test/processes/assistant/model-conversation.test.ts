@@ -24,7 +24,7 @@ async function setUp(t: Test, make: (fake: FakeModel) => AssistantProvider, opti
   t.teardown(() => fake.close())
   const call = await assistantCall(t, { provider: make(fake), ...options })
   const opened = await call.t.leadline.assistant.open(call.start)
-  if (!('conversation' in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`)
+  if (!opened || !('conversation' in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`)
   return { fake, call, c: opened.conversation }
 }
 
