@@ -23,6 +23,7 @@ import type { AssistantDisposition, TranscriptTurn } from '../../domain/lead/ass
 import { DomainError } from '../../domain/shared/decider.ts'
 import { sessionRefusal } from '../../domain/lead/assistant/assistant.decider.ts'
 import { NODE_ID } from '../effect-process.ts'
+import { withoutWithheldValues } from '../../domain/lead/model-view.ts'
 import type { AssistantProvider, CallFacts, ChatMessage, ToolCall, TurnChunk } from '../../integrations/assistant/assistant-provider.port.ts'
 import { createScriptedAssistant } from '../../integrations/assistant/scripted/index.ts'
 import type { ProjectionRunner } from '../../read-models/projection-runner.ts'
@@ -154,8 +155,9 @@ export class AssistantEngine implements Assistant {
       businessName: business, assistantName: brief.assistantName, questions: brief.questions, canTransfer: brief.transferNumber !== null,
       leadName: name === null ? null : name.replace(/[^\p{L}\p{N}' .-]/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, 60) || null, timeZone: zone, now,
     }
-    const place = row ? [row.city, row.state].filter((p) => p !== null && p !== '').join(', ') : null
-    const leadForModel = { name: facts.leadName, source: row?.source ?? null, fields: row ? leadFields(row.industryFields, row.extraFields, place) : [] }
+    // The model sees only what the allow-list lets through (model-view.ts): never a withheld-looking value.
+    const source = row?.source ? withoutWithheldValues(row.source) : null
+    const leadForModel = { name: facts.leadName, source, fields: row ? leadFields(row.industryFields, row.extraFields, row.state, brief.leadFields) : [] }
     return { call, account, lead, facts, leadForModel }
   }
 
@@ -226,7 +228,8 @@ class LiveConversation implements Conversation {
       yield* this.finish(this.outOfTime())
       return
     }
-    this.messages.push({ role: 'user', text: said })
+    // What the lead says reaches the model without card, account or social security numbers they may read out.
+    this.messages.push({ role: 'user', text: withoutWithheldValues(said) })
     yield* this.turns()
   }
 
