@@ -101,6 +101,8 @@ export interface LeadlineOptions {
   readonly assistantTurnTimeoutMs?: number
   /** The assistant's longest call in ms instead of the brief's minutes (tests shorten it). */
   readonly assistantMaxCallMs?: number
+  /** How long a live assistant session may stay silent, in ms, instead of LEADLINE_ASSISTANT_SILENCE_MS (tests shorten it). */
+  readonly assistantSilenceMs?: number
 }
 
 export interface Leadline {
@@ -255,6 +257,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,
     turnTimeoutMs: options.assistantTurnTimeoutMs ?? openedAssistant?.turnTimeoutMs,
     ...(options.assistantMaxCallMs !== undefined ? { maxCallMs: options.assistantMaxCallMs } : {}),
+    silenceMs: options.assistantSilenceMs ?? openedAssistant?.silenceMs,
     ...(options.logger ? { logger: options.logger } : {}),
   })
   assistantRef = assistant

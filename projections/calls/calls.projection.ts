@@ -37,7 +37,7 @@ export const callsProjection: Projection = {
   // 4: `lead_attempt_at`, when the call rang the lead (agent-first: once the lead is dialed), for the daily cap.
   version: 4,
   handles: [
-    'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallAnswered', 'CallNotAnswered',
+    'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallExpired', 'CallAnswered', 'CallNotAnswered',
     'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable', 'AssistantFallbackStarted',
     'CallReachedMachine', 'VoicemailLeft', 'VoicemailFailed', 'VoicemailSkipped', 'MenuKeyPressed', 'CallbackRequested', 'OwnerConnectEnded',
     'FollowUpPaused', 'FollowUpResumed', 'LeadDialStarted',
@@ -142,6 +142,9 @@ export const callsProjection: Projection = {
         return
       case 'CallOutcomeUnknown':
         setStage(db, event.data.decisionId, "stage = 'unknown', outcome = 'unknown', ended_at = ?", event.data.at)
+        return
+      case 'CallExpired':
+        setStage(db, event.data.decisionId, "stage = 'expired', outcome = 'expired', failure_message = ?, ended_at = ?", event.data.reason, event.data.at)
         return
       case 'CallAnswered':
         setStage(db, event.data.decisionId, "answered = 1, outcome = 'answered', answered_by = ?", event.data.answeredBy)

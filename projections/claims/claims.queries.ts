@@ -53,6 +53,17 @@ export class ClaimsQueries {
     ) as UnclaimedDecision[]
   }
 
+  /**
+   * One page of the open decisions of `effect` (unclaimed, or claimed with no outcome) at or before log
+   * position `upTo`, after position `after`, oldest first: what a restore from a backup taken at `upTo` expires.
+   */
+  openUpTo(effect: string, upTo: number, after: number, limit: number): UnclaimedDecision[] {
+    return statement(
+      this.db,
+      `${UNCLAIMED} WHERE effect = ? AND stage IN ('decided', 'claimed') AND decided_position <= ? AND decided_position > ? ORDER BY decided_position LIMIT ?`,
+    ).all(effect, upTo, after, limit) as UnclaimedDecision[]
+  }
+
   /** Claims of `effect` made before `before` (ISO) that have no outcome. */
   claimedBefore(effect: string, before: string, limit = 1000): OpenClaim[] {
     return statement(this.db, "SELECT id, stream FROM claims WHERE effect = ? AND stage = 'claimed' AND claimed_at < ? ORDER BY decided_position LIMIT ?").all(

@@ -22,7 +22,7 @@ export const paymentsProjection: Projection = {
   version: 2,
   handles: [
     'PaymentRequested', 'PayLinkCreated', 'PayLinkFailed', 'PayLinkTextAttempted', 'PayLinkTexted', 'PayLinkTextFailed',
-    'PayLinkTextOutcomeUnknown', 'PaymentSettled', 'PaymentFailed', 'PaymentLinkExpired',
+    'PayLinkTextOutcomeUnknown', 'PaymentRequestExpired', 'PaymentSettled', 'PaymentFailed', 'PaymentLinkExpired',
   ],
   tables: ['pay_links'],
 
@@ -77,6 +77,9 @@ export const paymentsProjection: Projection = {
         return
       case 'PayLinkTextOutcomeUnknown':
         set(db, event.data.requestId, "stage = 'text_unknown'")
+        return
+      case 'PaymentRequestExpired':
+        set(db, event.data.requestId, "stage = 'expired'")
         return
       case 'PaymentSettled':
         set(db, event.data.requestId, "status = 'settled', settled_at = ?, session_id = ?", event.data.at, event.data.sessionId)

@@ -14,15 +14,19 @@ import type { RecordedEvent } from '../domain/event.ts'
 import { leadDecider, type LeadCommand, type LeadState } from '../domain/lead/lead.decider.ts'
 import { parseLeadStream } from '../domain/lead/lead.events.ts'
 import type { Effect } from '../domain/shared/effect.ts'
+import { LOG_RESTORES_STREAM, logRestoreDecider } from '../domain/restore/log-restore.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, isRetryableCarrierFailure } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
-import type { ClaimsQueries, OpenClaim } from '../../projections/claims/claims.queries.ts'
+import type { ClaimsQueries, OpenClaim, UnclaimedDecision } from '../../projections/claims/claims.queries.ts'
 import type { Accounts } from '../commands/accounts.ts'
 import type { Reaction, Reactor } from './process-runner.ts'
 
 /** Who this process is, in a claim's event (host and pid: enough to tell nodes apart). */
 export const NODE_ID = `${os.hostname()}:${process.pid}`
+
+/** How many open decisions a start reads at a time when it expires those a restore brought back. */
+const EXPIRE_PAGE = 200
 
 /** Retries of a carrier request that cannot have reached anyone (429, connection refused). */
 const CARRIER_RETRIES = [250, 1000]
@@ -72,6 +76,14 @@ export abstract class EffectProcess<Options extends EffectProcessOptions = Effec
   /** Records that a claim's outcome is unknown, so it is never performed again; true when this call recorded it. */
   protected abstract markUnknown(claim: StuckClaim): Promise<boolean>
 
+  /**
+   * Records that a decision the log was restored with is never carried out (`restored_from_backup`);
+   * true when this call recorded it. An effect that is harmless to repeat (reading a Facebook lead) keeps its decisions: false.
+   */
+  protected async expire(_decision: UnclaimedDecision): Promise<boolean> {
+    return false
+  }
+
   /** Records `command` on a lead's stream as this process; true when it appended anything (a repeat appends nothing). */
   protected async recordOnLead(stream: string, command: LeadCommand): Promise<boolean> {
     const result = await this.options.commands.handle(stream, leadDecider, command, { actor: this.actor })
@@ -86,8 +98,36 @@ export abstract class EffectProcess<Options extends EffectProcessOptions = Effec
   /** After a start: every decision no one performed is performed in its turn; claims left without an outcome are marked unknown. */
   async recover(stuckAfterMs: number): Promise<void> {
     await this.options.runner.catchUp()
+    await this.expireRestored()
     await this.resume()
     await this.sweep(stuckAfterMs)
+  }
+
+  /**
+   * After a restore (a LogRestored on the log, read on every start and on every node): every decision
+   * at or before the backup's head that is still open, unclaimed or claimed with no outcome, may have
+   * been carried out after the backup was taken, so it is expired rather than performed. Each expiry
+   * is an append with an expected revision: on many nodes, and after a crash halfway, it is recorded once.
+   */
+  async expireRestored(): Promise<number> {
+    const { commands, claims, runner, logger } = this.options
+    const { state } = await commands.load(LOG_RESTORES_STREAM, logRestoreDecider)
+    if (state.backupHead === null) return 0
+    let expired = 0
+    let after = -1
+    for (;;) {
+      const page = claims.openUpTo(this.name, state.backupHead, after, EXPIRE_PAGE)
+      if (page.length === 0) break
+      for (const decision of page) {
+        after = decision.decidedPosition
+        if (await this.expire(decision)) expired++
+      }
+    }
+    if (expired > 0) {
+      await runner.catchUp()
+      logger?.warn({ process: this.name, expired, backupHead: state.backupHead }, 'decisions restored from a backup expired: never carried out')
+    }
+    return expired
   }
 
   /** Stops taking decisions; what is already going out finishes and records its outcome. */

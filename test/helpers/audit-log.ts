@@ -16,6 +16,7 @@ import type { UserEvent } from '../../src/domain/user/user.events.ts'
 import type { OwnerAlertEvent } from '../../src/domain/owner-alerts/owner-alerts.events.ts'
 import { oauthGrantRecordsStream, oauthRecordStream, type OAuthRecordEvent } from '../../src/domain/oauth/oauth-records.events.ts'
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
+import { LOG_RESTORES_STREAM, type LogRestoreEvent } from '../../src/domain/restore/log-restore.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
 export const OTHER_ACCOUNT = 'acc_audit0000000000b'
@@ -149,6 +150,9 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'LeadScored', data: { leadId: 'ld_audit0000000000a', score: 87, hot: true, reportUrl: 'https://scores.example.com/secret' } }, { kind: 'process', id: 'scoring' }],
 ]
 
+/** The log's record of a restore, on a stream of its own. */
+export const RESTORE_STORY: readonly LogRestoreEvent[] = [{ type: 'LogRestored', data: { backupHead: 40, backupEvents: 40, restoredAt: '2026-03-11T16:24:30.000Z' } }]
+
 function payLink(requestId: string, amountCents: number, then: ReadonlyArray<readonly [string, Record<string, unknown>, Actor]>): Array<readonly [AnyEvent, Actor]> {
   const requested: LeadEvent = {
     type: 'PaymentRequested',
@@ -268,6 +272,12 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   const otherLead: LeadEvent[] = [
     { type: 'LeadReceived', data: { leadId: 'ld_audit0000000000b', accountId: OTHER_ACCOUNT, fields: { ...fields, fullName: 'Other Person' }, receivedAt: '2026-03-10T16:30:00.000Z' } },
     { type: 'LeadAddedToList', data: { leadId: 'ld_audit0000000000b', listId: 'inbound-leads', listName: 'Inbound Leads' } },
+    // After a restore from a backup: a call, a text and a pay-link the backup held as not carried out expire.
+    { type: 'CallExpired', data: { decisionId: 'dec_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
+    { type: 'TextExpired', data: { textId: 'txt_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
+    { type: 'PaymentRequestExpired', data: { requestId: 'pay_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
+    // The relay of a live assistant call connected: its one session, claimed.
+    { type: 'AssistantSessionOpened', data: { decisionId: 'dec_other', callId: 'CA_other', node: 'node-1', at: '2026-03-10T16:30:40.000Z' } },
   ]
   await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
@@ -278,6 +288,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   for (const [stream, events] of ALERT_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, ownerAlerts)), 'no_stream')
   const oauth: Actor = { kind: 'process', id: 'oauth' }
   for (const [stream, events] of OAUTH_RECORD_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, oauth)), 'no_stream')
+  await store.appendToStream(LOG_RESTORES_STREAM, RESTORE_STORY.map((event) => newEvent(event, operator)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

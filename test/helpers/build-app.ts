@@ -71,6 +71,7 @@ export async function buildApp(
     assistantProvider?: LeadlineOptions['assistantProvider']
     assistantTurnTimeoutMs?: number
     assistantMaxCallMs?: number
+    assistantSilenceMs?: number
   } = {},
 ): Promise<TestApp> {
   // A second node's own files sit beside the first's (a second testdir() would empty the first's).
@@ -96,6 +97,7 @@ export async function buildApp(
     ...(options.assistantProvider ? { assistantProvider: options.assistantProvider } : {}),
     ...(options.assistantTurnTimeoutMs !== undefined ? { assistantTurnTimeoutMs: options.assistantTurnTimeoutMs } : {}),
     ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
+    ...(options.assistantSilenceMs !== undefined ? { assistantSilenceMs: options.assistantSilenceMs } : {}),
   })
   const app = await createHttpServer(leadline, {
     logger: (options.logger ?? false) as false,

@@ -60,6 +60,8 @@ export interface DialingAppOptions {
   readonly eventReceivers?: LeadlineOptions['eventReceivers']
   /** The assistant's longest call in ms instead of the brief's minutes. */
   readonly assistantMaxCallMs?: number
+  /** How long a live assistant session may stay silent, in ms. */
+  readonly assistantSilenceMs?: number
 }
 
 export async function dialingApp(t: Test, options: DialingAppOptions = {}): Promise<TestApp> {
@@ -75,6 +77,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.deliveryPolicy ? { deliveryPolicy: options.deliveryPolicy } : {}),
     ...(options.eventReceivers ? { eventReceivers: options.eventReceivers } : {}),
     ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
+    ...(options.assistantSilenceMs !== undefined ? { assistantSilenceMs: options.assistantSilenceMs } : {}),
   })
 }
 

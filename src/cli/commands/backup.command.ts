@@ -11,7 +11,10 @@ import { LogUnavailableError, openLogForReading } from '../../audit/audited-log.
 import { verifyLog, type VerifyReport } from '../../audit/hash-chain-verifier.ts'
 import { copyDatabase, databaseInUse, isSqliteError, moveDatabaseAside, placeDatabase, removeDatabase } from '../../eventstore/sqlite/index.ts'
 import { StoreUnavailableError } from '../../eventstore/event-store.port.ts'
-import { config, json, parse, required, shown, UsageError, withLeadline, type Io } from '../cli-io.ts'
+import { openEventStore } from '../../eventstore/open-event-store.ts'
+import { CommandHandler } from '../../eventstore/command-handler.ts'
+import { LOG_RESTORES_STREAM, logRestoreDecider } from '../../domain/restore/log-restore.ts'
+import { config, json, operator, parse, required, shown, UsageError, withLeadline, type Io } from '../cli-io.ts'
 import { formatCount } from '../progress-bar.ts'
 import { AuditFailedError } from './audit.command.ts'
 
@@ -46,6 +49,20 @@ async function verifyFile(file: string, notALog: (why: string) => Error): Promis
     const complaint = sqliteComplaint(error)
     if (complaint !== null) throw notALog(complaint)
     throw error
+  } finally {
+    await store.close()
+  }
+}
+
+/**
+ * Records on the staged copy, before it is put in place, that it was restored from a backup up to
+ * `report.head`: a log in place is never restored without the record, whatever crashes, and every
+ * node's effect processes read it at their start (docs/deployment.md#back-up-and-restore).
+ */
+async function recordRestore(file: string, report: VerifyReport): Promise<void> {
+  const store = await openEventStore(`sqlite:${file}`)
+  try {
+    await new CommandHandler(store).handle(LOG_RESTORES_STREAM, logRestoreDecider, { type: 'RecordRestore', backupHead: report.head, backupEvents: report.events }, operator())
   } finally {
     await store.close()
   }
@@ -117,6 +134,7 @@ export async function restoreCommand(args: string[], io: Io): Promise<void> {
         `restore: ${shown(backup)} fails verification in ${report.findings.length} streams (first: ${first?.stream} revision ${first?.revision}: ${first?.problem}); nothing restored`,
       )
     }
+    await recordRestore(staged, report)
     if (fs.existsSync(target)) replaced = moveDatabaseAside(target, `.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`)
     else removeDatabase(target) // side files a crashed process may have left without their database
     // The read models (and the process managers' checkpoints) are of the log that was there: rebuilt below.

@@ -29,6 +29,8 @@ export interface AssistantBrief {
   readonly maxCallMinutes: number
   /** At most this many assistant calls of the account at once; more are refused at answer time. */
   readonly maxConcurrentCalls: number
+  /** The lead fields (by name) the model may read besides the names, source and state; withheld-looking ones never (model-view.ts). */
+  readonly leadFields: readonly string[]
 }
 
 export const MAX_BRIEF_QUESTIONS = 10
@@ -47,6 +49,7 @@ export const DEFAULT_BRIEF: AssistantBrief = {
   language: 'en-US',
   maxCallMinutes: 5,
   maxConcurrentCalls: 3,
+  leadFields: [],
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -82,6 +85,7 @@ export const assistantBriefSchema = z
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en-US'),
     maxCallMinutes: z.number().int('must be a whole number of minutes').min(1, 'must be at least 1 minute').max(MAX_CALL_MINUTES, `must be at most ${MAX_CALL_MINUTES} minutes`),
     maxConcurrentCalls: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_CONCURRENT_CALLS, `must be at most ${MAX_CONCURRENT_CALLS}`),
+    leadFields: z.array(plain(60).refine((n) => n !== '', 'a field name may not be empty')).max(50, 'at most 50 fields'),
   })
   .partial()
   .strict()

@@ -251,6 +251,10 @@ export interface RelayConversation {
   readonly limitMs: number
   /** The longest call was reached: the last sentence, then `end`. */
   timeUp(): AsyncIterable<RelayOutput>
+  /** How long the caller may say nothing before the session calls `silent`. */
+  readonly silenceMs: number
+  /** The caller said nothing for `silenceMs`: the last sentence, then `end`. */
+  silent(): AsyncIterable<RelayOutput>
   /** The relay ended (`ended`), dropped, or failed: recorded once. */
   close(reason: 'ended' | 'socket_dropped' | 'error', detail?: string): Promise<void>
 }
@@ -298,7 +302,10 @@ export interface CallReports {
    * now (checked at the moment of the answer). Null when the decision is not Leadline's.
    */
   prepareAssistant(decisionId: string, callId: string): Promise<AssistantGreeting | AssistantRefusal | null>
-  /** The relay connected (its `setup`): checked again, then the live conversation. Null when the decision is not Leadline's. */
+  /**
+   * The relay connected (its `setup`): checked again, then the live conversation. Null when the decision
+   * is not Leadline's, or `callId` is not its call in progress, or the call has had its session (a replayed handshake): the relay then closes the socket.
+   */
   openAssistant(decisionId: string, callId: string): Promise<{ readonly conversation: RelayConversation } | AssistantRefusal | null>
 }
 

@@ -22,6 +22,9 @@ import { leadDecider, type LeadState } from '../../domain/lead/lead.decider.ts'
 import type { AssistantDisposition, TranscriptTurn } from '../../domain/lead/assistant/assistant.events.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { classifyConsent } from '../../domain/consent/consent-classifier.ts'
+import { sessionRefusal } from '../../domain/lead/assistant/assistant.decider.ts'
+import { NODE_ID } from '../effect-process.ts'
+import { withoutWithheldValues } from '../../domain/lead/model-view.ts'
 import type { AssistantProvider, CallFacts, ChatMessage, ToolCall, TurnChunk } from '../../integrations/assistant/assistant-provider.port.ts'
 import { createScriptedAssistant } from '../../integrations/assistant/scripted/index.ts'
 import type { ProjectionRunner } from '../../read-models/projection-runner.ts'
@@ -36,6 +39,8 @@ export const DEFAULT_TURN_TIMEOUT_MS = 8000
 /** Tool rounds within one prompt: a model that keeps calling tools is stopped. */
 const MAX_ROUNDS = 4
 const MAX_PROMPT = 2000
+/** A live session in which the lead says nothing for this long ends (LEADLINE_ASSISTANT_SILENCE_MS). */
+export const DEFAULT_SILENCE_MS = 30_000
 
 export interface AssistantEngineDeps {
   readonly commands: CommandHandler
@@ -48,6 +53,8 @@ export interface AssistantEngineDeps {
   readonly turnTimeoutMs?: number
   /** The longest call in ms instead of the brief's minutes (tests shorten it). */
   readonly maxCallMs?: number
+  /** How long a live session may stay silent (no word, no key from the lead) before it ends; DEFAULT_SILENCE_MS. */
+  readonly silenceMs?: number
   readonly logger?: Logger
 }
 
@@ -79,9 +86,25 @@ export class AssistantEngine implements Assistant {
     return { greeting: greeting(checked.facts, this.deps.provider.scripted), voice: brief.voice, language: brief.language }
   }
 
-  async open(start: ConversationStart): Promise<{ conversation: Conversation } | { refuse: AssistantRefusal }> {
+  /**
+   * Null, with nothing recorded and no slot held, unless `start` is the live call Leadline placed for
+   * the decision and it has had no session: a replayed handshake of an ended call, or a second one of
+   * a live call (on any node), opens nothing. The session is claimed on the lead's stream before it opens.
+   */
+  async open(start: ConversationStart): Promise<{ conversation: Conversation } | { refuse: AssistantRefusal } | null> {
+    const stream = (this.deps.calls.byDecisionId(start.decisionId) ?? (await this.deps.runner.catchUp(), this.deps.calls.byDecisionId(start.decisionId)))?.stream
+    if (stream === undefined || this.open_.get(start.accountId)?.has(start.callSid)) return null
+    const notLive = sessionRefusal((await this.deps.commands.load(stream, leadDecider)).state, start.decisionId, start.callSid)
+    if (notLive !== null) return this.turnedAway(start, notLive)
     const checked = await this.check(start, true)
     if ('refuse' in checked) return checked
+    try {
+      const claimed = await this.deps.commands.handle(stream, leadDecider, { type: 'OpenAssistantSession', decisionId: start.decisionId, callId: start.callSid, node: NODE_ID }, ACTOR)
+      if (claimed.newEvents.length === 0) return null
+    } catch (error) {
+      if (error instanceof DomainError) return this.turnedAway(start, error)
+      throw error
+    }
     let calls = this.open_.get(start.accountId)
     if (!calls) this.open_.set(start.accountId, (calls = new Set()))
     calls.add(start.callSid)
@@ -90,6 +113,11 @@ export class AssistantEngine implements Assistant {
       if (calls.size === 0) this.open_.delete(start.accountId)
     }
     return { conversation: new LiveConversation(this.deps, start, checked, release) }
+  }
+
+  private turnedAway(start: ConversationStart, why: DomainError): null {
+    this.deps.logger?.warn({ decisionId: start.decisionId, reason: why.code }, 'assistant: a relay session was refused (a replayed or second handshake?)')
+    return null
   }
 
   /** The refusals of prepare and open: the call, the lead, do-not-call, the hours now, the account's limit. */
@@ -126,8 +154,9 @@ export class AssistantEngine implements Assistant {
       businessName: business, assistantName: brief.assistantName, questions: brief.questions, canTransfer: brief.transferNumber !== null,
       leadName: name === null ? null : name.replace(/[^\p{L}\p{N}' .-]/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, 60) || null, timeZone: zone, now,
     }
-    const place = row ? [row.city, row.state].filter((p) => p !== null && p !== '').join(', ') : null
-    const leadForModel = { name: facts.leadName, source: row?.source ?? null, fields: row ? leadFields(row.industryFields, row.extraFields, place) : [] }
+    // The model sees only what the allow-list lets through (model-view.ts): never a withheld-looking value.
+    const source = row?.source ? withoutWithheldValues(row.source) : null
+    const leadForModel = { name: facts.leadName, source, fields: row ? leadFields(row.industryFields, row.extraFields, row.state, brief.leadFields) : [] }
     return { call, account, lead, facts, leadForModel }
   }
 
@@ -199,7 +228,8 @@ class LiveConversation implements Conversation {
       yield* this.finish(this.outOfTime())
       return
     }
-    this.messages.push({ role: 'user', text: said })
+    // What the lead says reaches the model without card, account or social security numbers they may read out.
+    this.messages.push({ role: 'user', text: withoutWithheldValues(said) })
     yield* this.turns()
   }
 
@@ -216,6 +246,20 @@ class LiveConversation implements Conversation {
 
   get limitMs(): number {
     return this.deps.maxCallMs ?? this.settings.assistantBrief.maxCallMinutes * 60_000
+  }
+
+  get silenceMs(): number {
+    return this.deps.silenceMs ?? DEFAULT_SILENCE_MS
+  }
+
+  async *silent(): AsyncIterable<RelayOutput> {
+    if (this.closed || this.ending !== null) return
+    this.current?.abort(new Interrupted())
+    const qualified = this.answered >= this.checked.facts.questions.length && this.answered > 0
+    yield* this.finish({
+      disposition: qualified ? 'qualified' : 'no_conversation', why: `the line was silent for ${Math.round(this.silenceMs / 1000)} s`, handoff: null,
+      goodbye: `We cannot hear you, so we will end this call. Someone from ${this.checked.facts.businessName} will be in touch. Goodbye.`,
+    })
   }
 
   async *timeUp(): AsyncIterable<RelayOutput> {

@@ -5,9 +5,10 @@
 import type { AccountSettings } from '../../domain/account/account-settings.ts'
 import type { CallFacts } from '../../integrations/assistant/assistant-provider.port.ts'
 import { READY_QUESTION } from '../../integrations/assistant/scripted/index.ts'
+import { modelFields } from '../../domain/lead/model-view.ts'
 
-/** Fields a webhook may carry that the model must not see (payment data, credentials). */
-const PRIVATE_FIELD = /card|cvv|cvc|iban|routing|account.?(number|no)|ssn|social.?security|password|passcode|pin\b|token|secret|api.?key|recording|transcript/i
+/** Fields that are never the model's, whatever the brief declares: the call's own records. */
+const PRIVATE_FIELD = /recording|transcript/i
 
 export interface LeadForAssistant {
   readonly name: string | null
@@ -15,14 +16,24 @@ export interface LeadForAssistant {
   readonly fields: ReadonlyArray<readonly [string, string]>
 }
 
-/** The lead's own fields the model may read: name-value pairs of plain values, private ones left out. */
-export function leadFields(industryFields: Readonly<Record<string, string>>, extraFields: ReadonlyArray<{ name: string; value: unknown }>, place: string | null): Array<[string, string]> {
-  const fields: Array<[string, string]> = Object.entries(industryFields).map(([name, value]) => [name.replace(/_/g, ' '), value])
-  if (place !== null && place !== '') fields.push(['location', place])
+/**
+ * The lead's fields the model may read, through the domain's allow-list (model-view.ts): `state` and
+ * the fields the brief declares, each only when neither its name nor its value looks like payment
+ * data, an account number, an SSN, a password or a one-time code.
+ */
+export function leadFields(
+  industryFields: Readonly<Record<string, string>>,
+  extraFields: ReadonlyArray<{ name: string; value: unknown }>,
+  state: string | null,
+  declared: readonly string[],
+): Array<[string, string]> {
+  const fields: Array<[string, string]> = Object.entries(industryFields).map(([name, value]) => [name, value])
+  if (state !== null && state !== '') fields.push(['state', state])
   for (const { name, value } of extraFields) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields.push([name, String(value)])
   }
-  return fields.filter(([name]) => !PRIVATE_FIELD.test(name)).map(([name, value]) => [name.slice(0, 60), value.slice(0, 200)] as [string, string]).slice(0, 30)
+  const plain = fields.filter(([name]) => !PRIVATE_FIELD.test(name)).map(([name, value]) => [name.slice(0, 60), value.slice(0, 200)] as [string, string])
+  return modelFields(plain, declared).slice(0, 30)
 }
 
 /** The welcome greeting: who calls (an automated assistant, scripted when it is), for which business, and why. */

@@ -30,6 +30,10 @@ export interface Conversation {
   readonly limitMs: number
   /** The longest call was reached: the last sentence, then `end` (recorded as the brief's time limit). */
   timeUp(): AsyncIterable<RelayOutput>
+  /** How long the lead may say nothing (no word, no key) before the telephony ends the session with `silent`. */
+  readonly silenceMs: number
+  /** The lead said nothing for `silenceMs`: the last sentence, then `end` (recorded with why). */
+  silent(): AsyncIterable<RelayOutput>
   /** The socket closed ('ended'), dropped, or errored: records AssistantCallEnded once (no_conversation unless decided). */
   close(reason: 'ended' | 'socket_dropped' | 'error', detail?: string): Promise<void>
 }
@@ -39,6 +43,9 @@ export interface Assistant {
    *  why it calls) and ConversationRelay's voice/language; `refuse` when the call must end at once (lead gone,
    *  do-not-call, outside calling hours now, the account's assistant calls at their limit) with a polite goodbye. */
   prepare(start: ConversationStart): Promise<AssistantGreeting | { readonly refuse: AssistantRefusal }>
-  /** When the WebSocket's `setup` arrives: checks again (same refusals), then the live conversation. */
-  open(start: ConversationStart): Promise<{ readonly conversation: Conversation } | { readonly refuse: AssistantRefusal }>
+  /**
+   * When the WebSocket's `setup` arrives: checks again (same refusals), then the live conversation; null
+   * (nothing recorded, no slot held) unless it is the live call placed for the decision with no session yet.
+   */
+  open(start: ConversationStart): Promise<{ readonly conversation: Conversation } | { readonly refuse: AssistantRefusal } | null>
 }

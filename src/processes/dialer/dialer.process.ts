@@ -18,6 +18,8 @@ import type { Reaction } from '../process-runner.ts'
 import { EffectProcess, NODE_ID, pause, withCarrierRetries, type EffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 import { Pacer, type Started } from './pacer.ts'
 import type { CreateEffectProcess } from '../effect-processes.ts'
+import { RESTORED_FROM_BACKUP } from '../../domain/restore/log-restore.ts'
+import type { UnclaimedDecision } from '../../../projections/claims/claims.queries.ts'
 
 /** Failures that are the call check's refusals (the carrier was never asked), not the carrier's. */
 const NOT_DIALED = CALL_REFUSALS
@@ -293,6 +295,12 @@ export class Dialer extends EffectProcess<DialerOptions> {
   /** Every decision no dialer claimed, however many: each account's are read back from the log a page at a time, oldest first. */
   protected override async resume(): Promise<void> {
     for (const accountId of this.options.claims.accountsWithUnclaimed(this.name)) this.leaveOnLog(accountId)
+  }
+
+  /** A call the restored log does not know was placed is never dialed; with the account's settings, its follow-up takes the next step. */
+  protected override async expire(decision: UnclaimedDecision): Promise<boolean> {
+    const account = await this.options.accounts.get(decision.accountId)
+    return this.recordOnLead(decision.stream, { type: 'ExpireCall', decisionId: decision.id, reason: RESTORED_FROM_BACKUP, ...(account ? { settings: account.settings } : {}) })
   }
 
   protected override markUnknown(claim: StuckClaim): Promise<boolean> {

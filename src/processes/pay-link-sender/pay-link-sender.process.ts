@@ -17,6 +17,8 @@ import { messagingService, type Carrier } from '../../integrations/carrier/carri
 import { METADATA, PaymentsError, type PaymentsProvider } from '../../integrations/payments/payments.port.ts'
 import { NODE_ID, OnceEffectProcess, pause, withCarrierRetries, type OnceEffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 import type { CreateEffectProcess } from '../effect-processes.ts'
+import { RESTORED_FROM_BACKUP } from '../../domain/restore/log-restore.ts'
+import type { UnclaimedDecision } from '../../../projections/claims/claims.queries.ts'
 
 /** Our own retries of a rate-limited provider request (the SDK retries the rest); safe: same idempotency key. */
 const PROVIDER_RETRIES = [500, 1500]
@@ -136,6 +138,10 @@ export class PayLinkSender extends OnceEffectProcess<PayLinkSenderOptions, SendO
       },
       { kind: 'unknown', message: 'no outcome recorded yet' },
     )
+  }
+
+  protected override expire(decision: UnclaimedDecision): Promise<boolean> {
+    return this.recordOnLead(decision.stream, { type: 'ExpirePaymentRequest', requestId: decision.id, reason: RESTORED_FROM_BACKUP })
   }
 
   protected override markUnknown(claim: StuckClaim): Promise<boolean> {

@@ -14,6 +14,8 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import type { Carrier } from '../../integrations/carrier/carrier.port.ts'
 import { NODE_ID, OnceEffectProcess, withCarrierRetries, type OnceEffectProcessOptions, type StuckClaim } from '../effect-process.ts'
 import type { CreateEffectProcess } from '../effect-processes.ts'
+import { RESTORED_FROM_BACKUP } from '../../domain/restore/log-restore.ts'
+import type { UnclaimedDecision } from '../../../projections/claims/claims.queries.ts'
 
 /** After a restart, texts decided this recently but never claimed are sent; older ones are left as they are. */
 export const RESUME_WINDOW_MS = 15 * 60 * 1000
@@ -87,6 +89,10 @@ export class Texter extends OnceEffectProcess<TexterOptions, TextOutcome> {
       },
       { kind: 'unknown', message: 'no outcome recorded yet' },
     )
+  }
+
+  protected override expire(decision: UnclaimedDecision): Promise<boolean> {
+    return this.recordOnLead(decision.stream, { type: 'ExpireText', textId: decision.id, reason: RESTORED_FROM_BACKUP })
   }
 
   protected override markUnknown(claim: StuckClaim): Promise<boolean> {

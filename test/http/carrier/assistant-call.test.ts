@@ -12,7 +12,7 @@ import { DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents
 
 const XML = '<?xml version="1.0" encoding="UTF-8"?>'
 
-async function relayApp(t: Test, options: { assistantMaxCallMs?: number } = {}) {
+async function relayApp(t: Test, options: { assistantMaxCallMs?: number; assistantSilenceMs?: number } = {}) {
   const fake = await fakeTwilio(t)
   const built = await dialingApp(t, { fake, ...options })
   const baseUrl = await built.listen()
@@ -26,15 +26,16 @@ async function logLength(s: RelayApp): Promise<number> {
   return (await s.leadline.store.readAll()).length
 }
 
-const relayPath = (decision: string) => `${PUBLIC_URL.replace(/^http/, 'ws')}/api/carrier/twilio/relay?decision=${decision}`
+const relayPath = (decision: string, call = 'CA0123') => `${PUBLIC_URL.replace(/^http/, 'ws')}/api/carrier/twilio/relay?decision=${decision}&call=${call}`
 
-t.test('a forged, unsigned or decision-less handshake is refused with 403 before the upgrade, and records nothing', async (t) => {
+t.test('a forged, unsigned, decision-less or call-less handshake is refused with 403 before the upgrade, and records nothing', async (t) => {
   const s = await relayApp(t)
   const before = await logLength(s)
   const refused = {
     forged: { url: relayPath('dec_1'), forged: true },
     unsigned: { url: relayPath('dec_1'), unsigned: true },
     'no decision': { url: `${PUBLIC_URL.replace(/^http/, 'ws')}/api/carrier/twilio/relay` },
+    'no call': { url: `${PUBLIC_URL.replace(/^http/, 'ws')}/api/carrier/twilio/relay?decision=dec_1` },
     'signed over http:// instead of the ws:// URL Twilio was given': { url: relayPath('dec_1').replace(/^ws/, 'http') },
   }
   for (const [what, options] of Object.entries(refused)) {
@@ -49,13 +50,14 @@ t.test('a forged, unsigned or decision-less handshake is refused with 403 before
   t.equal(simulated, 404, 'only the open carrier has a relay')
 })
 
-t.test('a signed socket for a decision Leadline does not know is ended at setup with a goodbye', async (t) => {
+t.test('a signed socket for a decision Leadline does not know is closed at setup, with nothing said or recorded', async (t) => {
   const s = await relayApp(t)
+  const before = await logLength(s)
   const relay = await connectRelay({ url: relayPath('dec_unknown'), via: s.baseUrl, authToken: s.fake.authToken })
   relay.setup('CA0123')
-  t.same(await relay.ended(), { reason: 'refused', goodbye: 'Sorry, this call cannot continue. Goodbye.' })
-  relay.close()
-  t.equal(await relay.closed, 1000)
+  t.equal(await relay.closed, 1008)
+  t.same(relay.received(), [])
+  t.equal(await logLength(s), before)
 })
 
 const OWNER = '+13125550177'
@@ -101,7 +103,7 @@ t.test('a person answers: the greeting and the relay in TwiML, tokens streamed t
   const greeting = twimlAttribute(call.answer.body, 'ConversationRelay', 'welcomeGreeting') as string
   t.match(greeting, /Lakeside Roofing/, 'the greeting names the business')
   t.match(greeting, /automated assistant/, 'and says it is an automated assistant')
-  t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'url'), `ws://leadline.test/api/carrier/twilio/relay?decision=${call.decision}`)
+  t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'url'), `ws://leadline.test/api/carrier/twilio/relay?decision=${call.decision}&call=${call.sid}`)
   t.equal(twimlAttribute(call.answer.body, 'Connect', 'action'), `${PUBLIC_URL}/api/carrier/twilio/assistant-end?decision=${call.decision}`)
   t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'language'), 'en-US')
   t.equal(twimlAttribute(call.answer.body, 'ConversationRelay', 'dtmfDetection'), 'true')
@@ -251,4 +253,74 @@ t.test('the longest call ends a silent line: the last sentence, end, and no_conv
   t.match((await call.event('AssistantCallEnded')).data, { disposition: 'no_conversation', why: /the longest call \(5 min\) was reached/ })
   const posted = await call.action({ SessionStatus: 'ended', HandoffData: JSON.stringify({ reason: 'ended' }) })
   t.match(posted.body, /<Hangup\/>/)
+})
+
+/** The assistant calls an account holds open now (the slots `maxConcurrentCalls` counts). */
+const openCalls = (s: RelayApp, accountId: string) => (s.leadline.assistant as unknown as { openCalls(id: string): number }).openCalls(accountId)
+
+t.test('replayed handshakes of an ended call open nothing and hold no slot: the next real call is taken', async (t) => {
+  const s = await relayApp(t)
+  const first = await answeredCall(s, { brief: { ...BRIEF, maxConcurrentCalls: 3 } })
+  const relay = await first.relay()
+  relay.setup(first.sid)
+  relay.prompt('Yes.')
+  t.equal(await relay.turn(), 'Do you own the home?')
+  // A second handshake of the live call (a replay while it runs): closed, and the first session goes on.
+  const twice = await first.relay()
+  twice.setup(first.sid)
+  t.equal(await twice.closed, 1008)
+  t.equal(openCalls(s, first.accountId), 1)
+  relay.prompt('Yes, I do.')
+  t.equal(await relay.turn(), 'What is wrong with the roof?')
+  relay.close()
+  await first.event('AssistantCallEnded')
+  t.equal(openCalls(s, first.accountId), 0)
+
+  // Three replays of the ended call's signed handshake, each left open as an attacker would.
+  const before = await logLength(s)
+  const replays = await Promise.all([first.relay(), first.relay(), first.relay()])
+  for (const replay of replays) replay.setup(first.sid)
+  for (const replay of replays) t.equal(await replay.closed, 1008, 'the replay is closed')
+  t.ok(replays.every((replay) => replay.received().length === 0), 'not a word said to a replay')
+  t.equal(openCalls(s, first.accountId), 0, 'no slot held')
+  t.equal(await logLength(s), before, 'nothing recorded')
+  t.equal((await first.events()).filter((e) => e.type === 'AssistantSessionOpened').length, 1, 'one session for the call, ever')
+
+  const next = await answeredCall(s, { phone: '3125550143', account: { accountId: first.accountId, token: first.token } })
+  t.match(next.answer.body, /<ConversationRelay /, 'the next real call is taken by the assistant')
+  const live = await next.relay()
+  live.setup(next.sid)
+  live.prompt('Yes.')
+  t.equal(await live.turn(), 'Do you own the home?')
+  live.close()
+  await next.event('AssistantCallEnded')
+})
+
+t.test('a setup whose callSid is not the signed URL\'s opens nothing; the call\'s own setup still does', async (t) => {
+  const s = await relayApp(t)
+  const call = await answeredCall(s)
+  const before = await logLength(s)
+  const wrong = await call.relay()
+  wrong.setup('CA_SOMEONE_ELSE')
+  t.equal(await wrong.closed, 1008)
+  t.equal(await logLength(s), before, 'nothing recorded')
+  t.equal(openCalls(s, call.accountId), 0)
+  const right = await call.relay()
+  right.setup(call.sid)
+  right.prompt('Yes.')
+  t.equal(await right.turn(), 'Do you own the home?')
+  right.close()
+  await call.event('AssistantCallEnded')
+})
+
+t.test('a session in which the lead says nothing ends after the silence timeout: the last sentence, end, no_conversation with why', async (t) => {
+  const s = await relayApp(t, { assistantSilenceMs: 300 })
+  const call = await answeredCall(s)
+  const relay = await call.relay()
+  relay.setup(call.sid)
+  t.equal(await relay.turn(), 'We cannot hear you, so we will end this call. Someone from Lakeside Roofing will be in touch. Goodbye.')
+  t.same(await relay.ended(), { reason: 'ended' })
+  relay.close()
+  t.match((await call.event('AssistantCallEnded')).data, { disposition: 'no_conversation', why: /the line was silent/ })
+  t.equal(openCalls(s, call.accountId), 0, 'its slot is free')
 })

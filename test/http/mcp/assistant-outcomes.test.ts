@@ -26,7 +26,7 @@ t.test('outcomes leave, the transcript never does', async (t) => {
   const stream = leadStream(account.accountId, phone.slice(-10))
   const call = await waitFor('the call placed', async () => (await app.settle(), app.leadline.calls.forStream(stream).find((row) => row.callId !== null)))
   const opened = await app.leadline.assistant.open({ accountId: account.accountId, decisionId: call.decisionId, callSid: call.callId as string })
-  if (!('conversation' in opened)) throw new Error('refused')
+  if (!opened || !('conversation' in opened)) throw new Error('refused')
   const c = opened.conversation
   fake.reply({ text: [MODEL_SAID[0] as string, ' Do you own the home?'] })
   await drain(c.prompt(LEAD_SAID[0] as string))

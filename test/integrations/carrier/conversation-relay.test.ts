@@ -19,7 +19,7 @@ const XML = '<?xml version="1.0" encoding="UTF-8"?>'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A conversation whose answers the test releases token by token. */
-function heldConversation(limitMs = 60_000) {
+function heldConversation(limitMs = 60_000, silenceMs = 60_000) {
   const log: unknown[][] = []
   let release: ((output: RelayOutput | null) => void) | null = null
   const pending: Array<RelayOutput | null> = []
@@ -42,6 +42,8 @@ function heldConversation(limitMs = 60_000) {
     interrupt: (said) => void log.push(['interrupt', said]),
     limitMs,
     timeUp: () => (log.push(['timeUp']), turn()),
+    silenceMs,
+    silent: () => (log.push(['silent']), turn()),
     close: async (reason, detail) => void log.push(['close', reason, ...(detail === undefined ? [] : [detail])]),
   }
   return {
@@ -58,23 +60,24 @@ function heldConversation(limitMs = 60_000) {
   }
 }
 
-function session(opened: Awaited<ReturnType<CarrierCallbackContext['openAssistant']>>) {
+function session(opened: Awaited<ReturnType<CarrierCallbackContext['openAssistant']>>, callSid = 'CA1') {
   const sent: Array<Record<string, unknown>> = []
   const closes: Array<[number | undefined, string | undefined]> = []
   const warnings: string[] = []
+  const asked: string[] = []
   const context = {
     publicUrl: 'https://leadline.test',
     warn: (_fields: Record<string, unknown>, message: string) => void warnings.push(message),
-    openAssistant: async () => opened,
+    openAssistant: async (_decisionId: string, callId: string) => (asked.push(callId), opened),
   } as unknown as CarrierCallbackContext
-  const relay = openRelaySession({ send: (data) => void sent.push(JSON.parse(data)), close: (code, reason) => void closes.push([code, reason]) }, 'dec_1', context)
-  return { relay, sent, closes, warnings, say: (message: Record<string, unknown>) => relay.receive(JSON.stringify(message)) }
+  const relay = openRelaySession({ send: (data) => void sent.push(JSON.parse(data)), close: (code, reason) => void closes.push([code, reason]) }, { decisionId: 'dec_1', callSid }, context)
+  return { relay, sent, closes, warnings, asked, say: (message: Record<string, unknown>) => relay.receive(JSON.stringify(message)) }
 }
 
 t.test('the TwiML on answer: <Connect action> and <ConversationRelay> with the greeting, voice, language and keys on', async (t) => {
-  const url = relayUrl('https://leadline.example.com', 'dec_9')
-  t.equal(url, 'wss://leadline.example.com/api/carrier/twilio/relay?decision=dec_9')
-  t.equal(relayUrl('http://leadline.test', 'dec_9'), 'ws://leadline.test/api/carrier/twilio/relay?decision=dec_9')
+  const url = relayUrl('https://leadline.example.com', 'dec_9', 'CA9')
+  t.equal(url, 'wss://leadline.example.com/api/carrier/twilio/relay?decision=dec_9&call=CA9')
+  t.equal(relayUrl('http://leadline.test', 'dec_9', 'CA9'), 'ws://leadline.test/api/carrier/twilio/relay?decision=dec_9&call=CA9')
   const twiml = assistantTwiml(
     { greeting: 'Hi Jane, this is Ava, an automated assistant for Acme Roofing & Sons, calling about your request.', voice: 'en-US-Journey-O', language: 'en-US' },
     { relayUrl: url, actionUrl: 'https://leadline.example.com/api/carrier/twilio/assistant-end?decision=dec_9' },
@@ -82,7 +85,7 @@ t.test('the TwiML on answer: <Connect action> and <ConversationRelay> with the g
   t.equal(
     twiml,
     `${XML}<Response><Connect action="https://leadline.example.com/api/carrier/twilio/assistant-end?decision=dec_9" method="POST">` +
-      `<ConversationRelay url="wss://leadline.example.com/api/carrier/twilio/relay?decision=dec_9" welcomeGreeting="Hi Jane, this is Ava, an automated assistant for Acme Roofing &amp; Sons, calling about your request." language="en-US" voice="en-US-Journey-O" dtmfDetection="true" interruptible="any"/>` +
+      `<ConversationRelay url="wss://leadline.example.com/api/carrier/twilio/relay?decision=dec_9&amp;call=CA9" welcomeGreeting="Hi Jane, this is Ava, an automated assistant for Acme Roofing &amp; Sons, calling about your request." language="en-US" voice="en-US-Journey-O" dtmfDetection="true" interruptible="any"/>` +
       '</Connect></Response>',
   )
   t.notMatch(assistantTwiml({ greeting: 'Hello', voice: null, language: 'en-US' }, { relayUrl: url, actionUrl: url.replace('wss', 'https') }), /voice=/, 'no voice: Twilio picks its default')
@@ -168,7 +171,7 @@ t.test('the socket closing before Leadline ended the session is a drop; a refusa
   await sleep(10)
   t.same(dropped.sent, [], 'nothing is sent on a closed socket')
 
-  const refused = session({ refuse: { goodbye: 'Sorry, we cannot talk right now. Goodbye.', reason: 'concurrency_limit' } })
+  const refused = session({ refuse: { goodbye: 'Sorry, we cannot talk right now. Goodbye.', reason: 'concurrency_limit' } }, 'CA2')
   refused.say({ type: 'setup', callSid: 'CA2' })
   await sleep(10)
   t.same(refused.sent, [{ type: 'end', handoffData: JSON.stringify({ reason: 'refused', goodbye: 'Sorry, we cannot talk right now. Goodbye.' }) }])
@@ -225,4 +228,48 @@ t.test('a call that ends before the longest call never hears the time-up', async
   s.relay.closed(1006)
   await sleep(60)
   t.same(held.log, [['close', 'socket_dropped', 'the relay socket closed (1006)']])
+})
+
+t.test('a setup naming another call than the signed URL, and a call that may have no session, close the socket with nothing opened', async (t) => {
+  const held = heldConversation()
+  const other = session({ conversation: held.conversation }, 'CA1')
+  other.say({ type: 'setup', callSid: 'CA_OTHER' })
+  await sleep(10)
+  t.same(other.asked, [], 'no session is asked for')
+  t.same(other.closes, [[1008, 'setup names another call']])
+  other.say({ type: 'setup', callSid: 'CA1' })
+  other.say({ type: 'prompt', voicePrompt: 'hello', last: true })
+  await sleep(10)
+  t.same(other.asked, [], 'and a second setup on that socket is ignored')
+  other.relay.closed(1008)
+  await sleep(10)
+  t.same(held.log, [], 'no conversation was touched')
+
+  const replay = session(null, 'CA1')
+  replay.say({ type: 'setup', callSid: 'CA1' })
+  await sleep(10)
+  t.same(replay.asked, ['CA1'])
+  t.same(replay.sent, [], 'no goodbye is spoken into a call that is not live')
+  t.same(replay.closes, [[1008, 'no live call without a session']])
+})
+
+t.test('a live session in which the caller says nothing ends after its silenceMs: the last sentence, then end; speaking restarts the wait', async (t) => {
+  const held = heldConversation(60_000, 40)
+  const s = session({ conversation: held.conversation })
+  s.say({ type: 'setup', callSid: 'CA1' })
+  await sleep(25)
+  s.say({ type: 'prompt', voicePrompt: 'Hi', last: true })
+  await sleep(5)
+  held.push(null) // the answer to "Hi" ends at once, with nothing said
+  await sleep(25)
+  t.same(held.log, [['prompt', 'Hi']], 'the caller spoke: the wait started again')
+  await sleep(60)
+  t.same(held.log, [['prompt', 'Hi'], ['silent']])
+  held.push({ type: 'text', token: 'We cannot hear you. Goodbye.', last: true })
+  held.push({ type: 'end', handoff: null })
+  await sleep(10)
+  t.same(s.sent, [{ type: 'text', token: 'We cannot hear you. Goodbye.', last: true }, { type: 'end', handoffData: JSON.stringify({ reason: 'ended' }) }])
+  s.relay.closed(1000)
+  await sleep(10)
+  t.same(held.log.at(-1), ['close', 'ended'])
 })

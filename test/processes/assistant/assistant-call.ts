@@ -18,6 +18,7 @@ export const BRIEF = {
   ],
   transferNumber: '+13125550177',
   assistantName: 'Robin',
+  leadFields: ['roof_age'],
 }
 
 export interface AssistantCall {
@@ -29,7 +30,11 @@ export interface AssistantCall {
 
 export async function assistantCall(
   t: Test,
-  options: { brief?: Record<string, unknown>; settings?: Record<string, unknown>; provider?: LeadlineOptions['assistantProvider']; turnTimeoutMs?: number; phone?: string; clock?: () => Date } = {},
+  options: {
+    brief?: Record<string, unknown>; settings?: Record<string, unknown>; provider?: LeadlineOptions['assistantProvider']; turnTimeoutMs?: number; phone?: string; clock?: () => Date
+    /** More fields on the lead the webhook receives. */
+    fields?: Record<string, string>
+  } = {},
 ): Promise<AssistantCall> {
   const app = await buildApp(t, {
     // The simulated carrier never plays the call (its own simulated caller would talk to the assistant too): the test is the caller.
@@ -42,7 +47,7 @@ export async function assistantCall(
     ...DIALING, onAnswer: 'assistant', timeZone: 'America/Chicago', assistantBrief: options.brief ?? BRIEF, ...options.settings,
   })
   const phone = options.phone ?? '+13125550142'
-  const posted = await postLead(app.app, token, { phone, first_name: 'Dana', last_name: 'Reyes', source: 'roof-form', roof_age: '20 years', card_number: '4242424242424242' })
+  const posted = await postLead(app.app, token, { phone, first_name: 'Dana', last_name: 'Reyes', source: 'roof-form', roof_age: '20 years', card_number: '4242424242424242', ...options.fields })
   t.equal(posted.status, 201)
   const call = await waitFor('the call placed', async () => {
     await app.leadline.runner.catchUp()

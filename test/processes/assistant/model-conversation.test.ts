@@ -10,7 +10,8 @@ import { createOpenAiAssistant } from '../../../src/integrations/assistant/opena
 import { createAnthropicAssistant } from '../../../src/integrations/assistant/anthropic/index.ts'
 import type { AssistantProvider } from '../../../src/integrations/assistant/assistant-provider.port.ts'
 import type { Conversation } from '../../../src/processes/assistant/conversation.ts'
-import { assistantCall, drain, type AssistantCall } from './assistant-call.ts'
+import { assistantCall, BRIEF, drain, type AssistantCall } from './assistant-call.ts'
+import { WITHHELD } from '../../fixtures/withheld-fields.ts'
 import { leadEvents, manualClock } from '../../helpers/dialing-app.ts'
 
 const KEY = 'sk-test-fake-model-key-0123456789'
@@ -19,12 +20,12 @@ const PROVIDERS: ReadonlyArray<readonly [string, (fake: FakeModel) => AssistantP
   ['anthropic', (fake) => createAnthropicAssistant({ apiKey: KEY, baseUrl: fake.anthropicUrl, model: 'fake-model' })],
 ]
 
-async function setUp(t: Test, make: (fake: FakeModel) => AssistantProvider, options: { turnTimeoutMs?: number; clock?: () => Date; brief?: Record<string, unknown>; settings?: Record<string, unknown> } = {}) {
+async function setUp(t: Test, make: (fake: FakeModel) => AssistantProvider, options: { turnTimeoutMs?: number; clock?: () => Date; brief?: Record<string, unknown>; settings?: Record<string, unknown>; fields?: Record<string, string> } = {}) {
   const fake = await startFakeModel()
   t.teardown(() => fake.close())
   const call = await assistantCall(t, { provider: make(fake), ...options })
   const opened = await call.t.leadline.assistant.open(call.start)
-  if (!('conversation' in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`)
+  if (!opened || !('conversation' in opened)) throw new Error(`refused: ${JSON.stringify(opened)}`)
   return { fake, call, c: opened.conversation }
 }
 
@@ -128,3 +129,22 @@ for (const [name, make] of PROVIDERS) {
     await (c as Conversation).close('ended')
   })
 }
+
+t.test('the model sees only what it needs: none of the withheld fields or values, by name or by value, declared or not, nor a card number the lead reads out', async (t) => {
+  const fields = Object.fromEntries(WITHHELD.map(([name, value]) => [name, value]))
+  const declared = ['roof_age', ...WITHHELD.map(([name]) => name)]
+  const { fake, c } = await setUp(t, PROVIDERS[0]?.[1] as (fake: FakeModel) => AssistantProvider, { brief: { ...BRIEF, leadFields: declared }, fields: { ...fields, source: 'roof-form 4111111111111111' } })
+  fake.reply({ text: ['Thanks. Do you own the home?'] })
+  await drain(c.prompt('Sure, my card is 4111 1111 1111 1111 and my social is 078-05-1120.'))
+  await c.close('ended')
+  const sent = JSON.stringify(fake.requests.map((r) => r.body))
+  t.match(sent, /roof_age: 20 years/, 'a declared ordinary field is shown')
+  t.match(sent, /Dana Reyes/, 'and the name')
+  for (const [name, value] of WITHHELD) {
+    t.notMatch(sent, `${name}: `, `${name} is not shown`)
+    if (value.length >= 6) t.notOk(sent.includes(value) || sent.includes(JSON.stringify(value).slice(1, -1)), `${name}'s value is not sent`)
+  }
+  t.notMatch(sent, /4111[ -]?1111[ -]?1111[ -]?1111/, 'nor the card the lead read out')
+  t.notMatch(sent, /078-05-1120/, 'nor the social security number')
+  t.notMatch(sent, /4242424242424242/)
+})

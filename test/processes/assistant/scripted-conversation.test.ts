@@ -13,7 +13,7 @@ t.test('greeting, each question in turn, then the handoff to a person', async (t
   t.equal(prepared.language, 'en-US')
   t.equal(prepared.voice, null)
   const opened = await leadline.assistant.open(call.start)
-  if (!('conversation' in opened)) throw new Error('refused')
+  if (!opened || !('conversation' in opened)) throw new Error('refused')
   const c = opened.conversation
 
   const first = await drain(c.prompt('Yes, sure.'))
@@ -47,7 +47,7 @@ t.test('no transfer number: a callback at the time the lead names, a refused tim
   const clock = manualClock('2026-11-30T16:00:00Z')
   const call = await assistantCall(t, { clock: clock.now, brief: { ...BRIEF, transferNumber: null, questions: [BRIEF.questions[0]] }, settings: { callingHours: 'mon-fri 09:00-17:00' } })
   const opened = await call.t.leadline.assistant.open(call.start)
-  if (!('conversation' in opened)) throw new Error(`refused ${JSON.stringify(opened)}`)
+  if (!opened || !('conversation' in opened)) throw new Error(`refused ${JSON.stringify(opened)}`)
   const c = opened.conversation
   t.equal((await drain(c.prompt('Not now, I am driving'))).text, 'No problem. When would be a better time to call you back?')
   const refused = await drain(c.prompt('Sunday at 8 pm'))
@@ -68,7 +68,7 @@ t.test('opt-out by phrase and by key 9, without the model', async (t) => {
   for (const [how, act] of [['phrase', (c: { prompt(text: string): AsyncIterable<unknown> }) => c.prompt('Please stop calling me')], ['key', (c: { dtmf(d: string): AsyncIterable<unknown> }) => c.dtmf('9')]] as const) {
     const call = await assistantCall(t)
     const opened = await call.t.leadline.assistant.open(call.start)
-    if (!('conversation' in opened)) throw new Error('refused')
+    if (!opened || !('conversation' in opened)) throw new Error('refused')
     const out = await drain(act(opened.conversation as never) as never)
     t.match(out.text, /You will not be called again\. Goodbye\./, how)
     t.same(out.end, { type: 'end', handoff: null })

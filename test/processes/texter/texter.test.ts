@@ -9,6 +9,7 @@ import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 import type { AccountSettings } from '../../../src/domain/account/account-settings.ts'
 import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
 import type { Leadline } from '../../../src/leadline.ts'
+import { LOG_RESTORES_STREAM, logRestoreDecider } from '../../../src/domain/restore/log-restore.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
 import { ALWAYS, CALLER_ID, dialingApp, fakeTwilio, leadEventTypes, manualClock, reopen, sleep, waitForEvent } from '../../helpers/dialing-app.ts'
 
@@ -88,4 +89,37 @@ t.test('while running, the process runner feeds it decisions; a lead opted out b
   const failed = await waitForEvent(restarted.leadline, other.account.accountId, PHONE, 'TextFailed')
   t.match(failed.data, { failure: 'do_not_call', carrierCode: null })
   t.equal(fake.messageRequests().length, 1, 'the opted-out lead was not texted')
+})
+
+t.test('after a restore, a text decided before the backup is expired (restored_from_backup), never sent; a later one is sent', async (t) => {
+  const fake = await fakeTwilio(t)
+  const clock = manualClock('2026-03-10T15:00:00Z')
+  const first = await dialingApp(t, { fake, clock, start: false, store: 'sqlite' })
+  const { account } = await first.createAccount('Acme', SETTINGS)
+  const before = await decideText(first.leadline, account.accountId, account.settings, 'k-before')
+  const stream = leadStream(account.accountId, PHONE)
+  const claimed = await first.leadline.commands.handle(stream, leadDecider, { type: 'DecideText', settings: account.settings, textId: 'txt_claimed', reason: 'send_sms', body: 'Claimed.', idempotencyKey: 'k-claimed' }, apiKey)
+  t.equal(claimed.newEvents.length, 1)
+  await first.leadline.commands.handle(stream, leadDecider, { type: 'StartTextAttempt', textId: 'txt_claimed', node: 'old-node' }, apiKey)
+  // What `leadline restore` records: the backup's head, then the log goes on from there.
+  const head = await first.leadline.store.headPosition()
+  await first.leadline.commands.handle(LOG_RESTORES_STREAM, logRestoreDecider, { type: 'RecordRestore', backupHead: head, backupEvents: head + 1 }, operatorContext)
+  await first.leadline.commands.handle(stream, leadDecider, { type: 'DecideText', settings: account.settings, textId: 'txt_after', reason: 'send_sms', body: 'After.', idempotencyKey: 'k-after' }, apiKey)
+  await first.leadline.close()
+
+  const second = await reopen(t, first, { fake, clock })
+  await waitForEvent(second.leadline, account.accountId, PHONE, 'TextSent')
+  await sleep(200)
+  t.equal(fake.messageRequests().length, 1, 'only the text decided after the restore went out')
+  const texts = (await second.leadline.commands.load(stream, leadDecider)).state.texts.texts
+  t.match(texts[before], { stage: 'expired', failureMessage: 'restored_from_backup' })
+  t.match(texts['txt_claimed'], { stage: 'expired', failureMessage: 'restored_from_backup' }, 'claimed with no outcome: expired too, never resent')
+  t.match(texts['txt_after'], { stage: 'sent' })
+  await second.leadline.close()
+
+  const third = await reopen(t, first, { fake, clock })
+  await sleep(300)
+  const types = await leadEventTypes(third.leadline, account.accountId, PHONE)
+  t.equal(types.filter((type) => type === 'TextExpired').length, 2, 'a second start expires nothing again')
+  t.equal(fake.messageRequests().length, 1)
 })

@@ -21,6 +21,8 @@ export const MAX_CALLBACK_DAYS = 14
 export const MIN_CALLBACK_MS = 5 * 60 * 1000
 
 export interface AssistantCall {
+  /** The relay connected and the session began (AssistantSessionOpened): no second one for this call. */
+  readonly sessionOpened: boolean
   readonly answers: readonly AssistantAnswer[]
   readonly ended: boolean
   readonly disposition: AssistantDisposition | null
@@ -37,9 +39,11 @@ export interface AssistantState {
 
 export const INITIAL_ASSISTANT: AssistantState = { calls: {}, lastEnded: null }
 
-const NEW_CALL: AssistantCall = { answers: [], ended: false, disposition: null, callbackAt: null, endedAt: null, why: null }
+const NEW_CALL: AssistantCall = { sessionOpened: false, answers: [], ended: false, disposition: null, callbackAt: null, endedAt: null, why: null }
 
 export type AssistantCommand =
+  /** The relay's setup for the carrier call `callId`: a session opens only for that live call of the decision, once. */
+  | { type: 'OpenAssistantSession'; decisionId: string; callId: string; node: string }
   | { type: 'RecordAssistantAnswer'; decisionId: string; questions: readonly BriefQuestion[]; question: string; answer: string }
   | { type: 'BookAssistantCallback'; decisionId: string; settings: AccountSettings; at: string }
   | {
@@ -54,7 +58,7 @@ export type AssistantCommand =
     settings: AccountSettings
   }
 
-const COMMANDS: Readonly<Record<AssistantCommand['type'], true>> = { RecordAssistantAnswer: true, BookAssistantCallback: true, EndAssistantCall: true }
+const COMMANDS: Readonly<Record<AssistantCommand['type'], true>> = { OpenAssistantSession: true, RecordAssistantAnswer: true, BookAssistantCallback: true, EndAssistantCall: true }
 
 export function isAssistantCommand(command: { readonly type: string }): command is AssistantCommand {
   return Object.hasOwn(COMMANDS, command.type)
@@ -64,6 +68,8 @@ export function evolveAssistant(state: AssistantState, event: AssistantEvent): A
   const id = event.data.decisionId
   const call = state.calls[id] ?? NEW_CALL
   switch (event.type) {
+    case 'AssistantSessionOpened':
+      return { ...state, calls: { ...state.calls, [id]: { ...call, sessionOpened: true } } }
     case 'AssistantAnswerRecorded': {
       const answers = [...call.answers.filter((a) => a.question !== event.data.question), { question: event.data.question, answer: event.data.answer }]
       return { ...state, calls: { ...state.calls, [id]: { ...call, answers } } }
@@ -81,12 +87,30 @@ export type AssistantDecision = AssistantEvent | CallbackRequested | FollowUpSch
 
 type Lead = LeadWithCalls & WithTexts & { readonly assistant: AssistantState }
 
+/**
+ * Why a relay's session may not open for the carrier call `callId` of `decisionId`, or null when it
+ * may: only the call Leadline placed for that decision, while it is in progress, and only once.
+ */
+export function sessionRefusal(state: Lead, decisionId: string, callId: string): DomainError | null {
+  const call = state.dialing.calls[decisionId]
+  if (!state.exists || !call || call.callId !== callId || call.stage !== 'placed' || call.ended) return new DomainError('call_not_live', 'the call is not in progress')
+  const mine = state.assistant.calls[decisionId]
+  if (mine?.sessionOpened || mine?.ended) return new DomainError('assistant_session_exists', 'the call has had its assistant session')
+  return null
+}
+
 export function decideAssistant(command: AssistantCommand, state: Lead, now: Date): AssistantDecision[] {
   const at = now.toISOString()
   const call = state.dialing.calls[command.decisionId]
   if (!state.exists || !call) throw new DomainError('call_not_found', `no call decision ${command.decisionId} on this lead`)
   const mine = state.assistant.calls[command.decisionId] ?? NEW_CALL
   switch (command.type) {
+    case 'OpenAssistantSession': {
+      // Only the carrier call Leadline placed for this decision, while it is in progress: not an ended call's replayed handshake.
+      const refused = sessionRefusal(state, command.decisionId, command.callId)
+      if (refused !== null) throw refused
+      return [{ type: 'AssistantSessionOpened', data: { decisionId: command.decisionId, callId: command.callId, node: command.node, at } }]
+    }
     case 'RecordAssistantAnswer': {
       if (mine.ended) throw new DomainError('call_ended', 'the call has ended')
       const question = briefQuestion(command.questions, command.question)

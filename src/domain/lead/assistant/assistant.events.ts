@@ -44,16 +44,22 @@ export type AssistantCallEnded = DomainEvent<
     endedAt: string
   }
 >
+/**
+ * The relay of the call's live carrier call `callId` connected and the assistant's session began,
+ * claimed before a word is said: one session per call, on any node; a replayed handshake finds it taken.
+ */
+export type AssistantSessionOpened = DomainEvent<'AssistantSessionOpened', { decisionId: string; callId: string; node: string; at: string }>
 /** Every prompt and reply of the call, in order: kept in the log, never leaves it (recordings-policy.ts). */
 export type AssistantTranscriptRecorded = DomainEvent<'AssistantTranscriptRecorded', { decisionId: string; callId: string; transcript: TranscriptTurn[]; at: string }>
 
-export type AssistantEvent = AssistantAnswerRecorded | AssistantCallEnded | AssistantTranscriptRecorded
+export type AssistantEvent = AssistantSessionOpened | AssistantAnswerRecorded | AssistantCallEnded | AssistantTranscriptRecorded
 
 export function isAssistantEvent(event: { readonly type: string }): event is AssistantEvent {
   return Object.hasOwn(ASSISTANT_SUMMARIES, event.type)
 }
 
 export const ASSISTANT_SUMMARIES: EventSummaries<AssistantEvent> = {
+  AssistantSessionOpened: (d) => `assistant session opened for call ${printable(d.callId)} on node ${printable(d.node)}`,
   AssistantAnswerRecorded: (d) => `assistant recorded an answer to ${quoted(d.question)}`,
   AssistantCallEnded: (d) =>
     `assistant call ended (${printable(d.provider)}): ${printable(d.disposition)}, ${plural(d.answers.length, 'answer')}${d.callbackAt !== null ? `, callback at ${printable(d.callbackAt)}` : ''}${d.why !== null ? ` (${printable(d.why)})` : ''}`,

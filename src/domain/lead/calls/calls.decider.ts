@@ -15,7 +15,7 @@ import * as agentFirst from './agent-first.ts'
 import { leadAttemptTimes } from './lead-attempts.ts'
 import type { CallDecided, CallEvent, CallPurpose, FollowUpStopped, MenuChoice, SpeedToLeadSkip } from './calls.events.ts'
 
-export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown'
+export type CallStage = 'decided' | 'started' | 'placed' | 'failed' | 'unknown' | 'expired'
 
 export interface CallRecord {
   readonly decisionId: string
@@ -110,6 +110,8 @@ export type CallCommand =
   | { type: 'RecordCallPlaced'; decisionId: string; callId: string; carrier: string; ownerLeg?: number; to?: string; machineDetection?: boolean }
   | { type: 'RecordCallFailed'; decisionId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordOutcomeUnknown'; decisionId: string; reason: string }
+  /** A call decided (or claimed) before the backup a restore brought back, not known as placed: never dialed; with `settings`, follow-up takes its next step. */
+  | { type: 'ExpireCall'; decisionId: string; reason: string; settings?: AccountSettings }
   /** `node` claims a voicemail when the status carries a machine verdict. */
   | { type: 'RecordCallStatus'; settings: AccountSettings; update: CallStatusUpdate; node?: string }
   /** Answering-machine detection's verdict on a call (Twilio's AnsweredBy); `node` claims a voicemail it decides to leave. */
@@ -139,7 +141,7 @@ export type CallCommand =
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const CALL_COMMAND_TYPES: { readonly [T in CallCommand['type']]: true } = {
   DecidePlaceCall: true, ClaimFollowUp: true, StartCallAttempt: true, RecordCallPlaced: true, RecordCallFailed: true,
-  RecordOutcomeUnknown: true, RecordCallStatus: true, RecordAnsweredBy: true, RecordVoicemailOutcome: true, PressMenuKey: true, RecordOwnerConnect: true,
+  RecordOutcomeUnknown: true, ExpireCall: true, RecordCallStatus: true, RecordAnsweredBy: true, RecordVoicemailOutcome: true, PressMenuKey: true, RecordOwnerConnect: true,
   PressAgentKey: true, RecordLeadDial: true, RecordOwnerLegFailed: true, ScheduleCallback: true, PauseFollowUp: true, ResumeFollowUp: true,
 }
 
@@ -229,6 +231,8 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
       return update(state, event.data.decisionId, { stage: 'failed', failure: event.data.failure, ended: true, outcomeAt: event.data.failedAt })
     case 'CallOutcomeUnknown':
       return update(state, event.data.decisionId, { stage: 'unknown', ended: true, outcomeAt: event.data.at })
+    case 'CallExpired':
+      return update(state, event.data.decisionId, { stage: 'expired', failure: 'expired', ended: true, outcomeAt: event.data.at })
     case 'CallAnswered':
       return { ...update(state, event.data.decisionId, { answered: true, status: 'in-progress', answeredBy: event.data.answeredBy, outcomeAt: event.data.at }), answeredAt: event.data.at }
     case 'CallReachedMachine':
@@ -488,6 +492,14 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       const call = requireCall(state, command.decisionId)
       if (call.stage !== 'started') return []
       return [{ type: 'CallOutcomeUnknown', data: { decisionId: call.decisionId, reason: command.reason, at } }]
+    }
+    case 'ExpireCall': {
+      const call = requireCall(state, command.decisionId)
+      if (call.stage !== 'decided' && call.stage !== 'started') return []
+      const expired: CallEvent = { type: 'CallExpired', data: { decisionId: call.decisionId, reason: command.reason, at } }
+      // The expired call takes its step, as an unanswered one would: follow-up goes on from the next.
+      const goesOn = command.settings !== undefined && state.dialing.pendingFollowUp === null && state.dialing.answeredAt === null && state.dialing.followUpStopped === null
+      return goesOn ? [expired, ...nextFollowUp(state, command.settings as AccountSettings, call.decisionId, now)] : [expired]
     }
     case 'RecordCallStatus':
       return recordStatus(state, command.settings, command.update, command.node ?? 'unknown', now)

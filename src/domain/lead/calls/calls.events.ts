@@ -51,6 +51,12 @@ export type CallFailed = DomainEvent<
   { decisionId: string; failure: string; message: string; carrierCode: number | null; failedAt: string }
 >
 export type CallOutcomeUnknown = DomainEvent<'CallOutcomeUnknown', { decisionId: string; reason: string; at: string }>
+/**
+ * The decision is never carried out: the log was restored from a backup taken before it was known to
+ * have gone out (`reason`: `restored_from_backup`), so it may have rung already. Follow-up goes on
+ * from its next step.
+ */
+export type CallExpired = DomainEvent<'CallExpired', { decisionId: string; reason: string; at: string }>
 export type CallAnswered = DomainEvent<'CallAnswered', { decisionId: string; callId: string; answeredBy: string | null; at: string }>
 export type CallNotAnswered = DomainEvent<'CallNotAnswered', { decisionId: string; callId: string; status: string; at: string }>
 export type CallCompleted = DomainEvent<'CallCompleted', { decisionId: string; callId: string; durationSeconds: number | null; at: string }>
@@ -125,6 +131,7 @@ export type CallEvent =
   | CallPlaced
   | CallFailed
   | CallOutcomeUnknown
+  | CallExpired
   | CallAnswered
   | CallNotAnswered
   | CallCompleted
@@ -175,6 +182,7 @@ export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
     `call placed${d.ownerLeg !== undefined ? ` to owner number ${d.ownerLeg + 1}${d.to !== undefined ? ` (${printable(d.to)})` : ''}, before the lead,` : ''} through ${printable(d.carrier)} (call ${printable(d.callId)})`,
   CallFailed: (d) => `call failed: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   CallOutcomeUnknown: (d) => `call outcome unknown: ${printable(d.reason)} (never retried)`,
+  CallExpired: (d) => `call expired, never dialed: ${printable(d.reason)}`,
   CallAnswered: (d) => `call answered${d.answeredBy ? ` (by ${printable(d.answeredBy)})` : ''}`,
   CallNotAnswered: (d) => `call not answered: ${printable(d.status)}`,
   CallCompleted: (d) => `call completed${d.durationSeconds !== null ? ` after ${d.durationSeconds} s` : ''}`,
@@ -214,7 +222,7 @@ export const CALL_EFFECT = effectOf<CallEvent>()({
   decidedAt: 'decidedAt',
   id: 'decisionId',
   claims: { CallAttemptStarted: 'startedAt' },
-  outcomes: ['CallPlaced', 'CallFailed', 'CallOutcomeUnknown'],
+  outcomes: ['CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallExpired'],
 })
 
 /** The slice's effects: the claims read model follows each (lead.decider.ts gathers every slice's). */

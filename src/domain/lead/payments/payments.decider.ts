@@ -11,7 +11,7 @@ import type { IntakeState } from '../intake/intake.decider.ts'
 import type { PaymentEvent, PaymentsProviderName } from './payments.events.ts'
 
 /** How far the link and its text got. */
-export type PayLinkStage = 'requested' | 'linked' | 'link_failed' | 'texting' | 'texted' | 'text_failed' | 'text_unknown'
+export type PayLinkStage = 'requested' | 'linked' | 'link_failed' | 'texting' | 'texted' | 'text_failed' | 'text_unknown' | 'expired'
 /** What the provider says about the money. */
 export type PaymentStatus = 'open' | 'settled' | 'failed' | 'expired'
 
@@ -73,6 +73,8 @@ export type PaymentCommand =
   | { type: 'RecordPayLinkTexted'; requestId: string; messageId: string; carrier: string }
   | { type: 'RecordPayLinkTextFailed'; requestId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordPayLinkTextUnknown'; requestId: string; reason: string }
+  /** A request decided (or claimed) before the backup a restore brought back, not known as texted: never texted. */
+  | { type: 'ExpirePaymentRequest'; requestId: string; reason: string }
   | {
       type: 'RecordSettlement'
       outcome: 'settled' | 'failed' | 'expired'
@@ -89,7 +91,7 @@ export type PaymentCommand =
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const PAYMENT_COMMAND_TYPES: { readonly [T in PaymentCommand['type']]: true } = {
   RequestPayment: true, RecordPayLinkCreated: true, RecordPayLinkFailed: true, StartPayLinkText: true, RecordPayLinkTexted: true,
-  RecordPayLinkTextFailed: true, RecordPayLinkTextUnknown: true, RecordSettlement: true,
+  RecordPayLinkTextFailed: true, RecordPayLinkTextUnknown: true, ExpirePaymentRequest: true, RecordSettlement: true,
 }
 
 export function isPaymentCommand(command: { readonly type: string }): command is PaymentCommand {
@@ -127,6 +129,8 @@ export function evolvePayments(state: PaymentsState, event: PaymentEvent): Payme
       return update(state, event.data.requestId, { stage: 'text_failed', failure: event.data.failure, failureMessage: event.data.message })
     case 'PayLinkTextOutcomeUnknown':
       return update(state, event.data.requestId, { stage: 'text_unknown', failure: 'unknown_outcome', failureMessage: event.data.reason })
+    case 'PaymentRequestExpired':
+      return update(state, event.data.requestId, { stage: 'expired', failure: 'expired', failureMessage: event.data.reason })
     case 'PaymentSettled':
       return update(state, event.data.requestId, {
         status: 'settled', settledAt: event.data.at, paymentIntentId: event.data.paymentIntentId, sessionId: event.data.sessionId,
@@ -238,6 +242,11 @@ export function decidePayments(command: PaymentCommand, state: LeadWithPayments,
       const request = requireRequest(state, command.requestId)
       if (request.stage !== 'texting') return []
       return [{ type: 'PayLinkTextOutcomeUnknown', data: { requestId: request.requestId, reason: command.reason, at } }]
+    }
+    case 'ExpirePaymentRequest': {
+      const request = requireRequest(state, command.requestId)
+      if (request.stage !== 'requested' && request.stage !== 'linked' && request.stage !== 'texting') return []
+      return [{ type: 'PaymentRequestExpired', data: { requestId: request.requestId, reason: command.reason, at } }]
     }
     case 'RecordSettlement':
       return settle(state, command)

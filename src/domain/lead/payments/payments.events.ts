@@ -42,6 +42,8 @@ export type PayLinkTextFailed = DomainEvent<
   { requestId: string; failure: string; message: string; carrierCode: number | null; at: string }
 >
 export type PayLinkTextOutcomeUnknown = DomainEvent<'PayLinkTextOutcomeUnknown', { requestId: string; reason: string; at: string }>
+/** Never texted: the log was restored from a backup taken before the pay-link was known to have gone out (`reason`: `restored_from_backup`). */
+export type PaymentRequestExpired = DomainEvent<'PaymentRequestExpired', { requestId: string; reason: string; at: string }>
 /** The money arrived in the connected account (or, simulated, would have). */
 export type PaymentSettled = DomainEvent<
   'PaymentSettled',
@@ -67,6 +69,7 @@ export type PaymentEvent =
   | PayLinkTexted
   | PayLinkTextFailed
   | PayLinkTextOutcomeUnknown
+  | PaymentRequestExpired
   | PaymentSettled
   | PaymentFailed
   | PaymentLinkExpired
@@ -85,6 +88,7 @@ export const PAYMENT_SUMMARIES: EventSummaries<PaymentEvent> = {
   PayLinkTexted: (d) => `pay-link texted through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
   PayLinkTextFailed: (d) => `pay-link text failed: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   PayLinkTextOutcomeUnknown: (d) => `pay-link text outcome unknown: ${printable(d.reason)} (never resent)`,
+  PaymentRequestExpired: (d) => `pay-link request expired, never texted: ${printable(d.reason)}`,
   PaymentSettled: (d) => `payment settled: ${money(d.amountCents, d.currency)} through ${printable(d.provider)}${d.paymentIntentId !== null ? ` (payment ${printable(d.paymentIntentId)})` : ''}`,
   PaymentFailed: (d) => `payment failed (${printable(d.provider)} session ${printable(d.sessionId)})`,
   PaymentLinkExpired: (d) => `pay-link expired unpaid (${printable(d.provider)} session ${printable(d.sessionId)})`,
@@ -101,7 +105,7 @@ export const PAY_LINK_EFFECT = effectOf<PaymentEvent>()({
   decidedAt: 'requestedAt',
   id: 'requestId',
   claims: { PayLinkTextAttempted: 'at' },
-  outcomes: ['PayLinkFailed', 'PayLinkTexted', 'PayLinkTextFailed', 'PayLinkTextOutcomeUnknown'],
+  outcomes: ['PayLinkFailed', 'PayLinkTexted', 'PayLinkTextFailed', 'PayLinkTextOutcomeUnknown', 'PaymentRequestExpired'],
 })
 
 /** The slice's effects: the claims read model follows each (lead.decider.ts gathers every slice's). */

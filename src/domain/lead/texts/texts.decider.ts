@@ -18,7 +18,7 @@ import { leadAttemptTimes } from '../calls/lead-attempts.ts'
 import { MAX_TEXT_CHARACTERS, textSegments, withOptOutLine, type TextSegments } from './text-body.ts'
 import type { TextEvent, TextReason } from './texts.events.ts'
 
-export type TextStage = 'decided' | 'started' | 'sent' | 'failed' | 'unknown'
+export type TextStage = 'decided' | 'started' | 'sent' | 'failed' | 'unknown' | 'expired'
 
 export interface TextRecord {
   readonly textId: string
@@ -61,10 +61,12 @@ export type TextCommand =
   | { type: 'RecordTextSent'; textId: string; messageId: string; carrier: string }
   | { type: 'RecordTextFailed'; textId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordTextUnknown'; textId: string; reason: string }
+  /** A text decided (or claimed) before the backup a restore brought back, not known as sent: never sent. */
+  | { type: 'ExpireText'; textId: string; reason: string }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const TEXT_COMMAND_TYPES: { readonly [T in TextCommand['type']]: true } = {
-  DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true,
+  DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, ExpireText: true,
 }
 
 export function isTextCommand(command: { readonly type: string }): command is TextCommand {
@@ -96,6 +98,8 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
       return update(state, event.data.textId, { stage: 'failed', failure: event.data.failure, failureMessage: event.data.message, endedAt: event.data.at })
     case 'TextOutcomeUnknown':
       return update(state, event.data.textId, { stage: 'unknown', failure: 'unknown_outcome', failureMessage: event.data.reason, endedAt: event.data.at })
+    case 'TextExpired':
+      return update(state, event.data.textId, { stage: 'expired', failure: 'expired', failureMessage: event.data.reason, endedAt: event.data.at })
     default: {
       const _: never = event
       return state
@@ -212,6 +216,11 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
       const text = requireText(state, command.textId)
       if (text.stage !== 'started') return []
       return [{ type: 'TextOutcomeUnknown', data: { textId: text.textId, reason: command.reason, at } }]
+    }
+    case 'ExpireText': {
+      const text = requireText(state, command.textId)
+      if (text.stage !== 'decided' && text.stage !== 'started') return []
+      return [{ type: 'TextExpired', data: { textId: text.textId, reason: command.reason, at } }]
     }
     default: {
       const _: never = command

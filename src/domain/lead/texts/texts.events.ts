@@ -34,8 +34,10 @@ export type TextSent = DomainEvent<'TextSent', { textId: string; messageId: stri
 /** The carrier refused it, or (no claim before it) the rules refused it as it was to go out. */
 export type TextFailed = DomainEvent<'TextFailed', { textId: string; failure: string; message: string; carrierCode: number | null; at: string }>
 export type TextOutcomeUnknown = DomainEvent<'TextOutcomeUnknown', { textId: string; reason: string; at: string }>
+/** Never sent: the log was restored from a backup taken before it was known to have gone out (`reason`: `restored_from_backup`). */
+export type TextExpired = DomainEvent<'TextExpired', { textId: string; reason: string; at: string }>
 
-export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown
+export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired
 
 export function isTextEvent(event: { readonly type: string }): event is TextEvent {
   return Object.hasOwn(TEXT_SUMMARIES, event.type)
@@ -52,6 +54,7 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
   TextSent: (d) => `text sent through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
   TextFailed: (d) => `text not sent: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   TextOutcomeUnknown: (d) => `text outcome unknown: ${printable(d.reason)} (never resent)`,
+  TextExpired: (d) => `text expired, never sent: ${printable(d.reason)}`,
 }
 
 /**
@@ -64,7 +67,7 @@ export const TEXT_EFFECT = effectOf<TextEvent>()({
   decidedAt: 'at',
   id: 'textId',
   claims: { TextAttemptStarted: 'at' },
-  outcomes: ['TextSent', 'TextFailed', 'TextOutcomeUnknown'],
+  outcomes: ['TextSent', 'TextFailed', 'TextOutcomeUnknown', 'TextExpired'],
 })
 
 /** The slice's effects: the claims read model follows each (lead.decider.ts gathers every slice's). */

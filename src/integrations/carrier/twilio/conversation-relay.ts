@@ -1,8 +1,10 @@
 /**
  * Twilio ConversationRelay, Leadline's side (`--on-answer assistant`). A person picks up: the answer
  * hook answers `<Connect action=assistant-end><ConversationRelay url=wss://…/relay welcomeGreeting=…>`;
- * Twilio opens a WebSocket to `/api/carrier/twilio/relay?decision=…`, signed with `X-Twilio-Signature`
- * over that wss URL (no parameters: the handshake is a GET), and speaks JSON messages on it: `setup`,
+ * Twilio opens a WebSocket to `/api/carrier/twilio/relay?decision=…&call=CA…`, signed with `X-Twilio-Signature`
+ * over that wss URL (no parameters: the handshake is a GET), and speaks JSON messages on it: `setup`
+ * (whose `callSid` must be the signed URL's `call`; a session opens only for that call while it is in
+ * progress and has had none, so a replayed handshake opens nothing),
  * then `prompt` (the caller's finished utterance), `dtmf`, `interrupt`, `error`. Leadline answers with
  * `text` tokens as the model produces them (`last: true` on a turn's final one) and ends the session
  * with `end`, whose `handoffData` Twilio posts to the `<Connect>` action: `transfer` (dial the owner,
@@ -35,6 +37,8 @@ export const MAX_WHISPER = 300
 const MAX_GREETING = 500
 /** The close code Leadline uses when it ends a socket that broke the protocol (RFC 6455 1008: policy violation). */
 const POLICY_VIOLATION = 1008
+/** Twilio sends `setup` as soon as the socket opens: a socket that has not sent it by then is closed. */
+export const SETUP_WAIT_MS = 10_000
 
 const E164 = /^\+[1-9]\d{6,14}$/
 
@@ -43,9 +47,9 @@ export function webSocketBase(publicUrl: string): string {
   return publicUrl.replace(/^http(s?):\/\//i, (_, s: string) => `ws${s}://`)
 }
 
-/** Where Twilio opens the relay for the call made for `decisionId`. */
-export function relayUrl(publicUrl: string, decisionId: string): string {
-  return webSocketBase(carrierCallbackUrl(publicUrl, 'twilio', RELAY_HOOK, { decision: decisionId }))
+/** Where Twilio opens the relay for the carrier call `callSid` made for `decisionId`: both ride in the signed URL. */
+export function relayUrl(publicUrl: string, decisionId: string, callSid: string): string {
+  return webSocketBase(carrierCallbackUrl(publicUrl, 'twilio', RELAY_HOOK, { decision: decisionId, call: callSid }))
 }
 
 /**
@@ -121,9 +125,9 @@ export function assistantWhisperTwiml(whisper: string | undefined): string {
   return response.toString()
 }
 
-/** The handshake's signature: Twilio signs the wss URL it was given, with no parameters. A URL without a decision is not Leadline's. */
+/** The handshake's signature: Twilio signs the wss URL it was given, with no parameters. A URL without a decision and a call is not Leadline's. */
 export function acceptsRelayHandshake(authToken: string, handshake: RelayHandshake): boolean {
-  if (relayDecision(handshake) === null) return false
+  if (relayDecision(handshake) === null || relayCall(handshake) === null) return false
   const signature = handshake.headers['x-twilio-signature']
   if (typeof signature !== 'string' || signature === '') return false
   try {
@@ -139,17 +143,24 @@ export function relayDecision(handshake: Pick<RelayHandshake, 'query'>): string 
   return typeof decision === 'string' && decision !== '' && decision.length <= 128 ? decision : null
 }
 
+/** The carrier call a relay URL was made for (`?call=CA…`); null without one. */
+export function relayCall(handshake: Pick<RelayHandshake, 'query'>): string | null {
+  const call = handshake.query.call
+  return typeof call === 'string' && call !== '' && call.length <= 128 ? call : null
+}
+
 /** The Twilio carrier's relay: the signed handshake, then one session per socket. */
 export function twilioRelay(authToken: string): CarrierRelay {
   return {
     accepts: (handshake) => acceptsRelayHandshake(authToken, handshake),
     open(socket, handshake, context) {
-      const decision = relayDecision(handshake)
-      if (decision === null) {
+      const decisionId = relayDecision(handshake)
+      const callSid = relayCall(handshake)
+      if (decisionId === null || callSid === null) {
         socket.close(POLICY_VIOLATION, 'no call decision')
         return { receive: () => undefined, closed: () => undefined }
       }
-      return openRelaySession(socket, decision, context)
+      return openRelaySession(socket, { decisionId, callSid }, context)
     },
   }
 }
@@ -169,12 +180,16 @@ interface Turn {
 }
 
 /**
- * One relay socket, for the call of `decisionId`. Messages are handled in order; an `interrupt`
- * stops the answer being streamed at once (its remaining tokens are never sent). The conversation is
- * closed once: `ended` after Leadline sent `end`, `socket_dropped` when the socket closed before,
- * `error` when the conversation itself failed.
+ * One relay socket, for the carrier call `callSid` of `decisionId` (from the signed URL). Messages are
+ * handled in order; an `interrupt` stops the answer being streamed at once (its remaining tokens are
+ * never sent). A `setup` naming another call, a socket with no `setup` within SETUP_WAIT_MS, and a
+ * call that may not have a session (not live, or had one) are closed with nothing opened. A live
+ * session in which the caller says nothing for the conversation's `silenceMs` ends (`silent`). The
+ * conversation is closed once: `ended` after Leadline sent `end`, `socket_dropped` when the socket
+ * closed before, `error` when the conversation itself failed.
  */
-export function openRelaySession(socket: RelaySocket, decisionId: string, context: CarrierCallbackContext): RelaySession {
+export function openRelaySession(socket: RelaySocket, call: { readonly decisionId: string; readonly callSid: string }, context: CarrierCallbackContext): RelaySession {
+  const { decisionId } = call
   let phase: 'setup' | 'opening' | 'live' | 'ended' | 'closed' = 'setup'
   let conversation: RelayConversation | null = null
   let current: Turn | null = null
@@ -183,10 +198,40 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
   let conversationClosed = false
   /** Ends the call at the longest call, set when the conversation goes live. */
   let limit: NodeJS.Timeout | null = null
+  /** Ends a live session whose caller says nothing; before `setup`, closes a socket that never sends it. */
+  let silence: NodeJS.Timeout | null = setTimeout(() => phase === 'setup' && refuse('no setup'), SETUP_WAIT_MS)
+  silence.unref()
 
   function stopLimit(): void {
     if (limit !== null) clearTimeout(limit)
+    if (silence !== null) clearTimeout(silence)
     limit = null
+    silence = null
+  }
+
+  /** Closes the socket with nothing opened (or left open): a replayed or foreign handshake. */
+  function refuse(why: string): void {
+    if (phase === 'closed') return
+    context.warn({ decisionId, why }, 'the assistant relay closed a socket it opens no session for')
+    phase = 'ended'
+    stopLimit()
+    socket.close(POLICY_VIOLATION, why)
+  }
+
+  /** (Re)starts the silence timer of a live session: the caller spoke, pressed a key, or an answer ended. */
+  function listen(): void {
+    if (phase !== 'live' || !conversation) return
+    if (silence !== null) clearTimeout(silence)
+    silence = setTimeout(silent, conversation.silenceMs)
+    silence.unref()
+  }
+
+  /** The caller said nothing for the conversation's silenceMs: the last sentence and `end` (not while an answer is still being made). */
+  function silent(): void {
+    silence = null
+    if (phase !== 'live' || !conversation) return
+    if (current) return listen()
+    void stream(conversation.silent())
   }
 
   /** The longest call: not queued behind a turn that waits on its model; that turn stops, the last sentence and `end` follow. */
@@ -243,6 +288,7 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
       }
       // A turn that stopped without its last token still closes the utterance for the caller.
       if (!turn.cancelled && !lastSent) send({ type: 'text', token: '', last: true })
+      if (current === turn) listen()
     } catch (error) {
       context.warn({ decisionId, err: error }, 'the assistant failed mid-turn; the call ends')
       end({ reason: 'error' })
@@ -253,6 +299,7 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
   }
 
   async function setup(callSid: string): Promise<void> {
+    if (callSid !== call.callSid) return refuse('setup names another call')
     phase = 'opening'
     let opened: Awaited<ReturnType<CarrierCallbackContext['openAssistant']>>
     try {
@@ -270,30 +317,37 @@ export function openRelaySession(socket: RelaySocket, decisionId: string, contex
       }
       return
     }
-    if (opened === null) return end({ reason: 'refused', goodbye: 'Sorry, this call cannot continue. Goodbye.' })
+    if (opened === null) return refuse('no live call without a session')
     if ('refuse' in opened) return end({ reason: 'refused', goodbye: opened.refuse.goodbye })
     conversation = opened.conversation
     phase = 'live'
     limit = setTimeout(timeUp, conversation.limitMs)
     limit.unref()
+    listen()
   }
 
   function handle(message: Inbound): void {
     switch (message.type) {
       case 'setup':
-        if (phase === 'setup') queue = queue.then(() => setup(message.callSid))
+        if (phase !== 'setup') return
+        if (silence !== null) clearTimeout(silence)
+        silence = null
+        queue = queue.then(() => setup(message.callSid))
         return
       case 'interrupt':
         // At once, not queued: the answer being streamed stops now, and the conversation may stop its model.
+        listen()
         if (current) current.cancelled = true
         if (phase === 'live') conversation?.interrupt(message.utteranceUntilInterrupt ?? '')
         return
       case 'prompt':
         // Partial prompts are not asked for; a partial one is skipped.
         if (message.last === false) return
+        listen()
         queue = queue.then(() => (phase === 'live' && conversation ? stream(conversation.prompt(message.voicePrompt)) : undefined))
         return
       case 'dtmf':
+        listen()
         queue = queue.then(() => (phase === 'live' && conversation ? stream(conversation.dtmf(message.digit)) : undefined))
         return
       case 'error':

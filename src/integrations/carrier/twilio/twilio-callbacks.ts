@@ -126,7 +126,7 @@ async function assistantAnswer(decisionId: string, callSid: string | undefined, 
   if (prepared === null) return { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
   if ('refuse' in prepared) return twiml(sayAndHangUp(prepared.refuse.goodbye))
   return twiml(assistantTwiml(prepared, {
-    relayUrl: relayUrl(context.publicUrl, decisionId),
+    relayUrl: relayUrl(context.publicUrl, decisionId, callSid),
     actionUrl: carrierCallbackUrl(context.publicUrl, 'twilio', ASSISTANT_END_HOOK, { decision: decisionId }),
   }))
 }
