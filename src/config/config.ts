@@ -172,9 +172,24 @@ export interface Config {
   readonly operatorTokenHashes: readonly string[]
   /** LEADLINE_SECRET_KEY: the key that seals stored secrets; null means the embedded store's key file. */
   readonly secretKey: Buffer | null
-  /** LEADLINE_OAUTH=on: the tool endpoint takes OAuth access tokens beside API keys (needs an https public URL). */
+  /** LEADLINE_OAUTH=on: the tool endpoint takes OAuth access tokens beside API keys (needs an https or loopback public URL). */
   readonly oauth: boolean
 }
+
+/**
+ * Why a public URL cannot be the OAuth issuer, or null: https anywhere, or plain http on a loopback
+ * address (OAuth 2.1 allows it: nothing leaves the machine), so OAuth can be tried on a laptop.
+ */
+export function oauthPublicUrlProblem(publicUrl: string | undefined): string | null {
+  if (publicUrl !== undefined) {
+    const url = new URL(publicUrl)
+    if (url.protocol === 'https:' || LOOPBACK_HOSTS.includes(url.hostname)) return null
+  }
+  return `on needs LEADLINE_PUBLIC_URL to be an https URL (OAuth clients send sign-ins and tokens over TLS; plain http only on this machine's loopback, http://127.0.0.1:PORT or http://localhost:PORT, to try it); it is ${publicUrl ?? 'not set'}`
+}
+
+/** The host names of a URL that never leaves the machine. */
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]']
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -198,10 +213,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
   }
   const c = parsed.data
-  if (c.LEADLINE_OAUTH === 'on' && (c.LEADLINE_PUBLIC_URL === undefined || new URL(c.LEADLINE_PUBLIC_URL).protocol !== 'https:')) {
-    throw new ConfigError([
-      `LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL (OAuth clients reach the sign-in and tokens only over TLS); it is ${c.LEADLINE_PUBLIC_URL ?? 'not set'}`,
-    ])
+  if (c.LEADLINE_OAUTH === 'on') {
+    const problem = oauthPublicUrlProblem(c.LEADLINE_PUBLIC_URL)
+    if (problem !== null) throw new ConfigError([`LEADLINE_OAUTH: ${problem}`])
   }
   const shownHost = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST
   return {

@@ -81,11 +81,15 @@ t.test('LEADLINE_SECRET_KEY: 32 bytes as base64 or hex; anything else stops the 
   t.equal(defaultSecretKeyPath('esdb://host:2113'), null)
 })
 
-t.test('LEADLINE_OAUTH: off by default; on needs an https public URL, or the start stops and says why', async (t) => {
+t.test('LEADLINE_OAUTH: off by default; on needs an https (or loopback http) public URL, or the start stops and says why', async (t) => {
   t.equal(loadConfig({}).oauth, false)
   t.equal(loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'https://leads.example.com' }).oauth, true)
   t.equal(loadConfig({ LEADLINE_OAUTH: 'off', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }).oauth, false)
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on' }), /LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL .*it is not set/)
-  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }), /it is http:\/\/leads.example.com/)
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }), /plain http only on this machine's loopback.*it is http:\/\/leads.example.com/)
+  for (const loopback of ['http://127.0.0.1:3111', 'http://localhost:3111', 'http://[::1]:3111']) {
+    t.equal(loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: loopback }).oauth, true, `plain http on loopback: ${loopback}`)
+  }
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://127.0.0.1.example.com' }), /it is http:\/\/127.0.0.1.example.com/, 'a name that merely starts like loopback')
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'yes' }), /LEADLINE_OAUTH: must be on or off/)
 })
