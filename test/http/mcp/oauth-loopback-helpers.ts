@@ -3,9 +3,9 @@
  * its public URL there, clients use the real fetch, and the owner's browser keeps its cookies over
  * real requests (no TLS, so no Secure cookies). The clock moves forward to expire tokens.
  */
-import { createServer } from 'node:net'
 import type { Test } from 'tap'
 import { buildApp, BROWSER_ACCEPT, type TestApp } from '../../helpers/build-app.ts'
+import { freePort } from '../../helpers/cli.ts'
 import { ownerWithPassword, PASSWORD, TEST_ENV } from '../console/console-helpers.ts'
 
 export interface PageResponse {
@@ -54,15 +54,6 @@ export class HttpBrowser {
   }
 }
 
-/** A port free at this moment on 127.0.0.1: the public URL must name it before the server listens. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 export interface LoopbackFixture {
   readonly app: TestApp
   readonly origin: string
@@ -98,7 +89,7 @@ export function redirectOf(response: PageResponse, origin: string): string {
 }
 
 /** The owner from the authorization URL to the client's callback: the consent page, the answer, the redirect back. */
-export async function consentOver(fixture: LoopbackFixture, authorizationUrl: URL, scopes: readonly string[], decision: 'allow' | 'deny' = 'allow'): Promise<{ callback: URL; page: string }> {
+export async function consentOver(fixture: Pick<LoopbackFixture, 'origin' | 'browser'>, authorizationUrl: URL, scopes: readonly string[], decision: 'allow' | 'deny' = 'allow'): Promise<{ callback: URL; page: string }> {
   const toConsent = redirectOf(await fixture.browser.get(`${authorizationUrl.pathname}${authorizationUrl.search}`), fixture.origin)
   const page = await fixture.browser.get(toConsent)
   if (page.statusCode !== 200) throw new Error(`consent page: ${page.statusCode} ${page.body.slice(0, 300)}`)
