@@ -1,5 +1,6 @@
 /** Environment configuration, validated once at start; a bad value stops the process with a clear message. */
 import { z } from 'zod'
+import { DEFAULT_STORE } from './server-address.ts'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -22,30 +23,38 @@ const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
 const httpUrl = z
   .string()
   .trim()
-  .url()
-  .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
+  .url({ message: 'must be an http(s) URL such as https://leads.example.com' })
+  .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL such as https://leads.example.com' })
   .transform((u) => u.replace(/\/+$/, ''))
 
+const PORT_MESSAGE = 'must be a TCP port number from 0 to 65535, such as 3000'
+
+/** A whole number in a range, refused in one sentence whatever is wrong with it. */
+function wholeNumber(min: number, max: number, unit: string) {
+  const message = `must be a whole number of ${unit} from ${min} to ${max.toLocaleString('en-US')}`
+  return z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message })
+}
+
 const schema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.coerce.number({ message: PORT_MESSAGE }).int({ message: PORT_MESSAGE }).min(0, { message: PORT_MESSAGE }).max(65535, { message: PORT_MESSAGE }).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   LEADLINE_STORE: z
     .string()
     .trim()
-    .default('sqlite:./data/leadline.db')
+    .default(DEFAULT_STORE)
     .refine((s) => /^sqlite:.+/.test(s) || /^(esdb|kurrentdb|esdb\+discover|kurrentdb\+discover):\/\/.+/.test(s), {
       message: 'must be sqlite:PATH or an EventStoreDB connection string (esdb://host:2113?tls=false)',
     }),
   LEADLINE_VIEWS: z.string().trim().min(1).optional(),
   LEADLINE_PUBLIC_URL: z.optional(httpUrl),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   LEADLINE_OAUTH: z.enum(['on', 'off'], { message: 'must be on or off' }).default('off'),
   // Per webhook token: sustained leads per second, or `off` where a gateway in front already limits.
   LEADLINE_WEBHOOK_RATE: z
     .union([z.literal('off'), z.coerce.number().positive().max(1_000_000)], { message: 'must be a number of requests per second above 0, or off' })
     .default(DEFAULT_WEBHOOK_RATE_LIMIT.ratePerSecond),
-  LEADLINE_WEBHOOK_BURST: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
-  LEADLINE_READY_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_READY_LAG_MS),
+  LEADLINE_WEBHOOK_BURST: wholeNumber(1, 1_000_000, 'requests').default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
+  LEADLINE_READY_LAG_MS: wholeNumber(0, 3_600_000, 'milliseconds').default(DEFAULT_READY_LAG_MS),
   LEADLINE_TRUST_PROXY: z.string().trim().default('false').transform((text, context): TrustProxy => {
     if (text === 'false') return false
     if (text === 'true') return true
@@ -210,7 +219,7 @@ export function defaultViewsPath(store: string): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')))
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+    throw new ConfigError([...new Set(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))])
   }
   const c = parsed.data
   if (c.LEADLINE_OAUTH === 'on') {

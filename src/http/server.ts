@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { pino, type LoggerOptions } from 'pino'
-import type { Config, RateLimit, TrustProxy } from '../config/config.ts'
+import type { AddressInfo } from 'node:net'
+import { ConfigError, type Config, type RateLimit, type TrustProxy } from '../config/config.ts'
+import { listeningUrl, removeServerAddress, writeServerAddress } from '../config/server-address.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { textSender } from '../domain/lead/texts/text-body.ts'
 import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
@@ -80,7 +82,15 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.
   await leadline.prepare()
-  await fastify.listen({ port: config.port, host: config.host })
+  try {
+    await fastify.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await fastify.close().catch(() => undefined)
+    await leadline.close().catch(() => undefined)
+    throw listenError(error, config)
+  }
+  const { port } = fastify.server.address() as AddressInfo
+  writeServerAddress(config.store, listeningUrl(config.host, port))
   await leadline.start()
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
   await logBareCallerIds(leadline, fastify.log)
@@ -89,6 +99,7 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   const stop = () => {
     stopping ??= (async () => {
       fastify.log.info('shutting down: finishing in-flight requests')
+      removeServerAddress(config.store)
       await fastify.close()
       await leadline.close()
     })()
@@ -106,6 +117,17 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
     })
   }
   return { fastify, leadline, stop }
+}
+
+/** A port that cannot be had, said as a setting to change; anything else as it came. */
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') {
+    return new ConfigError([`PORT: ${config.port} on ${config.host} is already in use (another Leadline, or another program, listens there): stop it, or choose another port, e.g. PORT=${config.port === 65535 ? 3001 : config.port + 1} npm start`])
+  }
+  if (code === 'EACCES') return new ConfigError([`PORT: ${config.port} needs privileges to listen on: choose a port from 1024 up, e.g. PORT=3000 npm start`])
+  if (code === 'EADDRNOTAVAIL') return new ConfigError([`HOST: ${config.host} is not an address of this machine: use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`])
+  return error
 }
 
 /** Says at start which accounts text from the bare caller ID (no Messaging Service), which carriers may filter. */

@@ -51,14 +51,17 @@ t.test('values are read, normalised and derived', async (t) => {
   t.equal(defaultViewsPath('sqlite:/srv/log'), '/srv/log.views.db')
 })
 
-t.test('bad values stop the start with every problem named', async (t) => {
+t.test('bad values stop the start with every problem named, each in one sentence (never a raw parser message)', async (t) => {
   const bad: Array<[NodeJS.ProcessEnv, RegExp]> = [
-    [{ PORT: 'eighty' }, /PORT/],
-    [{ PORT: '70000' }, /PORT/],
+    [{ PORT: 'eighty' }, /^invalid configuration:\n {2}- PORT: must be a TCP port number from 0 to 65535, such as 3000$/],
+    [{ PORT: '70000' }, /PORT: must be a TCP port number from 0 to 65535/],
+    [{ PORT: '80.5' }, /PORT: must be a TCP port number/],
+    [{ LEADLINE_READY_LAG_MS: '-1' }, /LEADLINE_READY_LAG_MS: must be a whole number of milliseconds from 0 to 3,600,000/],
+    [{ LEADLINE_WEBHOOK_BURST: 'lots' }, /LEADLINE_WEBHOOK_BURST: must be a whole number of requests from 1 to 1,000,000/],
     [{ LEADLINE_STORE: 'postgres://x' }, /LEADLINE_STORE: must be sqlite:PATH or an EventStoreDB connection string/],
-    [{ LEADLINE_PUBLIC_URL: 'not a url' }, /LEADLINE_PUBLIC_URL/],
+    [{ LEADLINE_PUBLIC_URL: 'not a url' }, /^invalid configuration:\n {2}- LEADLINE_PUBLIC_URL: must be an http\(s\) URL such as https:\/\/leads.example.com$/],
     [{ LEADLINE_PUBLIC_URL: 'ftp://x.example' }, /LEADLINE_PUBLIC_URL: must be an http\(s\) URL/],
-    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
   ]
   for (const [env, message] of bad) t.throws(() => loadConfig(env), message, JSON.stringify(env))
   try {
