@@ -14,6 +14,7 @@ import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { conversationRelayRoutes } from './carrier/conversation-relay.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
+import { rootRoutes } from './root.route.ts'
 import { MCP_PATH, mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
@@ -143,5 +144,6 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)
+  await fastify.register(rootRoutes)
   await fastify.register(consoleRoutes, { prefix: '/app' })
 }

@@ -12,6 +12,7 @@ import { openLeadline, type Leadline } from '../leadline.ts'
 import { textSender } from '../domain/lead/texts/text-body.ts'
 import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
 import { app } from './app.ts'
+import { startupLine } from './root.route.ts'
 import { redactUrl } from './redact.ts'
 import { lazyRequestLogger } from './request-logger.ts'
 
@@ -90,9 +91,12 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
     throw listenError(error, config)
   }
   const { port } = fastify.server.address() as AddressInfo
-  writeServerAddress(config.store, listeningUrl(config.host, port))
+  const listening = listeningUrl(config.host, port)
+  writeServerAddress(config.store, listening)
   await leadline.start()
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
+  // For people: where to go, on standard error beside the JSON logs (PORT=0 has its real port here).
+  process.stderr.write(`${startupLine(config.port === 0 ? listening : config.publicUrl)}\n`)
   await logBareCallerIds(leadline, fastify.log)
 
   let stopping: Promise<void> | null = null

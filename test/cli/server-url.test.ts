@@ -2,7 +2,7 @@
  * One rule for where the server is (issue #41): the tool client finds it by LEADLINE_URL, else
  * http://127.0.0.1:$PORT, else the address a server on this LEADLINE_STORE recorded, and names the
  * URL in connection and authentication errors; printed URLs (account create's webhookUrl) follow the
- * server's real address; a busy port is refused with a message that names it and how to choose another.
+ * server's real address; the start-up line lists the URLs; a busy port is refused with a message that names it and how to choose another.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -32,6 +32,8 @@ t.test('a server records where it listens: account create prints its webhook URL
   const store = `sqlite:${path.join(dir, 'leadline.db')}`
   const server = await startServer({ LEADLINE_STORE: store, LOG_LEVEL: 'warn' })
   t.teardown(() => server.stop())
+  const base = server.url
+  t.match(server.output(), `leadline: serving on ${base} | console ${base}/app | docs ${base}/docs | webhook ${base}/api/ingest/lead | tool endpoint ${base}/api/mcp\n`, 'one human line says where to go')
   const addressFile = serverAddressPath(store)!
   t.match(JSON.parse(fs.readFileSync(addressFile, 'utf8')), { url: server.url })
 
