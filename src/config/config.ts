@@ -84,6 +84,14 @@ const schema = z.object({
     .optional(),
 })
 
+/** The variables the core schema reads, in its order. */
+export const CORE_VARIABLES: readonly string[] = Object.keys(schema.shape)
+
+/** Each core variable's effective value, its default when unset (after loadConfig accepted the environment). */
+export function coreSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  return schema.parse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))) as Record<string, unknown>
+}
+
 /** 32 bytes written as base64 (standard or URL-safe, padded or not) or as 64 hex digits; null for anything else. */
 export function parseSecretKey(text: string): Buffer | null {
   const trimmed = text.trim()
