@@ -5,6 +5,9 @@ import { register } from 'tsx/esm/api'
 
 register()
 const args = process.argv.slice(2)
+// ./.env, when there is one: the environment wins over it (docs/configuration.md).
+const { loadDotEnv } = await import('../src/config/dotenv.ts')
+loadDotEnv()
 // A batch command (replay) starts again under its heap bound (src/cli/batch-heap.ts).
 const { runBounded } = await import('../src/cli/batch-heap.ts')
 const bounded = runBounded(fileURLToPath(import.meta.url), args)

@@ -2,6 +2,7 @@
 import os from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { loadConfig, type Config } from '../config/config.ts'
+import { recordedServerAddress } from '../config/server-address.ts'
 import type { Leadline } from '../leadline.ts'
 import type { CommandContext } from '../eventstore/command-handler.ts'
 import { printable } from '../domain/shared/printable.ts'
@@ -60,7 +61,11 @@ export function operator(): CommandContext {
 }
 
 export function config(io: Io): Config {
-  return loadConfig(io.env)
+  const cfg = loadConfig(io.env)
+  // Printed URLs (webhook, set-password links) name where the server on this store listens, unless LEADLINE_PUBLIC_URL says.
+  if (io.env.LEADLINE_PUBLIC_URL?.trim()) return cfg
+  const recorded = recordedServerAddress(cfg.store)
+  return recorded === null ? cfg : { ...cfg, publicUrl: recorded }
 }
 
 /** Opens the store for one command, brings the read models up to date, and always closes. */

@@ -42,6 +42,9 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline user create --account ACCOUNT_ID --email EMAIL   the account's owner, for the console at /app
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline operator-token                          a token for /metrics and /readyz's details (shown once)
+  leadline demo [--account ACCOUNT_ID]             five leads through speed to lead on the simulated carrier, and what happened
+  leadline config [--check]                        the effective configuration and where each value came from
+                                                   (./.env is read; the environment wins); --check: only check it
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
   leadline leads clear-dnc --account ACCOUNT_ID --phone PHONE
   leadline migrate --to esdb://HOST:2113?tls=false [--from sqlite:PATH]   copy the embedded log into EventStoreDB
@@ -109,6 +112,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   source: async (args, io) => (await import('./commands/source.command.ts')).sourceCommand(args, io),
   events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
+  demo: async (args, io) => (await import('./commands/demo.command.ts')).demoCommand(args, io),
+  config: async (args, io) => (await import('./commands/config.command.ts')).configCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),
   tool: async (args, io) => (await client()).toolCommand(args, io),

@@ -1,5 +1,6 @@
 /** Environment configuration, validated once at start; a bad value stops the process with a clear message. */
 import { z } from 'zod'
+import { DEFAULT_STORE } from './server-address.ts'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -22,35 +23,42 @@ const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
 const httpUrl = z
   .string()
   .trim()
-  .url()
-  .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL' })
+  .url({ message: 'must be an http(s) URL such as https://leads.example.com' })
+  .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http(s) URL such as https://leads.example.com' })
   .transform((u) => u.replace(/\/+$/, ''))
 
 const eventsAllowPrivate = z
   .enum(['0', '1'], { message: 'must be 1 (outbound events may go to private, loopback and plain-http receivers) or 0 (public https receivers only, the default)' })
   .default('0')
   .transform((v) => v === '1')
+const PORT_MESSAGE = 'must be a TCP port number from 0 to 65535, such as 3000'
+
+/** A whole number in a range, refused in one sentence whatever is wrong with it. */
+function wholeNumber(min: number, max: number, unit: string) {
+  const message = `must be a whole number of ${unit} from ${min} to ${max.toLocaleString('en-US')}`
+  return z.coerce.number({ message }).int({ message }).min(min, { message }).max(max, { message })
+}
 
 const schema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: z.coerce.number({ message: PORT_MESSAGE }).int({ message: PORT_MESSAGE }).min(0, { message: PORT_MESSAGE }).max(65535, { message: PORT_MESSAGE }).default(3000),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   LEADLINE_STORE: z
     .string()
     .trim()
-    .default('sqlite:./data/leadline.db')
+    .default(DEFAULT_STORE)
     .refine((s) => /^sqlite:.+/.test(s) || /^(esdb|kurrentdb|esdb\+discover|kurrentdb\+discover):\/\/.+/.test(s), {
       message: 'must be sqlite:PATH or an EventStoreDB connection string (esdb://host:2113?tls=false)',
     }),
   LEADLINE_VIEWS: z.string().trim().min(1).optional(),
   LEADLINE_PUBLIC_URL: z.optional(httpUrl),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   LEADLINE_OAUTH: z.enum(['on', 'off'], { message: 'must be on or off' }).default('off'),
   // Per webhook token: sustained leads per second, or `off` where a gateway in front already limits.
   LEADLINE_WEBHOOK_RATE: z
     .union([z.literal('off'), z.coerce.number().positive().max(1_000_000)], { message: 'must be a number of requests per second above 0, or off' })
     .default(DEFAULT_WEBHOOK_RATE_LIMIT.ratePerSecond),
-  LEADLINE_WEBHOOK_BURST: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
-  LEADLINE_READY_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(DEFAULT_READY_LAG_MS),
+  LEADLINE_WEBHOOK_BURST: wholeNumber(1, 1_000_000, 'requests').default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
+  LEADLINE_READY_LAG_MS: wholeNumber(0, 3_600_000, 'milliseconds').default(DEFAULT_READY_LAG_MS),
   LEADLINE_TRUST_PROXY: z.string().trim().default('false').transform((text, context): TrustProxy => {
     if (text === 'false') return false
     if (text === 'true') return true
@@ -81,6 +89,14 @@ const schema = z.object({
     })
     .optional(),
 })
+
+/** The variables the core schema reads, in its order. */
+export const CORE_VARIABLES: readonly string[] = Object.keys(schema.shape)
+
+/** Each core variable's effective value, its default when unset (after loadConfig accepted the environment). */
+export function coreSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  return schema.parse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))) as Record<string, unknown>
+}
 
 /** 32 bytes written as base64 (standard or URL-safe, padded or not) or as 64 hex digits; null for anything else. */
 export function parseSecretKey(text: string): Buffer | null {
@@ -187,11 +203,26 @@ export interface Config {
   readonly operatorTokenHashes: readonly string[]
   /** LEADLINE_SECRET_KEY: the key that seals stored secrets; null means the embedded store's key file. */
   readonly secretKey: Buffer | null
-  /** LEADLINE_OAUTH=on: the tool endpoint takes OAuth access tokens beside API keys (needs an https public URL). */
+  /** LEADLINE_OAUTH=on: the tool endpoint takes OAuth access tokens beside API keys (needs an https or loopback public URL). */
   readonly oauth: boolean
   /** LEADLINE_EVENTS_ALLOW_PRIVATE=1: outbound events may go to private, loopback and plain-http receivers. */
   readonly eventsAllowPrivate: boolean
 }
+
+/**
+ * Why a public URL cannot be the OAuth issuer, or null: https anywhere, or plain http on a loopback
+ * address (OAuth 2.1 allows it: nothing leaves the machine), so OAuth can be tried on a laptop.
+ */
+export function oauthPublicUrlProblem(publicUrl: string | undefined): string | null {
+  if (publicUrl !== undefined) {
+    const url = new URL(publicUrl)
+    if (url.protocol === 'https:' || LOOPBACK_HOSTS.includes(url.hostname)) return null
+  }
+  return `on needs LEADLINE_PUBLIC_URL to be an https URL (OAuth clients send sign-ins and tokens over TLS; plain http only on this machine's loopback, http://127.0.0.1:PORT or http://localhost:PORT, to try it); it is ${publicUrl ?? 'not set'}`
+}
+
+/** The host names of a URL that never leaves the machine. */
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]']
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -212,13 +243,12 @@ export function defaultViewsPath(store: string): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')))
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+    throw new ConfigError([...new Set(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))])
   }
   const c = parsed.data
-  if (c.LEADLINE_OAUTH === 'on' && (c.LEADLINE_PUBLIC_URL === undefined || new URL(c.LEADLINE_PUBLIC_URL).protocol !== 'https:')) {
-    throw new ConfigError([
-      `LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL (OAuth clients reach the sign-in and tokens only over TLS); it is ${c.LEADLINE_PUBLIC_URL ?? 'not set'}`,
-    ])
+  if (c.LEADLINE_OAUTH === 'on') {
+    const problem = oauthPublicUrlProblem(c.LEADLINE_PUBLIC_URL)
+    if (problem !== null) throw new ConfigError([`LEADLINE_OAUTH: ${problem}`])
   }
   const shownHost = c.HOST === '0.0.0.0' || c.HOST === '::' ? 'localhost' : c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST
   return {

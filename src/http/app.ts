@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import type { Leadline } from '../leadline.ts'
-import type { RateLimit } from '../config/config.ts'
+import { oauthPublicUrlProblem, type RateLimit } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import { StoreUnavailableError } from '../eventstore/event-store.port.ts'
 import { isHttpErrorCode, sendError, type HttpErrorCode } from './errors.ts'
@@ -14,6 +14,7 @@ import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { conversationRelayRoutes } from './carrier/conversation-relay.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
+import { rootRoutes } from './root.route.ts'
 import { MCP_PATH, mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
@@ -42,15 +43,14 @@ export interface AppOptions {
   readonly readyLagMs?: number
   /** SHA-256 hashes of the operator tokens that open /metrics and /readyz's details (LEADLINE_OPERATOR_TOKEN_HASH). */
   readonly operatorTokenHashes?: readonly string[]
-  /** LEADLINE_OAUTH=on: Leadline is the OAuth 2.1 authorization server of its tool endpoint (needs an https public URL). */
+  /** LEADLINE_OAUTH=on: Leadline is the OAuth 2.1 authorization server of its tool endpoint (needs an https or loopback public URL). */
   readonly oauth?: boolean
 }
 
 /** The authorization server over the account's grants and its records on the log; its issuer is the public URL. */
 export async function openOAuthServer(leadline: Leadline, publicUrl: string): Promise<OAuthServer> {
-  if (new URL(publicUrl).protocol !== 'https:') {
-    throw new Error(`LEADLINE_OAUTH=on needs an https LEADLINE_PUBLIC_URL (OAuth 2.1 issues tokens over TLS only); it is ${publicUrl}`)
-  }
+  const problem = oauthPublicUrlProblem(publicUrl)
+  if (problem !== null) throw new Error(`LEADLINE_OAUTH=${problem}`)
   // Loaded only with OAuth on: the library is large, and a server or command without it never pays for it.
   const { OAuthServer } = await import('./oauth/oauth-server.ts')
   const records = new OAuthRecords(leadline.store, leadline.clock)
@@ -60,6 +60,8 @@ export async function openOAuthServer(leadline: Leadline, publicUrl: string): Pr
     records,
     secretBox: leadline.secretBox,
     grants: {
+      created: ({ accountId, grantId, clientId, clientName, userId, scopes, correlationId }) =>
+        leadline.accounts.createOAuthGrant(accountId, { grantId, clientId, clientName, userId, scopes }, { actor: { kind: 'user', id: userId }, correlationId }),
       liveGrant: async (accountId, grantId) => {
         const grant = (await leadline.accounts.get(accountId))?.oauthGrants.get(grantId)
         return grant && grant.revokedAt === null ? { scopes: grant.scopes } : null
@@ -142,5 +144,6 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)
+  await fastify.register(rootRoutes)
   await fastify.register(consoleRoutes, { prefix: '/app' })
 }

@@ -5,12 +5,15 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { pino, type LoggerOptions } from 'pino'
-import type { Config, RateLimit, TrustProxy } from '../config/config.ts'
+import type { AddressInfo } from 'node:net'
+import { ConfigError, type Config, type RateLimit, type TrustProxy } from '../config/config.ts'
+import { listeningUrl, removeServerAddress, writeServerAddress } from '../config/server-address.ts'
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { textSender } from '../domain/lead/texts/text-body.ts'
 import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
 import { app } from './app.ts'
 import { redactFields, redactText, redactUrl } from './redact.ts'
+import { startupLine } from './root.route.ts'
 import { lazyRequestLogger } from './request-logger.ts'
 
 export function loggerOptions(level: Config['logLevel']): FastifyServerOptions['logger'] {
@@ -100,16 +103,28 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
   // Listen before starting: while a new node catches up from zero, /readyz answers 503 instead of refusing
   // connections. Where the process managers begin is fixed first, so no lead is missed in between.
   await leadline.prepare()
-  await fastify.listen({ port: config.port, host: config.host })
+  try {
+    await fastify.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await fastify.close().catch(() => undefined)
+    await leadline.close().catch(() => undefined)
+    throw listenError(error, config)
+  }
+  const { port } = fastify.server.address() as AddressInfo
+  const listening = listeningUrl(config.host, port)
+  writeServerAddress(config.store, listening)
   await leadline.start()
   fastify.log.info({ store: leadline.store.kind, views: config.viewsPath, publicUrl: config.publicUrl }, 'leadline is serving')
   if (config.eventsAllowPrivate) fastify.log.warn('LEADLINE_EVENTS_ALLOW_PRIVATE=1: outbound events may go to private, loopback and plain-http receivers')
+  // For people: where to go, on standard error beside the JSON logs (PORT=0 has its real port here).
+  process.stderr.write(`${startupLine(config.port === 0 ? listening : config.publicUrl)}\n`)
   await logBareCallerIds(leadline, fastify.log)
 
   let stopping: Promise<void> | null = null
   const stop = () => {
     stopping ??= (async () => {
       fastify.log.info('shutting down: finishing in-flight requests')
+      removeServerAddress(config.store)
       await fastify.close()
       await leadline.close()
     })()
@@ -127,6 +142,17 @@ export async function serve(config: Config): Promise<{ fastify: FastifyInstance;
     })
   }
   return { fastify, leadline, stop }
+}
+
+/** A port that cannot be had, said as a setting to change; anything else as it came. */
+function listenError(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') {
+    return new ConfigError([`PORT: ${config.port} on ${config.host} is already in use (another Leadline, or another program, listens there): stop it, or choose another port, e.g. PORT=${config.port === 65535 ? 3001 : config.port + 1} npm start`])
+  }
+  if (code === 'EACCES') return new ConfigError([`PORT: ${config.port} needs privileges to listen on: choose a port from 1024 up, e.g. PORT=3000 npm start`])
+  if (code === 'EADDRNOTAVAIL') return new ConfigError([`HOST: ${config.host} is not an address of this machine: use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)`])
+  return error
 }
 
 /** Says at start which accounts text from the bare caller ID (no Messaging Service), which carriers may filter. */

@@ -12,8 +12,8 @@ t.test('each kind of failure has its exit code and one line', async (t) => {
   const { env, all, reader } = await clientSetup(t)
   const closed = `http://127.0.0.1:${await freePort()}`
   const cases: Array<[string[], NodeJS.ProcessEnv, number, RegExp]> = [
-    [['tools'], {}, 3, /LEADLINE_API_KEY is not set/],
-    [['tools'], { LEADLINE_API_KEY: 'll_live_wrong' }, 3, /API key invalid or revoked \(api_key_invalid\)/],
+    [['tools'], {}, 3, /LEADLINE_API_KEY is not set \(for the server at http:\/\/127\.0\.0\.1:\d+, from LEADLINE_URL\)/],
+    [['tools'], { LEADLINE_API_KEY: 'll_live_wrong' }, 3, /API key invalid or revoked \(api_key_invalid\) at http:\/\/127\.0\.0\.1:\d+\/api\/mcp \(from LEADLINE_URL\)/],
     [['dnc', '--phone', '3125550142', '--idempotency-key', 'k'], { LEADLINE_API_KEY: reader }, 4, /mark_do_not_call needs the write scope.*\(insufficient_scope; needs scope write\)/],
     [['call', '--phone', '3125550142', '--name', 'J'], { LEADLINE_API_KEY: reader }, 4, /needs the dial scope/],
     [['lead', '--phone', '555-1234'], { LEADLINE_API_KEY: reader }, 5, /invalid arguments for get_lead: phone: must hold at least ten digits \(invalid_arguments\)/],
@@ -26,8 +26,8 @@ t.test('each kind of failure has its exit code and one line', async (t) => {
     [['next-actions', '--limit', 'many'], { LEADLINE_API_KEY: all }, 2, /--limit takes a whole number/],
     [['tools', '--bogus'], { LEADLINE_API_KEY: all }, 2, /Unknown option '--bogus'/],
     [['tools'], { LEADLINE_API_KEY: all, LEADLINE_URL: closed }, 1, /cannot reach the tool endpoint at http:\/\/127\.0\.0\.1:\d+\/api\/mcp \(ECONNREFUSED\): is the server running\?/],
-    [['tools'], { LEADLINE_API_KEY: all, LEADLINE_URL: `${env.LEADLINE_URL}/elsewhere` }, 1, /the tool endpoint at .*\/elsewhere\/api\/mcp answered HTTP 404: \{"error":"not found"\}/],
-    [['tools'], { LEADLINE_API_KEY: all, LEADLINE_URL: 'not a url' }, 2, /LEADLINE_URL is not a URL/],
+    [['tools'], { LEADLINE_API_KEY: all, LEADLINE_URL: `${env.LEADLINE_URL}/elsewhere` }, 1, /the tool endpoint at .*\/elsewhere\/api\/mcp \(from LEADLINE_URL\) answered HTTP 404: \{"error":"not found"\}/],
+    [['tools'], { LEADLINE_API_KEY: all, LEADLINE_URL: 'not a url' }, 2, /LEADLINE_URL does not make a URL: not a url/],
   ]
   for (const [args, extra, code, message] of cases) {
     const result = await runInProcess(args, { ...env, ...extra })

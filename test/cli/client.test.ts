@@ -31,7 +31,7 @@ t.test('tools, lead and next-actions; a bad key exits 3, a missing lead 6', asyn
   t.match(JSON.parse(next.stdout), { summary: String, stale_leads: Array })
 
   t.equal(badKey.code, 3)
-  t.equal(badKey.stderr, 'leadline: API key invalid or revoked (api_key_invalid)\n')
+  t.equal(badKey.stderr, `leadline: API key invalid or revoked (api_key_invalid) at ${env.LEADLINE_URL}/api/mcp (from LEADLINE_URL)\n`)
 
   t.equal(missing.code, 6)
   t.equal(missing.stderr, 'leadline: no lead with that phone number or id in this account (lead_not_found)\n')

@@ -52,14 +52,17 @@ t.test('values are read, normalised and derived', async (t) => {
   t.equal(defaultViewsPath('sqlite:/srv/log'), '/srv/log.views.db')
 })
 
-t.test('bad values stop the start with every problem named', async (t) => {
+t.test('bad values stop the start with every problem named, each in one sentence (never a raw parser message)', async (t) => {
   const bad: Array<[NodeJS.ProcessEnv, RegExp]> = [
-    [{ PORT: 'eighty' }, /PORT/],
-    [{ PORT: '70000' }, /PORT/],
+    [{ PORT: 'eighty' }, /^invalid configuration:\n {2}- PORT: must be a TCP port number from 0 to 65535, such as 3000$/],
+    [{ PORT: '70000' }, /PORT: must be a TCP port number from 0 to 65535/],
+    [{ PORT: '80.5' }, /PORT: must be a TCP port number/],
+    [{ LEADLINE_READY_LAG_MS: '-1' }, /LEADLINE_READY_LAG_MS: must be a whole number of milliseconds from 0 to 3,600,000/],
+    [{ LEADLINE_WEBHOOK_BURST: 'lots' }, /LEADLINE_WEBHOOK_BURST: must be a whole number of requests from 1 to 1,000,000/],
     [{ LEADLINE_STORE: 'postgres://x' }, /LEADLINE_STORE: must be sqlite:PATH or an EventStoreDB connection string/],
-    [{ LEADLINE_PUBLIC_URL: 'not a url' }, /LEADLINE_PUBLIC_URL/],
+    [{ LEADLINE_PUBLIC_URL: 'not a url' }, /^invalid configuration:\n {2}- LEADLINE_PUBLIC_URL: must be an http\(s\) URL such as https:\/\/leads.example.com$/],
     [{ LEADLINE_PUBLIC_URL: 'ftp://x.example' }, /LEADLINE_PUBLIC_URL: must be an http\(s\) URL/],
-    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/],
   ]
   for (const [env, message] of bad) t.throws(() => loadConfig(env), message, JSON.stringify(env))
   try {
@@ -82,12 +85,16 @@ t.test('LEADLINE_SECRET_KEY: 32 bytes as base64 or hex; anything else stops the 
   t.equal(defaultSecretKeyPath('esdb://host:2113'), null)
 })
 
-t.test('LEADLINE_OAUTH: off by default; on needs an https public URL, or the start stops and says why', async (t) => {
+t.test('LEADLINE_OAUTH: off by default; on needs an https (or loopback http) public URL, or the start stops and says why', async (t) => {
   t.equal(loadConfig({}).oauth, false)
   t.equal(loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'https://leads.example.com' }).oauth, true)
   t.equal(loadConfig({ LEADLINE_OAUTH: 'off', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }).oauth, false)
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on' }), /LEADLINE_OAUTH: on needs LEADLINE_PUBLIC_URL to be an https URL .*it is not set/)
-  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }), /it is http:\/\/leads.example.com/)
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://leads.example.com' }), /plain http only on this machine's loopback.*it is http:\/\/leads.example.com/)
+  for (const loopback of ['http://127.0.0.1:3111', 'http://localhost:3111', 'http://[::1]:3111']) {
+    t.equal(loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: loopback }).oauth, true, `plain http on loopback: ${loopback}`)
+  }
+  t.throws(() => loadConfig({ LEADLINE_OAUTH: 'on', LEADLINE_PUBLIC_URL: 'http://127.0.0.1.example.com' }), /it is http:\/\/127.0.0.1.example.com/, 'a name that merely starts like loopback')
   t.throws(() => loadConfig({ LEADLINE_OAUTH: 'yes' }), /LEADLINE_OAUTH: must be on or off/)
 })
 

@@ -4,7 +4,7 @@
  * command and `account set` option (cli.md, configuration.md), every environment variable and
  * the limits (configuration.md, limits.md). A change that adds one fails here until it is documented.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { USAGE } from '../../src/cli/main.ts'
 import { CORE_FIELD_ALIASES } from '../../src/domain/lead/intake/field-aliases.ts'
@@ -77,6 +77,19 @@ t.test('configuration.md documents every environment variable', async (t) => {
   const simulated = [...source('src/integrations/carrier/open-carrier.ts').matchAll(/^ {4}(LEADLINE_SIMULATED_[A-Z_]+):/gm)].map((m) => m[1] as string)
   t.ok(simulated.length >= 5, `the simulated carrier's variables found (${simulated.join(', ')})`)
   for (const name of simulated) t.match(page('configuration'), `| \`${name}\` |`, name)
+})
+
+t.test('configuration.md lists every variable the code reads, whatever reads it (core, carrier, payments, assistant, the tool client)', async (t) => {
+  const files = (dir: string): string[] => readdirSync(new URL(`../../${dir}`, import.meta.url), { withFileTypes: true })
+    .flatMap((entry) => entry.isDirectory() ? files(`${dir}/${entry.name}`) : entry.name.endsWith('.ts') ? [`${dir}/${entry.name}`] : [])
+  const read = new Set<string>()
+  for (const file of [...files('src'), ...files('projections')]) {
+    const text = source(file)
+    // Schema keys (`NAME: z…`), `env.NAME` and `env['NAME']`.
+    for (const m of text.matchAll(/^\s+([A-Z][A-Z0-9_]+): (?:z\b|wholeNumber|httpUrl)|env\.([A-Z][A-Z0-9_]+)|env\[['"]([A-Z][A-Z0-9_]+)/gm)) read.add((m[1] ?? m[2] ?? m[3]) as string)
+  }
+  for (const name of ['TWILIO_ACCOUNT_SID', 'STRIPE_SECRET_KEY', 'LEADLINE_URL', 'OPENAI_API_KEY', 'PORT']) t.ok(read.has(name), `the scan finds ${name}`)
+  for (const name of read) t.match(page('configuration'), `| \`${name}\` |`, name)
 })
 
 t.test('limits.md states the limits the code enforces', async (t) => {

@@ -25,6 +25,7 @@ const OWN_PROCESS: readonly RegExp[] = [
   /^test\/security\/secrets-in-logs\.test\.ts$/,
   /^test\/integrations\/carrier\/twilio-warm\.test\.ts$/,
   /^test\/integrations\/lazy-adapters\.test\.ts$/,
+  /^test\/docs\/oauth-laptop\.test\.ts$/,
 ]
 
 /** Every `*.test.ts` under `dir`, sorted, paths relative to the repository with `/`. */

@@ -1,15 +1,14 @@
 /**
- * The CLI's side of the tool endpoint: the MCP SDK's Client over Streamable HTTP, pointed at
- * LEADLINE_URL with LEADLINE_API_KEY, and JSON-RPC errors turned into one-line messages with their
+ * The CLI's side of the tool endpoint: the MCP SDK's Client over Streamable HTTP, pointed at the
+ * server serverUrl() finds (LEADLINE_URL, else PORT, …) with LEADLINE_API_KEY, and JSON-RPC errors turned into one-line messages with their
  * own exit codes (docs/cli.md#exit-codes).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { McpError, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js'
 import { EXIT, type Io } from '../cli-io.ts'
+import { serverUrl } from '../../config/server-address.ts'
 import { EXIT_BY_RPC_CODE, REMOTE_EXIT, RemoteError } from './remote-error.ts'
-
-export const DEFAULT_URL = 'http://127.0.0.1:3000'
 
 export interface ToolResult {
   readonly output: Record<string, unknown>
@@ -31,15 +30,25 @@ function describeData(data: Record<string, unknown>): string {
   return parts.join('; ')
 }
 
-/** Any failure of a remote call as a RemoteError: our JSON-RPC errors by their code, the rest as "failed" (1). */
-export function remoteError(error: unknown, url: string): RemoteError {
+/** How the server's address was found, for messages that must say which server answered. */
+function foundBy(from: string): string {
+  return from === 'LEADLINE_URL' ? 'from LEADLINE_URL' : `from ${from}; set LEADLINE_URL to name another`
+}
+
+/**
+ * Any failure of a remote call as a RemoteError: our JSON-RPC errors by their code, the rest as
+ * "failed" (1). Connection and authentication failures name the server's URL and how it was found.
+ */
+export function remoteError(error: unknown, url: string, from = 'LEADLINE_URL'): RemoteError {
   if (error instanceof RemoteError) return error
   if (error instanceof McpError) {
     const data = typeof error.data === 'object' && error.data !== null ? (error.data as Record<string, unknown>) : {}
     const message = error.message.replace(/^MCP error -?\d+: /, '')
     // Only the server's errors carry data.code; the SDK's own (a timeout reuses -32001) do not.
     if (typeof data.code !== 'string') return new RemoteError(message, EXIT.failed)
-    return new RemoteError(`${message} (${describeData(data)})`, EXIT_BY_RPC_CODE[error.code] ?? EXIT.failed, {
+    const exitCode = EXIT_BY_RPC_CODE[error.code] ?? EXIT.failed
+    const where = exitCode === REMOTE_EXIT.auth ? ` at ${url} (${foundBy(from)})` : ''
+    return new RemoteError(`${message} (${describeData(data)})${where}`, exitCode, {
       code: error.code,
       message,
       data,
@@ -47,24 +56,24 @@ export function remoteError(error: unknown, url: string): RemoteError {
   }
   if (error instanceof StreamableHTTPError) {
     const said = error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '')
-    return new RemoteError(`the tool endpoint at ${url} answered HTTP ${String(error.code)}: ${said}: is LEADLINE_URL the service's base URL?`, EXIT.failed)
+    return new RemoteError(`the tool endpoint at ${url} (${foundBy(from)}) answered HTTP ${String(error.code)}: ${said}: is that the service's base URL?`, EXIT.failed)
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause
   const why = cause?.code ?? cause?.message
-  return new RemoteError(`cannot reach the tool endpoint at ${url}${why ? ` (${why})` : ''}: is the server running? (LEADLINE_URL)`, EXIT.failed)
+  return new RemoteError(`cannot reach the tool endpoint at ${url}${why ? ` (${why})` : ''}: is the server running? (the address is ${foundBy(from)})`, EXIT.failed)
 }
 
 /** Connects (initialize), runs `use`, and always disconnects. */
 export async function withRemote<T>(io: Io, use: (remote: Remote) => Promise<T>): Promise<T> {
-  const base = io.env.LEADLINE_URL?.trim() || DEFAULT_URL
-  const apiKey = io.env.LEADLINE_API_KEY?.trim()
-  if (!apiKey) throw new RemoteError('LEADLINE_API_KEY is not set: create a key with `leadline key create` and export it', REMOTE_EXIT.auth)
+  const { url: base, from } = serverUrl(io.env)
   let endpoint: URL
   try {
-    endpoint = new URL('api/mcp', base.endsWith('/') ? base : `${base}/`)
+    endpoint = new URL('api/mcp', `${base}/`)
   } catch {
-    throw new RemoteError(`LEADLINE_URL is not a URL: ${base}`, EXIT.usage)
+    throw new RemoteError(`${from} does not make a URL: ${base}`, EXIT.usage)
   }
+  const apiKey = io.env.LEADLINE_API_KEY?.trim()
+  if (!apiKey) throw new RemoteError(`LEADLINE_API_KEY is not set (for the server at ${base}, ${foundBy(from)}): create a key with \`leadline key create\` and export it`, REMOTE_EXIT.auth)
   const client = new Client({ name: 'leadline-cli', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } })
   const url = endpoint.href
@@ -81,7 +90,7 @@ export async function withRemote<T>(io: Io, use: (remote: Remote) => Promise<T>)
       },
     })
   } catch (error) {
-    throw remoteError(error, url)
+    throw remoteError(error, url, from)
   } finally {
     await client.close().catch(() => undefined)
   }

@@ -1,6 +1,6 @@
 /**
  * The documentation (spec §1.9): `GET /docs` (the quick start), `/docs/<page>` (HTML),
- * `/docs/<page>.md` (markdown), `/docs/llms.txt` and `/docs/llms-full.txt`. Pages are read from
+ * `/docs/<page>.md` (markdown), `/docs/llms.txt` (also at `/llms.txt`) and `/docs/llms-full.txt`. Pages are read from
  * `docs/` once at start; a request only picks a prepared body, so no request reaches the disk and
  * a page name cannot name a file.
  */
@@ -110,6 +110,8 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
   fastify.get('/docs.md', (request, reply) => send(request, reply, index.markdown))
   fastify.get('/docs/', (_request, reply) => reply.redirect(home, 301))
   fastify.get('/docs/llms.txt', (request, reply) => send(request, reply, site.llmsTxt))
+  // Where agents look first (llmstxt.org): the same index at the root.
+  fastify.get('/llms.txt', (request, reply) => send(request, reply, site.llmsTxt))
   fastify.get('/docs/llms-full.txt', (request, reply) => send(request, reply, site.llmsFullTxt))
 
   fastify.get<{ Params: { name: string } }>('/docs/:name', (request, reply) => {

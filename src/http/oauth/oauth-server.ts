@@ -25,10 +25,26 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60
 const CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 10 * 60
 
+/** The record model of a consent not yet turned into a code. */
+const CONSENTED_GRANT = 'ConsentedGrant'
+
 /** Sealed in its record: a confidential client's secret must be compared again, so a hash will not do. */
 const CLIENT_SECRET_PURPOSE = 'oauth-client-secret'
 
+/** What the owner allowed on the consent page, kept until the client's code is issued. */
+export interface ConsentedGrant {
+  readonly grantId: string
+  readonly accountId: string
+  readonly clientId: string
+  readonly clientName: string
+  readonly userId: string
+  readonly scopes: readonly Scope[]
+  readonly correlationId: string
+}
+
 export interface OAuthGrantStore {
+  /** Records a grant on the account: only when its code is issued, so a flow that ends in an error leaves none. */
+  created(grant: ConsentedGrant): Promise<void>
   /** The account of a grant, as its events say; null when revoked or unknown. */
   liveGrant(accountId: string, grantId: string): Promise<{ scopes: readonly Scope[] } | null>
   /** The library revoked a grant (a refresh token used twice, or revoked by its client). */
@@ -45,11 +61,16 @@ export interface OAuthServerOptions {
   readonly grants: OAuthGrantStore
 }
 
-function recordsAdapter(records: OAuthRecords, secretBox: SecretBox) {
+function recordsAdapter(records: OAuthRecords, secretBox: SecretBox, grants: OAuthGrantStore) {
   return class RecordsAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      // On the log first: a code is never given out for a grant the account does not know.
+      if (this.model === 'AuthorizationCode' && typeof payload.grantId === 'string') {
+        const consented = await records.find(CONSENTED_GRANT, payload.grantId) as ConsentedGrant | undefined
+        if (consented !== undefined) await grants.created({ ...consented, grantId: payload.grantId })
+      }
       const kept = this.model === 'Client' && typeof payload.client_secret === 'string'
         ? { ...payload, client_secret: secretBox.seal(payload.client_secret, CLIENT_SECRET_PURPOSE) }
         : payload
@@ -101,7 +122,7 @@ export class OAuthServer {
     // process only keeps the library from its development keys.
     const signing = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })
     const configuration: Configuration = {
-      adapter: recordsAdapter(options.records, options.secretBox),
+      adapter: recordsAdapter(options.records, options.secretBox, options.grants),
       clients: [],
       jwks: { keys: [{ ...signing, kid: randomBytes(8).toString('hex'), use: 'sig', alg: 'ES256' } as never] },
       // Its cookies live only while a sign-in goes on. Signed with a key derived from the secret key, so
@@ -118,6 +139,11 @@ export class OAuthServer {
         registration: { enabled: true },
         revocation: { enabled: true },
         userinfo: { enabled: false },
+        // Advertised only what a client can use here: the tool endpoint takes bearer tokens, not DPoP
+        // proofs, and there are no sessions to log out of.
+        dPoP: { enabled: false },
+        rpInitiatedLogout: { enabled: false },
+        pushedAuthorizationRequests: { enabled: true },
         resourceIndicators: {
           enabled: true,
           defaultResource: () => this.resource,
@@ -145,7 +171,7 @@ export class OAuthServer {
         registration: `${OAUTH_PREFIX}/register`,
         revocation: `${OAUTH_PREFIX}/revoke`,
         jwks: `${OAUTH_PREFIX}/jwks`,
-        end_session: `${OAUTH_PREFIX}/session/end`,
+        pushed_authorization_request: `${OAUTH_PREFIX}/par`,
         introspection: `${OAUTH_PREFIX}/introspect`,
         userinfo: `${OAUTH_PREFIX}/me`,
       },
@@ -165,6 +191,11 @@ export class OAuthServer {
       const reason = ctx.oidc.route === 'token' ? 'refresh_token_reused' : 'client'
       void options.grants.revoked(accountId, grantId, reason).catch(() => undefined)
     })
+  }
+
+  /** Keeps what the owner allowed until the client's code is issued (then it is recorded on the account). */
+  async consented(grant: ConsentedGrant): Promise<void> {
+    await this.options.records.upsert(CONSENTED_GRANT, grant.grantId, { ...grant }, INTERACTION_TTL_SECONDS)
   }
 
   /** Drops every code and token of a grant the owner revoked. */

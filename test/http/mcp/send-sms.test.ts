@@ -129,3 +129,12 @@ t.test('with a Messaging Service, send_sms, the pay-link and the STOP confirmati
   t.match(texts()[2]?.form, { To: JANE, MessagingServiceSid: MG, Body: /unsubscribed/ })
   t.notOk('From' in (texts()[2]?.form ?? {}), 'nor does the confirmation')
 })
+
+t.test('a dry run on an account without a caller ID: the sender sentence says so and reads correctly', async (t) => {
+  const { app, acme } = await smsApp(t, { callerId: null })
+  await acme.pushLead({ name: 'Jane Doe', phone: '(312) 555-0142' })
+  const dry = await app.call(acme.keys.write, 'send_sms', send('Hi Jane', 'no-id', { dry_run: true }))
+  const sender = String((dry.result?.structuredContent as { sender?: unknown } | undefined)?.sender)
+  t.equal(sender, 'no text can go yet: the account has no caller ID (no_caller_id: leadline account set --caller-id +1…); from a bare caller ID, texts may be filtered by carriers (no A2P 10DLC registration without a Messaging Service: leadline account set --messaging-service MG…)')
+  t.notMatch(sender, /the caller ID the caller ID/)
+})

@@ -73,10 +73,12 @@ export function textSender(settings: { readonly messagingService: string | null;
   if (settings.messagingService !== null) {
     return { kind: 'messaging_service', messagingService: settings.messagingService, message: `texts go through Messaging Service ${settings.messagingService}` }
   }
-  const from = settings.callerId ?? 'the caller ID'
+  const filtered = 'may be filtered by carriers (no A2P 10DLC registration without a Messaging Service: leadline account set --messaging-service MG…)'
   return {
     kind: 'caller_id',
     messagingService: null,
-    message: `texts go from the bare caller ID ${from} and may be filtered by carriers (no A2P 10DLC registration without a Messaging Service: leadline account set --messaging-service MG…)`,
+    message: settings.callerId === null
+      ? `no text can go yet: the account has no caller ID (no_caller_id: leadline account set --caller-id +1…); from a bare caller ID, texts ${filtered}`
+      : `texts go from the bare caller ID ${settings.callerId} and ${filtered}`,
   }
 }
