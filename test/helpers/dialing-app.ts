@@ -17,8 +17,11 @@ export const PUBLIC_URL = 'http://leadline.test'
 /** Settings under which a new lead is called at once, whatever the time: the tests' baseline. */
 export const DIALING = { speedToLead: true, callingHours: ALWAYS, leadTimeGuard: false, callerId: CALLER_ID } as const
 
+/** The numbers the tests' Twilio account holds (IncomingPhoneNumbers): a caller ID is checked against them when it is set. */
+export const TWILIO_NUMBERS = [CALLER_ID, '+13125550101', '+13125550102', '+13125550111', '+15125550100'] as const
+
 export async function fakeTwilio(t: Pick<Test, 'teardown'>): Promise<FakeTwilio> {
-  const fake = await startFakeTwilio()
+  const fake = await startFakeTwilio({ incomingNumbers: TWILIO_NUMBERS })
   t.teardown(() => fake.close())
   return fake
 }
