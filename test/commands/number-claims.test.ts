@@ -7,6 +7,7 @@
  */
 import path from 'node:path'
 import t from 'tap'
+import type { Test } from 'tap'
 import { openLeadline, type Leadline } from '../../src/leadline.ts'
 import { accountDecider } from '../../src/domain/account/account.decider.ts'
 import { accountStream } from '../../src/domain/account/account.events.ts'
@@ -18,7 +19,7 @@ const X = '+13125550100'
 const Y = '+13125550199'
 const MG = `MG${'ab'.repeat(16)}`
 
-async function open(t: Parameters<typeof t.test>[1] extends (t: infer T) => unknown ? T : never, dir: string, name = 'views.db'): Promise<Leadline> {
+async function open(t: Pick<Test, 'teardown'>, dir: string, name = 'views.db'): Promise<Leadline> {
   const leadline = await openLeadline({ store: `sqlite:${path.join(dir, 'leadline.db')}`, viewsPath: path.join(dir, name), env: { LEADLINE_SIMULATED_DELAY_MS: '20' } })
   t.teardown(() => leadline.close())
   return leadline
