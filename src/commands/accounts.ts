@@ -70,20 +70,20 @@ export class Accounts {
     private readonly runner: ProjectionRunner,
     private readonly queries: AccountsQueries,
     /** Caller IDs and Messaging Services, one account each (number-claims.ts). */
-    private readonly numbers: Pick<NumberClaims, 'claimSettings' | 'releaseReplaced'>,
+    private readonly numbers: Pick<NumberClaims, 'claimSettings' | 'unlessRefused' | 'releaseReplaced'>,
   ) {}
 
   async create(name: string, settings: unknown, context: CommandContext): Promise<{ account: AccountState; webhookToken: IssuedCredential }> {
     const accountId = newId('acc')
     const token = issueSecret(WEBHOOK_TOKEN_PREFIX, 'wht')
     // The account's number is claimed before the account exists: a refusal leaves no account behind.
-    await this.numbers.claimSettings(accountId, validateSettingsChange(settings ?? {}), context)
-    const result = await this.commands.handle(
+    const claimed = await this.numbers.claimSettings(accountId, validateSettingsChange(settings ?? {}), context)
+    const result = await this.numbers.unlessRefused(accountId, claimed, context, () => this.commands.handle(
       accountStream(accountId),
       accountDecider,
       { type: 'CreateAccount', accountId, name, settings, webhookToken: token.stored },
       context,
-    )
+    ))
     return { account: result.state, webhookToken: token.shown }
   }
 
@@ -91,8 +91,8 @@ export class Accounts {
   async changeSettings(accountId: string, changes: unknown, context: CommandContext): Promise<AccountState> {
     const valid = validateSettingsChange(changes)
     await this.require(accountId)
-    await this.numbers.claimSettings(accountId, valid, context)
-    const { state } = await this.commands.handle(accountStream(accountId), accountDecider, { type: 'ChangeSettings', changes }, context)
+    const claimed = await this.numbers.claimSettings(accountId, valid, context)
+    const { state } = await this.numbers.unlessRefused(accountId, claimed, context, () => this.commands.handle(accountStream(accountId), accountDecider, { type: 'ChangeSettings', changes }, context))
     if (valid.callerId !== undefined || valid.messagingService !== undefined) await this.numbers.releaseReplaced(state, context)
     return state
   }

@@ -41,22 +41,46 @@ export class NumberClaims {
   constructor(private readonly deps: NumberClaimsDeps) {}
 
   /**
-   * Claims for `accountId` every sender `change` sets (a caller ID checked with the carrier first).
-   * Throws `number_in_use`, `number_not_in_carrier_account` or `number_check_failed` before anything
-   * of the account changes; a claim already made in this call stays (it is the account's, and the
-   * next change of the setting releases it).
+   * Claims for `accountId` every sender `change` sets (a caller ID checked with the carrier first),
+   * and answers the ones newly claimed. Throws `number_in_use`, `number_not_in_carrier_account` or
+   * `number_check_failed` before anything of the account changes, releasing what it claimed first.
    */
-  async claimSettings(accountId: string, change: SettingsChange, context: CommandContext): Promise<void> {
+  async claimSettings(accountId: string, change: SettingsChange, context: CommandContext): Promise<string[]> {
     await this.adoptExisting()
-    for (const { setting, kind, use } of SENDER_SETTINGS) {
-      const sender = change[setting]
-      if (sender === undefined || sender === null) continue
-      const holder = await this.ownerOf(sender)
-      if (holder === accountId) continue
-      // A taken number is refused before the carrier is asked; the claim below decides a race.
-      if (holder !== null) throw numberInUse(sender, kind)
-      const carrierHolds = kind === 'phone_number' ? await this.carrierHolds(sender) : null
-      await this.deps.commands.handle(numberClaimStream(sender), numberClaimDecider, { type: 'ClaimNumber', sender, kind, accountId, use, carrierHolds }, context)
+    const claimed: string[] = []
+    try {
+      for (const { setting, kind, use } of SENDER_SETTINGS) {
+        const sender = change[setting]
+        if (sender === undefined || sender === null) continue
+        const holder = await this.ownerOf(sender)
+        if (holder === accountId) continue
+        // A taken number is refused before the carrier is asked; the claim below decides a race.
+        if (holder !== null) throw numberInUse(sender, kind)
+        const carrierHolds = kind === 'phone_number' ? await this.carrierHolds(sender) : null
+        await this.deps.commands.handle(numberClaimStream(sender), numberClaimDecider, { type: 'ClaimNumber', sender, kind, accountId, use, carrierHolds }, context)
+        claimed.push(sender)
+      }
+    } catch (error) {
+      await this.releaseUnused(accountId, claimed, context)
+      throw error
+    }
+    return claimed
+  }
+
+  /** Runs the change the senders were claimed for; refused, they are released again (the account never used them). */
+  async unlessRefused<T>(accountId: string, claimed: readonly string[], context: CommandContext, change: () => Promise<T>): Promise<T> {
+    try {
+      return await change()
+    } catch (error) {
+      await this.releaseUnused(accountId, claimed, context)
+      throw error
+    }
+  }
+
+  /** Releases senders claimed for a change of settings that was then refused: the account never used them. */
+  async releaseUnused(accountId: string, senders: readonly string[], context: CommandContext): Promise<void> {
+    for (const sender of senders) {
+      await this.deps.commands.handle(numberClaimStream(sender), numberClaimDecider, { type: 'ReleaseNumber', sender, accountId, reason: 'setting_refused' }, context)
     }
   }
 

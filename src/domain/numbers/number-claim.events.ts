@@ -15,8 +15,8 @@ export type SenderKind = 'phone_number' | 'messaging_service'
  */
 export type SenderUse = 'caller_id' | 'messaging_service'
 
-/** Why a claim ended: the account's setting moved to another sender (or none), or an upgrade gave it to the older account. */
-export type ReleaseReason = 'replaced' | 'cleared' | 'shared_before_claims'
+/** Why a claim ended: the account's setting moved to another sender (or none), the change it was claimed for was refused, or an upgrade gave it to the older account. */
+export type ReleaseReason = 'replaced' | 'cleared' | 'setting_refused' | 'shared_before_claims'
 
 export type NumberClaimed = DomainEvent<
   'NumberClaimed',
@@ -38,9 +38,16 @@ export function numberClaimStream(sender: string): string {
   return `number-${sender}`
 }
 
+const RELEASE_REASONS: Record<string, string> = {
+  replaced: 'replaced by another',
+  cleared: 'setting cleared',
+  setting_refused: 'the settings change it was claimed for was refused',
+  shared_before_claims: 'shared with an older account before claims: the older account keeps it',
+}
+
 export const NUMBER_CLAIM_SUMMARIES: EventSummaries<NumberClaimEvent> = {
   NumberClaimed: (d) =>
     `${d.kind === 'phone_number' ? 'number' : 'Messaging Service'} ${printable(d.sender)} claimed by account ${printable(d.accountId)} as its ${d.use === 'caller_id' ? 'caller ID' : 'Messaging Service'}${d.carrierHolds !== null ? ` (carrier: ${printable(d.carrierHolds)})` : ''}`,
   NumberReleased: (d) =>
-    `${printable(d.sender)} released by account ${printable(d.accountId)} (${d.reason === 'replaced' ? 'replaced by another' : d.reason === 'cleared' ? 'setting cleared' : 'shared with an older account before claims: the older account keeps it'})`,
+    `${printable(d.sender)} released by account ${printable(d.accountId)} (${RELEASE_REASONS[d.reason] ?? printable(d.reason)})`,
 }
