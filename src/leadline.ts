@@ -274,8 +274,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     },
     async start() {
       runner.start()
-      // An upgraded log's shared numbers are given to one account each before any text is routed.
-      await numberClaims.adoptExisting()
+      // An upgraded log's shared numbers are given to one account each; a text routed meanwhile waits for it.
+      void numberClaims.adoptExisting().catch((error: unknown) => options.logger?.error({ err: error }, 'could not claim the numbers accounts set before claims; tried again at the next look-up'))
       carrier.warm?.()
       for (const process of effectProcesses) await process.recover(attemptTimeoutMs)
       await processes.start()
