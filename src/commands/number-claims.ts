@@ -8,7 +8,7 @@
  * caller ID releases the old one.
  */
 import { DomainError } from '../domain/shared/decider.ts'
-import { isSender, numberClaimDecider, numberInUse } from '../domain/numbers/number-claim.decider.ts'
+import { isSender, numberClaimDecider, numberInUse, senderKind } from '../domain/numbers/number-claim.decider.ts'
 import { numberClaimStream, type ReleaseReason, type SenderKind, type SenderUse } from '../domain/numbers/number-claim.events.ts'
 import { accountDecider, type AccountState } from '../domain/account/account.decider.ts'
 import { accountStream } from '../domain/account/account.events.ts'
@@ -49,22 +49,32 @@ export class NumberClaims {
     await this.adoptExisting()
     const claimed: string[] = []
     try {
-      for (const { setting, kind, use } of SENDER_SETTINGS) {
+      for (const { setting, use } of SENDER_SETTINGS) {
         const sender = change[setting]
         if (sender === undefined || sender === null) continue
-        const holder = await this.ownerOf(sender)
-        if (holder === accountId) continue
-        // A taken number is refused before the carrier is asked; the claim below decides a race.
-        if (holder !== null) throw numberInUse(sender, kind)
-        const carrierHolds = kind === 'phone_number' ? await this.carrierHolds(sender) : null
-        await this.deps.commands.handle(numberClaimStream(sender), numberClaimDecider, { type: 'ClaimNumber', sender, kind, accountId, use, carrierHolds }, context)
-        claimed.push(sender)
+        if (await this.claim(accountId, sender, use, context)) claimed.push(sender)
       }
     } catch (error) {
       await this.releaseUnused(accountId, claimed, context)
       throw error
     }
     return claimed
+  }
+
+  /**
+   * Claims one sender for `accountId`: refused with `number_in_use` when another account holds it (the
+   * carrier is then not asked), a phone number asked of the carrier first. True when newly claimed,
+   * false when the account held it already. The one way a number becomes an account's.
+   */
+  async claim(accountId: string, sender: string, use: SenderUse, context: CommandContext): Promise<boolean> {
+    const kind = senderKind(sender)
+    const holder = await this.ownerOf(sender)
+    if (holder === accountId) return false
+    if (holder !== null) throw numberInUse(sender, kind)
+    const carrierHolds = kind === 'phone_number' ? await this.carrierHolds(sender) : null
+    // The append decides a race: a claim made since the look above makes this one number_in_use.
+    const { newEvents } = await this.deps.commands.handle(numberClaimStream(sender), numberClaimDecider, { type: 'ClaimNumber', sender, kind, accountId, use, carrierHolds }, context)
+    return newEvents.length > 0
   }
 
   /** Runs the change the senders were claimed for; refused, they are released again (the account never used them). */
