@@ -46,7 +46,6 @@ export class NumberClaims {
    * `number_check_failed` before anything of the account changes, releasing what it claimed first.
    */
   async claimSettings(accountId: string, change: SettingsChange, context: CommandContext): Promise<string[]> {
-    await this.adoptExisting()
     const claimed: string[] = []
     try {
       for (const { setting, use } of SENDER_SETTINGS) {
