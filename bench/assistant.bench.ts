@@ -50,7 +50,7 @@ const fromCallers = <T>(key: string) => new Promise<T>((resolve, reject) => {
 })
 const modelUrl = await fromCallers<string>('modelUrl')
 
-const fake = await startFakeTwilio()
+const fake = await startFakeTwilio({ incomingNumbers: ['+13125550100'] })
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-assistant-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
 const viewsPath = path.join(dir, 'leadline.views.db')

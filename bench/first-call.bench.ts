@@ -19,7 +19,7 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }
 const RUNS = Number(values.runs)
 const NEXT = Number(values.next)
 
-const fake = await startFakeTwilio()
+const fake = await startFakeTwilio({ incomingNumbers: ['+13125550100'] })
 const twilioEnv = { TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url }
 
 /** ms from the webhook's 2xx to the lead's call request at the fake. */

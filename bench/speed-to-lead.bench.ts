@@ -49,7 +49,8 @@ function cpuMs(pid: number): number {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-const fake = await startFakeTwilio()
+// The fake Twilio account holds one number for each account (a number belongs to one account).
+const fake = await startFakeTwilio({ incomingNumbers: Array.from({ length: ACCOUNTS }, (_, i) => `+1312555${String(100 + i).padStart(4, '0')}`) })
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-bench-stl-'))
 const store = `sqlite:${path.join(dir, 'leadline.db')}`
 const viewsPath = path.join(dir, 'leadline.views.db')
@@ -61,7 +62,7 @@ const tokens: string[] = []
 for (let i = 0; i < ACCOUNTS; i++) {
   const { webhookToken } = await setup.accounts.create(
     `Bench ${i}`,
-    { speedToLead: true, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callerId: '+13125550100', callsPerSecond: CPS },
+    { speedToLead: true, callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callerId: `+1312555${String(100 + i).padStart(4, '0')}`, callsPerSecond: CPS },
     { actor: { kind: 'operator', id: 'bench' } },
   )
   tokens.push(webhookToken.secret)

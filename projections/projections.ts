@@ -7,5 +7,6 @@ import { paymentsProjection } from './payments/payments.projection.ts'
 import { staleLeadsProjection } from './stale-leads/stale-leads.projection.ts'
 import { usersProjection } from './users/users.projection.ts'
 import { facebookLeadAdsProjection } from './facebook-lead-ads/facebook-lead-ads.projection.ts'
+import { numbersProjection } from './numbers/numbers.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection] as const

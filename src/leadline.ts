@@ -12,6 +12,7 @@ import { PROJECTIONS } from '../projections/projections.ts'
 import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { Accounts } from './commands/accounts.ts'
+import { NumberClaims } from './commands/number-claims.ts'
 import { IdempotencyKeys } from './commands/idempotency.ts'
 import { recordCallStatus } from './commands/record-call-status.command.ts'
 import { recordAnsweredBy } from './commands/record-answered-by.command.ts'
@@ -23,6 +24,7 @@ import { recordInboundText } from './commands/receive-text.command.ts'
 import { openAssistantCall, prepareAssistantCall } from './commands/assistant-call.ts'
 import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
+import { NumbersQueries } from '../projections/numbers/numbers.queries.ts'
 import { InboundLeadsQueries } from '../projections/inbound-leads/inbound-leads.queries.ts'
 import { CallsQueries } from '../projections/calls/calls.queries.ts'
 import { ClaimsQueries } from '../projections/claims/claims.queries.ts'
@@ -113,6 +115,8 @@ export interface Leadline {
   readonly accounts: Accounts
   readonly inboundLeads: InboundLeadsQueries
   readonly accountsQueries: AccountsQueries
+  /** Which account holds each caller ID and Messaging Service (one each). */
+  readonly numbers: NumberClaims
   /** Idempotency keys of the write tools, kept on the log. */
   readonly idempotency: IdempotencyKeys
   readonly calls: CallsQueries
@@ -185,13 +189,17 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
-  const accounts = new Accounts(store, commands, runner, accountsQueries)
+  // The carrier is opened below; a claim asks it only when an owner sets a caller ID.
+  let carrierRef: Carrier | null = null
+  const numberClaims = new NumberClaims({
+    commands, runner, queries: new NumbersQueries(views), carrier: () => carrierRef as Carrier, ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const accounts = new Accounts(store, commands, runner, accountsQueries, numberClaims)
   const inboundLeads = new InboundLeadsQueries(views)
   const idempotency = new IdempotencyKeys(store, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const calls = new CallsQueries(views)
   const claims = new ClaimsQueries(views)
   // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
-  let carrierRef: Carrier | null = null
   const live = {
     commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
@@ -206,7 +214,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     recordOwnerConnect: (decisionId, status, durationSeconds) => recordOwnerConnect(live, decisionId, status, durationSeconds),
     pressAgentKey: (decisionId, callId, digit) => pressAgentKey(live, decisionId, callId, digit),
     recordLeadDial: (decisionId, status) => recordLeadDial(live, decisionId, status),
-    recordInboundText: async (text) => (await recordInboundText({ ...live, accountsQueries }, text)).recorded,
+    recordInboundText: async (text) => (await recordInboundText({ ...live, numbers: numberClaims }, text)).recorded,
     prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
     openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
   }
@@ -269,7 +277,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
@@ -279,6 +287,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     },
     async start() {
       runner.start()
+      // An upgraded log's shared numbers are given to one account each; a text routed meanwhile waits for it.
+      void numberClaims.adoptExisting().catch((error: unknown) => options.logger?.error({ err: error }, 'could not claim the numbers accounts set before claims; tried again at the next look-up'))
       carrier.warm?.()
       for (const process of effectProcesses) await process.recover(attemptTimeoutMs)
       await processes.start()

@@ -15,7 +15,7 @@ function accountIdOf(event: RecordedEvent): string {
 
 export const accountsProjection: Projection = {
   name: 'accounts',
-  version: 2,
+  version: 3,
   handles: ['AccountCreated', 'AccountSettingsChanged', 'WebhookTokenIssued', 'ApiKeyCreated'],
   tables: ['accounts', 'credentials'],
 
@@ -28,7 +28,8 @@ export const accountsProjection: Projection = {
         speed_to_lead INTEGER NOT NULL,
         created_at TEXT NOT NULL,
         created_position INTEGER NOT NULL,
-        caller_id TEXT
+        caller_id TEXT,
+        messaging_service TEXT
       );
       CREATE INDEX IF NOT EXISTS accounts_by_caller_id ON accounts (caller_id);
       CREATE TABLE IF NOT EXISTS credentials (
@@ -46,15 +47,16 @@ export const accountsProjection: Projection = {
     switch (event.type) {
       case 'AccountCreated':
         statement(db, 
-          'INSERT OR REPLACE INTO accounts (account_id, name, time_zone, speed_to_lead, created_at, created_position, caller_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        ).run(accountId, event.data.name, event.data.settings.timeZone, event.data.settings.speedToLead ? 1 : 0, event.data.createdAt, recorded.position, event.data.settings.callerId ?? null)
+          'INSERT OR REPLACE INTO accounts (account_id, name, time_zone, speed_to_lead, created_at, created_position, caller_id, messaging_service) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(accountId, event.data.name, event.data.settings.timeZone, event.data.settings.speedToLead ? 1 : 0, event.data.createdAt, recorded.position, event.data.settings.callerId ?? null, event.data.settings.messagingService ?? null)
         return
       case 'AccountSettingsChanged': {
-        const { timeZone, speedToLead, callerId } = event.data.changes
+        const { timeZone, speedToLead, callerId, messagingService } = event.data.changes
         if (timeZone !== undefined) statement(db, 'UPDATE accounts SET time_zone = ? WHERE account_id = ?').run(timeZone, accountId)
         if (speedToLead !== undefined) statement(db, 'UPDATE accounts SET speed_to_lead = ? WHERE account_id = ?').run(speedToLead ? 1 : 0, accountId)
-        // The caller id also finds the account of an inbound text (Twilio's `To`).
+        // What an upgrade checks for a claim (projections/numbers/); texts are routed by the claims themselves.
         if (callerId !== undefined) statement(db, 'UPDATE accounts SET caller_id = ? WHERE account_id = ?').run(callerId, accountId)
+        if (messagingService !== undefined) statement(db, 'UPDATE accounts SET messaging_service = ? WHERE account_id = ?').run(messagingService, accountId)
         return
       }
       case 'WebhookTokenIssued':

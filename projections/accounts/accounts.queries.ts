@@ -19,12 +19,10 @@ export class AccountsQueries {
   private readonly byHash
   private readonly all
   private readonly byCredentialId
-  private readonly byCallerId
 
   constructor(db: ViewsDatabase) {
     this.byHash = db.prepare('SELECT kind, account_id AS accountId, credential_id AS credentialId FROM credentials WHERE secret_hash = ?')
     this.byCredentialId = db.prepare('SELECT account_id AS accountId FROM credentials WHERE credential_id = ?')
-    this.byCallerId = db.prepare('SELECT account_id AS accountId FROM accounts WHERE caller_id = ? ORDER BY created_position')
     this.all = db.prepare(
       'SELECT account_id AS accountId, name, time_zone AS timeZone, speed_to_lead AS speedToLead, created_at AS createdAt FROM accounts ORDER BY created_position',
     )
@@ -36,11 +34,6 @@ export class AccountsQueries {
 
   accountOfCredential(credentialId: string): string | undefined {
     return (this.byCredentialId.get(credentialId) as { accountId: string } | undefined)?.accountId
-  }
-
-  /** The accounts whose caller id is `number` (E.164), oldest first: where a text to that number belongs. */
-  accountsByCallerId(number: string): string[] {
-    return (this.byCallerId.all(number) as Array<{ accountId: string }>).map((row) => row.accountId)
   }
 
   list(): AccountRow[] {

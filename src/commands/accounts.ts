@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import { accountDecider, type AccountState, type ApiKeyState } from '../domain/account/account.decider.ts'
 import type { FieldMapping } from '../domain/lead/intake/field-map.ts'
+import { validateSettingsChange } from '../domain/account/account-settings.ts'
 import { accountStream, type Scope } from '../domain/account/account.events.ts'
 import { DomainError } from '../domain/shared/decider.ts'
 import {
@@ -19,6 +20,7 @@ import type { CommandContext, CommandHandler } from '../eventstore/command-handl
 import type { EventStore } from '../eventstore/event-store.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { AccountsQueries, CredentialRow } from '../../projections/accounts/accounts.queries.ts'
+import type { NumberClaims } from './number-claims.ts'
 
 /** Longest secret we will even hash: anything longer is not ours. */
 const MAX_SECRET_LENGTH = 128
@@ -67,22 +69,32 @@ export class Accounts {
     private readonly commands: CommandHandler,
     private readonly runner: ProjectionRunner,
     private readonly queries: AccountsQueries,
+    /** Caller IDs and Messaging Services, one account each (number-claims.ts). */
+    private readonly numbers: Pick<NumberClaims, 'claimSettings' | 'unlessRefused' | 'releaseReplaced'>,
   ) {}
 
   async create(name: string, settings: unknown, context: CommandContext): Promise<{ account: AccountState; webhookToken: IssuedCredential }> {
     const accountId = newId('acc')
     const token = issueSecret(WEBHOOK_TOKEN_PREFIX, 'wht')
-    const result = await this.commands.handle(
+    // The account's number is claimed before the account exists: a refusal leaves no account behind.
+    const claimed = await this.numbers.claimSettings(accountId, validateSettingsChange(settings ?? {}), context)
+    const result = await this.numbers.unlessRefused(accountId, claimed, context, () => this.commands.handle(
       accountStream(accountId),
       accountDecider,
       { type: 'CreateAccount', accountId, name, settings, webhookToken: token.stored },
       context,
-    )
+    ))
     return { account: result.state, webhookToken: token.shown }
   }
 
+  /** Claim a new caller ID or Messaging Service first, then change the settings, then release what they no longer name. */
   async changeSettings(accountId: string, changes: unknown, context: CommandContext): Promise<AccountState> {
-    return (await this.commands.handle(accountStream(accountId), accountDecider, { type: 'ChangeSettings', changes }, context)).state
+    const valid = validateSettingsChange(changes)
+    await this.require(accountId)
+    const claimed = await this.numbers.claimSettings(accountId, valid, context)
+    const { state } = await this.numbers.unlessRefused(accountId, claimed, context, () => this.commands.handle(accountStream(accountId), accountDecider, { type: 'ChangeSettings', changes }, context))
+    if (valid.callerId !== undefined || valid.messagingService !== undefined) await this.numbers.releaseReplaced(state, context)
+    return state
   }
 
   async rotateWebhookToken(accountId: string, context: CommandContext): Promise<IssuedCredential> {

@@ -1,6 +1,6 @@
 /**
  * A text a person sent to an account's number (the carrier's inbound-message callback): the `To`
- * number finds the account by its caller id, the `From` number the stream by its last ten digits (a
+ * number finds the one account that claimed it, the `From` number the lead by its last ten digits (a
  * person first met by a text becomes a lead kept for the account, not listed in Inbound Leads and
  * never called by speed to lead). Recorded once per carrier message id. The text acts for `From`
  * exactly: an opt-out keyword suppresses that number, and makes the lead do-not-call (`sms_keyword`)
@@ -17,13 +17,13 @@ import { newLeadId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, messagingService, type Carrier, type InboundText } from '../integrations/carrier/carrier.port.ts'
 import type { ProjectionRunner } from '../read-models/projection-runner.ts'
-import type { AccountsQueries } from '../../projections/accounts/accounts.queries.ts'
+import type { NumberClaims } from './number-claims.ts'
 import type { Accounts } from './accounts.ts'
 
 export interface ReceiveTextDeps {
   readonly commands: CommandHandler
   readonly accounts: Pick<Accounts, 'get'>
-  readonly accountsQueries: Pick<AccountsQueries, 'accountsByCallerId'>
+  readonly numbers: Pick<NumberClaims, 'ownerOf'>
   readonly runner: Pick<ProjectionRunner, 'catchUp'>
   readonly clock: () => Date
   readonly carrier: () => Pick<Carrier, 'name' | 'sendText'>
@@ -37,13 +37,9 @@ export type InboundTextOutcome =
   | { readonly recorded: false; readonly reason: 'unknown_number' | 'not_a_phone_number' }
 
 export async function recordInboundText(deps: ReceiveTextDeps, text: InboundText): Promise<InboundTextOutcome> {
-  let accountIds = deps.accountsQueries.accountsByCallerId(text.to)
-  if (accountIds.length === 0) {
-    await deps.runner.catchUp()
-    accountIds = deps.accountsQueries.accountsByCallerId(text.to)
-  }
-  // Two accounts sharing a number: the oldest has it (docs/texting.md).
-  const account = accountIds[0] === undefined ? null : await deps.accounts.get(accountIds[0])
+  // The one account that holds the `To` number on the log (number-claims.ts); nobody's: recorded nowhere.
+  const owner = await deps.numbers.ownerOf(text.to)
+  const account = owner === null ? null : await deps.accounts.get(owner)
   if (!account) return { recorded: false, reason: 'unknown_number' }
   const now = deps.clock()
   const normalised = normalizeLeadInput({ phone: text.from }, {

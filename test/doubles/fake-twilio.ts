@@ -16,6 +16,11 @@
  *   MessagingServiceSid (21603), a MessagingServiceSid not shaped `MG` + 32 hex (21701). A text through a
  *   Messaging Service is recorded with its `MessagingServiceSid` (`messageRequests()`) and answers with
  *   `messaging_service_sid` set and `from` null, as Twilio does before it picks the sender.
+ * - The number lists, `GET /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json` (the account's own
+ *   numbers) and `…/OutgoingCallerIds.json` (its verified caller IDs), filtered by `PhoneNumber` as Twilio
+ *   does (a partial number matches, `*` stands for any digit), one page of `PageSize` (default 50) in
+ *   Twilio's list shape: `{ incoming_phone_numbers | outgoing_caller_ids: [...], page, page_size, uri, … }`.
+ *   The account holds the numbers given as `incomingNumbers` and `verifiedCallerIds` (none by default).
  * - Errors use Twilio's legacy error body: `{ code, message, more_info, status }`.
  * Faults, programmed for the next request(s): any status + Twilio error body (429 with `Retry-After`,
  * 400/21211, 500 …), a raw answer (a load balancer's HTML 502, a non-JSON 200), a delay before
@@ -25,9 +30,10 @@
  * callbacks, fetching a call's answer URL, async AMD's verdict, a `<Gather>`'s keys and a `<Dial>`'s end
  * (the last two read the action URL from the TwiML Leadline answered).
  *
- * Not modelled: idempotency, call progress (it never calls the status callback on its own), pagination.
+ * Not modelled: idempotency, call progress (it never calls the status callback on its own), pagination
+ * past the first page.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import twilio from 'twilio'
@@ -47,7 +53,7 @@ export interface RecordedRequest {
   /** Arrival time, ms since the epoch. */
   receivedAt: number
   /** What the fake did with it. */
-  outcome: 'created' | 'updated' | 'fault' | 'unauthorized' | 'invalid' | 'not_found'
+  outcome: 'created' | 'updated' | 'listed' | 'fault' | 'unauthorized' | 'invalid' | 'not_found'
   /** The status it answered with (undefined when the socket was destroyed). */
   status?: number
   /** The resource it created (or the call it updated), when it did. */
@@ -85,6 +91,10 @@ export interface FakeTwilioOptions {
   authToken?: string
   /** Serve under this base path (e.g. `/api/laml`), like a Twilio-compatible carrier. */
   basePath?: string
+  /** The account's own phone numbers (IncomingPhoneNumbers), E.164. */
+  incomingNumbers?: readonly string[]
+  /** The account's verified outgoing caller IDs (OutgoingCallerIds), E.164. */
+  verifiedCallerIds?: readonly string[]
 }
 
 export interface SignedPostResult {
@@ -104,6 +114,10 @@ export interface FakeTwilio {
   callRequests(): RecordedRequest[]
   /** Requests that reached `Messages.json`. */
   messageRequests(): RecordedRequest[]
+  /** Requests that reached `IncomingPhoneNumbers.json` or `OutgoingCallerIds.json`. */
+  numberListRequests(): RecordedRequest[]
+  /** The account buys (or ports in) `number`: from now on it is one of its IncomingPhoneNumbers. */
+  addIncomingNumber(number: string): void
   /** Requests that reached `Calls/{Sid}.json` (call updates), of one call when `sid` is given. */
   callUpdates(sid?: string): RecordedRequest[]
   /** Applies `fault` to each of the next `times` API requests (queued after any already programmed). */
@@ -185,6 +199,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
   const waiters = new Set<() => void>()
   /** The form each created call was created with, by sid: where its callbacks go. */
   const calls = new Map<string, FormFields>()
+  const incomingNumbers = [...(options.incomingNumbers ?? [])]
+  const verifiedCallerIds = [...(options.verifiedCallerIds ?? [])]
 
   function notify(): void {
     for (const waiter of [...waiters]) waiter()
@@ -236,8 +252,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
         status: 401,
       })
     }
+    const list = route === null ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/(IncomingPhoneNumbers|OutgoingCallerIds)\.json$/.exec(route)
     const updated = match?.[3]
-    const notFound = match === null || entry.method !== 'POST' || match[1] !== accountSid || (updated !== undefined && (match[2] !== 'Calls' || !calls.has(updated)))
+    const listing = list !== null && entry.method === 'GET' && list[1] === accountSid
+    const notFound = !listing && (match === null || entry.method !== 'POST' || match[1] !== accountSid || (updated !== undefined && (match[2] !== 'Calls' || !calls.has(updated))))
     if (notFound) return answer(entry, res, 404, twilioErrorBody(404, 20404, `The requested resource ${path} was not found`))
 
     const fault = faults.shift()
@@ -256,6 +274,13 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     }
     if (fault?.kind === 'delay') await later(fault.ms)
 
+    if (listing) {
+      entry.outcome = 'listed'
+      const query = new URL(entry.path, 'http://fake').searchParams
+      const incoming = list[2] === 'IncomingPhoneNumbers'
+      return answer(entry, res, 200, numberListJson(accountSid, incoming, incoming ? incomingNumbers : verifiedCallerIds, query))
+    }
+    if (match === null) return
     if (updated !== undefined) return updateCall(req, res, entry, updated, fault)
     const kind = match[2] === 'Calls' ? 'call' : 'message'
     const problem = kind === 'call' ? checkCall(entry.form) : checkMessage(entry.form)
@@ -370,6 +395,10 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     authToken,
     requests: () => [...recorded],
     callRequests: () => recorded.filter((r) => r.path.endsWith('/Calls.json')),
+    numberListRequests: () => recorded.filter((r) => /\/(IncomingPhoneNumbers|OutgoingCallerIds)\.json(\?|$)/.test(r.path)),
+    addIncomingNumber(number) {
+      incomingNumbers.push(number)
+    },
     messageRequests: () => recorded.filter((r) => r.path.endsWith('/Messages.json')),
     callUpdates: (sid) => recorded.filter((r) => /\/Calls\/[^/]+\.json$/.test(r.path) && (sid === undefined || r.path.endsWith(`/Calls/${sid}.json`))),
     failNext(fault, times = 1) {
@@ -561,6 +590,46 @@ function messageJson(accountSid: string, sid: string, form: FormFields): Record<
     to: single(form, 'To'),
     uri: `/2010-04-01/Accounts/${accountSid}/Messages/${sid}.json`,
   }
+}
+
+/** Twilio's `PhoneNumber` filter: a partial number matches anywhere, `*` is any digit. */
+function matchesFilter(number: string, filter: string | null): boolean {
+  if (filter === null || filter === '') return true
+  const pattern = filter.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '*' ? '\\d' : `\\${c}`))
+  return new RegExp(pattern).test(number)
+}
+
+/** One page of IncomingPhoneNumbers or OutgoingCallerIds, in Twilio's list shape. */
+function numberListJson(accountSid: string, incoming: boolean, numbers: readonly string[], query: URLSearchParams): Record<string, unknown> {
+  const pageSize = Math.min(1000, Math.max(1, Number(query.get('PageSize') ?? 50) || 50))
+  const resource = incoming ? 'IncomingPhoneNumbers' : 'OutgoingCallerIds'
+  const base = `/2010-04-01/Accounts/${accountSid}/${resource}.json`
+  const uri = `${base}?${query.toString()}`
+  const now = rfc2822(new Date())
+  const items = numbers.filter((n) => matchesFilter(n, query.get('PhoneNumber'))).slice(0, pageSize).map((number) => {
+    const sid = `PN${createHash('md5').update(`${resource}:${number}`).digest('hex')}`
+    const common = { account_sid: accountSid, date_created: now, date_updated: now, friendly_name: formatted(number), phone_number: number, sid, uri: `${base.replace('.json', '')}/${sid}.json` }
+    if (!incoming) return common
+    return {
+      ...common,
+      address_requirements: 'none', address_sid: null, api_version: '2010-04-01', beta: false, bundle_sid: null,
+      capabilities: { fax: false, mms: true, sms: true, voice: true }, emergency_address_sid: null, emergency_address_status: 'unregistered',
+      emergency_status: 'Inactive', identity_sid: null, origin: 'twilio', sms_application_sid: '', sms_fallback_method: 'POST', sms_fallback_url: '',
+      sms_method: 'POST', sms_url: '', status: 'in-use', status_callback: '', status_callback_method: 'POST', trunk_sid: null, voice_application_sid: '',
+      voice_caller_id_lookup: false, voice_fallback_method: 'POST', voice_fallback_url: '', voice_method: 'POST', voice_receive_mode: 'voice', voice_url: '',
+      subresource_uris: { assigned_add_ons: `${base.replace('.json', '')}/${sid}/AssignedAddOns.json` },
+    }
+  })
+  return {
+    [incoming ? 'incoming_phone_numbers' : 'outgoing_caller_ids']: items,
+    end: Math.max(0, items.length - 1), first_page_uri: uri, next_page_uri: null, page: 0, page_size: pageSize, previous_page_uri: null, start: 0, uri,
+  }
+}
+
+/** Twilio's friendly name of a North American number, `(312) 555-0100`; others as given. */
+function formatted(number: string): string {
+  const nanp = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(number)
+  return nanp === null ? number : `(${nanp[1]}) ${nanp[2]}-${nanp[3]}`
 }
 
 function send(res: http.ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {

@@ -21,7 +21,7 @@ t.test('kill -9 with thousands of undialed decisions: the next start dials every
   const setup = await openLeadline({ ...files, env: {} })
   const accounts: Array<{ accountId: string; token: string }> = []
   for (let a = 0; a < ACCOUNTS; a++) {
-    const { account, webhookToken } = await setup.accounts.create(`Acme ${a}`, DIALING, operatorContext)
+    const { account, webhookToken } = await setup.accounts.create(`Acme ${a}`, { ...DIALING, callerId: `+1312555${String(200 + a).padStart(4, '0')}` }, operatorContext)
     accounts.push({ accountId: account.accountId, token: webhookToken.secret })
   }
   await setup.close()

@@ -202,6 +202,11 @@ export const FACEBOOK_PAGE_STORY: ReadonlyArray<readonly [{ type: string; data: 
   [{ type: 'FacebookPageConnected', data: { pageId: '104000000000001', accountId: FACEBOOK_ACCOUNT, pageTokenSealed: 'llsealed1.00000000.AAAA.AAAA.AAAA', replaced: false, connectedAt: '2026-03-10T16:50:00.000Z' } }, operator],
   [{ type: 'FacebookPageDisconnected', data: { pageId: '104000000000001', accountId: FACEBOOK_ACCOUNT, disconnectedAt: '2026-03-10T18:10:00.000Z' } }, operator],
 ]
+/** The account's caller ID, claimed and then released: every number claim event type, once. */
+export const NUMBER_CLAIM_STORY: ReadonlyArray<readonly [{ type: string; data: unknown }, Actor]> = [
+  [{ type: 'NumberClaimed', data: { sender: '+13125550100', kind: 'phone_number', accountId: ACCOUNT, use: 'caller_id', carrierHolds: 'incoming_number', claimedAt: '2026-03-10T16:40:00.000Z' } }, operator],
+  [{ type: 'NumberReleased', data: { sender: '+13125550100', accountId: ACCOUNT, reason: 'replaced', releasedAt: '2026-03-10T18:20:00.000Z' } }, operator],
+]
 export const FACEBOOK_LEAD_STORY: ReadonlyArray<readonly [{ type: string; data: unknown }, Actor]> = [
   [{ type: 'FacebookLeadNotified', data: { accountId: FACEBOOK_ACCOUNT, leadgenId: '900000000000001', pageId: '104000000000001', formId: '1200000000000001', adId: null, createdTime: '2026-03-10T16:59:00.000Z', notifiedAt: '2026-03-10T17:00:00.000Z' } }, facebook],
   [{ type: 'FacebookLeadFetchDue', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000001', attempt: 1, reason: 'notified', dueAt: '2026-03-10T17:00:00.000Z' } }, facebook],
@@ -282,6 +287,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream('fbpage-104000000000001', FACEBOOK_PAGE_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  await store.appendToStream('number-+13125550100', NUMBER_CLAIM_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream(`fblead-${FACEBOOK_ACCOUNT}-900000000000001`, FACEBOOK_LEAD_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream(`account-${OTHER_ACCOUNT}`, OTHER_ACCOUNT_STORY.map(([event, actor]) => newEvent(event, actor)), 0)
   const ownerAlerts: Actor = { kind: 'process', id: 'owner-alerts' }

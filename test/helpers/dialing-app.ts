@@ -17,8 +17,23 @@ export const PUBLIC_URL = 'http://leadline.test'
 /** Settings under which a new lead is called at once, whatever the time: the tests' baseline. */
 export const DIALING = { speedToLead: true, callingHours: ALWAYS, leadTimeGuard: false, callerId: CALLER_ID } as const
 
+/** A caller ID for each further account of one app: a number belongs to one account. */
+const MORE_CALLER_IDS = Array.from({ length: 50 }, (_, i) => `+13125550${201 + i}`)
+
+/** The numbers the tests' Twilio account holds (IncomingPhoneNumbers): a caller ID is checked against them when it is set. */
+export const TWILIO_NUMBERS = [CALLER_ID, '+13125550101', '+13125550102', '+13125550111', '+15125550100', ...MORE_CALLER_IDS] as const
+
+const accountsMade = new WeakMap<object, number>()
+
+/** The caller ID of the next account made in `app`: CALLER_ID first, then another number the fake Twilio holds each time. */
+export function nextCallerId(app: object): string {
+  const made = accountsMade.get(app) ?? 0
+  accountsMade.set(app, made + 1)
+  return made === 0 ? CALLER_ID : (MORE_CALLER_IDS[made - 1] as string)
+}
+
 export async function fakeTwilio(t: Pick<Test, 'teardown'>): Promise<FakeTwilio> {
-  const fake = await startFakeTwilio()
+  const fake = await startFakeTwilio({ incomingNumbers: TWILIO_NUMBERS })
   t.teardown(() => fake.close())
   return fake
 }

@@ -28,7 +28,7 @@ t.test('random tool calls with any key never return another account\'s data', as
   const app = await mcpApp(t)
   const books: Book[] = []
   for (const [i, name] of ['Alpha', 'Bravo', 'Charlie'].entries()) {
-    const account = await app.account(`Agency ${name}`, DIALABLE)
+    const account = await app.account(`Agency ${name}`, { ...DIALABLE, callerId: `+1512555010${i}` })
     const keys = Object.values(account.keys).filter((k): k is string => k !== undefined)
     for (let k = 0; k < 8; k++) keys.push((await app.leadline.accounts.createApiKey(account.accountId, ['read', 'write', 'dial'], null, operatorContext)).key.secret)
     const leads = []

@@ -136,10 +136,20 @@ export interface Carrier {
   handleCallback?(callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer>
   /** The carrier's live-conversation socket (Twilio: ConversationRelay's WebSocket); absent for a carrier without one. */
   readonly relay?: CarrierRelay
+  /**
+   * How the carrier account holds `number` (E.164), asked when an account sets it as its caller ID:
+   * one of its own numbers, a verified outgoing caller ID, or null when it holds it not at all. Rejects
+   * with CarrierError when it cannot tell. Absent: the carrier has no numbers of its own (the
+   * simulated carrier), so any number is taken as given.
+   */
+  numberHeld?(number: string): Promise<NumberHeld | null>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
 }
+
+/** How a carrier account holds a number: bought or ported in (Twilio's IncomingPhoneNumbers), or only verified as a caller ID (OutgoingCallerIds). */
+export type NumberHeld = 'incoming_number' | 'verified_caller_id'
 
 /** True only when the carrier cannot have acted on the failed request, so sending it again cannot ring anyone twice. */
 export function isRetryableCarrierFailure(e: unknown): boolean {

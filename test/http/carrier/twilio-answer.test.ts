@@ -11,6 +11,7 @@ import { operatorContext } from '../../helpers/build-app.ts'
 import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
 import { twimlAttribute, type FakeTwilio, type RecordedRequest } from '../../doubles/fake-twilio.ts'
 import {
+  nextCallerId,
   CALLER_ID, DIALING, PUBLIC_URL, dialingApp, fakeTwilio, followUpSetup, leadEventTypes, leadEvents, manualClock, nthCall, placedCalls, postLead,
   reopen, sleep, statusCallback, waitFor, waitForEvent, type ManualClock,
 } from '../../helpers/dialing-app.ts'
@@ -32,7 +33,7 @@ type AnswerApp = Awaited<ReturnType<typeof answerApp>>
 
 /** A new account with `settings` whose new lead `phone` (Jane Doe) has been called: the call's sid. */
 async function callLead(s: AnswerApp, settings: Record<string, unknown> = {}, phone = PHONE) {
-  const { account, token } = await s.createAccount('Acme Roofing', { ...DIALING, callsPerSecond: 100, ...settings })
+  const { account, token } = await s.createAccount('Acme Roofing', { ...DIALING, callerId: nextCallerId(s.leadline), callsPerSecond: 100, ...settings })
   await postLead(s.app, token, { phone, name: 'Jane Doe' })
   const placed = await waitForEvent(s.leadline, account.accountId, phone, 'CallPlaced')
   const sid = (placed.data as { callId: string }).callId

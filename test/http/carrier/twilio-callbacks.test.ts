@@ -10,6 +10,7 @@ import { createTwilioCarrier } from '../../../src/integrations/carrier/twilio/tw
 import { operatorContext } from '../../helpers/build-app.ts'
 import { statusCallbackParams, type FakeTwilio } from '../../doubles/fake-twilio.ts'
 import {
+  nextCallerId,
   DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents, placedCalls, postLead, sleep, statusCallback, twilioEnv, waitForEvent,
 } from '../../helpers/dialing-app.ts'
 
@@ -25,7 +26,7 @@ async function callbackApp(t: Test) {
 
 /** A new account with `settings` whose lead `phone` has been called; its call sid and answer URL. */
 async function callLead(s: Awaited<ReturnType<typeof callbackApp>>, settings: Record<string, unknown> = {}, phone = PHONE) {
-  const { account, token } = await s.createAccount('Acme Roofing', { ...DIALING, callsPerSecond: 100, ...settings })
+  const { account, token } = await s.createAccount('Acme Roofing', { ...DIALING, callerId: nextCallerId(s.leadline), callsPerSecond: 100, ...settings })
   await postLead(s.app, token, { phone, name: 'Jane Doe' })
   const placed = await waitForEvent(s.leadline, account.accountId, phone, 'CallPlaced')
   const sid = (placed.data as { callId: string }).callId

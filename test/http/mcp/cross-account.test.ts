@@ -11,7 +11,7 @@ const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00'
 async function twoAccounts(t: Parameters<typeof mcpApp>[0]) {
   const app = await mcpApp(t)
   const a = await app.account('Agency A', DIALABLE)
-  const b = await app.account('Agency B', DIALABLE)
+  const b = await app.account('Agency B', { ...DIALABLE, callerId: '+15125550200' })
   await a.pushLead({ name: 'Alice A', phone: '(312) 555-0101', source: 'A-campaign', vendor: 'A-vendor' })
   const bLead = await b.pushLead({ name: 'Bob B', phone: '(415) 555-0202', source: 'B-campaign', vendor: 'B-vendor', dnc: 'yes' })
   await b.pushLead({ name: 'Betty B', phone: '(415) 555-0203', source: 'B-campaign', vendor: 'B-vendor' })

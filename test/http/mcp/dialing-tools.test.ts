@@ -120,7 +120,7 @@ t.test('get_next_actions: the stale leads of the key\'s account only, at every s
   let now = new Date('2025-06-02T15:00:00Z')
   const app = await mcpApp(t, { clock: () => now })
   const a = await app.account('A', DIALABLE)
-  const b = await app.account('B', DIALABLE)
+  const b = await app.account('B', { ...DIALABLE, callerId: '+15125550200' })
   const alice = await a.pushLead({ name: 'Alice A', phone: '(312) 555-0101', source: 'Spring' })
   const bLead = await b.pushLead({ name: 'Bob B', phone: '(415) 555-0202' })
   await app.leadline.store.appendToStream(

@@ -75,7 +75,7 @@ t.test('list_calls pages with cursors bound to the list they came from', async (
 
 t.test("another account sees none of these calls, by list, id or cursor", async (t) => {
   const { app, acme, janeCall } = await callsApp(t)
-  const other = await app.account('Other Agency', DIALING)
+  const other = await app.account('Other Agency', { ...DIALING, callerId: '+15125550200' })
   t.same((await app.call(other.keys.read, 'list_calls', {})).result?.structuredContent, { calls: [], next_cursor: null })
   for (const id of [janeCall, 'CA1']) t.equal((await app.call(other.keys.read, 'get_call', { call_id: id })).error?.data.code, 'call_not_found')
   t.equal((await app.call(other.keys.read, 'list_calls', { phone: '3125550142' })).error?.data.code, 'lead_not_found')

@@ -69,7 +69,7 @@ t.test('accounts never share answers; callers that arrive together share one com
   let now = new Date('2025-06-02T15:00:00Z')
   const app = await mcpApp(t, { clock: () => now })
   const a = await app.account('A', DIALABLE)
-  const b = await app.account('B', DIALABLE)
+  const b = await app.account('B', { ...DIALABLE, callerId: '+15125550200' })
   await a.pushLead({ name: 'Alice A', phone: '(312) 555-0101' })
   await b.pushLead({ name: 'Bob B', phone: '(415) 555-0202' })
   now = new Date(now.getTime() + 20 * 60_000) // both stale: never contacted

@@ -68,7 +68,9 @@ export function writeToolChecks(t: Test, c: WriteToolCase): void {
     })
 
     await t.test('a key of another account cannot touch the lead', async (t) => {
-      const other = await app.account('Other Agency', c.settings ?? {})
+      // Its own number: a caller ID belongs to one account.
+      const settings: Record<string, unknown> = c.settings ?? {}
+      const other = await app.account('Other Agency', typeof settings.callerId === 'string' ? { ...settings, callerId: '+15125550299' } : settings)
       const lead = (await app.call(acme.keys.read, 'get_lead', jane)).result?.structuredContent.lead
       for (const [i, reference] of [jane, { lead_id: lead.lead_id }].entries()) {
         for (const dryRun of [true, false]) {

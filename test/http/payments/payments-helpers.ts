@@ -27,7 +27,7 @@ export async function paymentsApp(
 ): Promise<PaymentsTestApp> {
   const stripeMode = (options.provider ?? 'stripe') === 'stripe'
   const stripe = stripeMode ? await startFakeStripe({ connectedAccounts: [FAKE_CONNECTED_ACCOUNT] }) : null
-  const twilio = stripeMode ? await startFakeTwilio() : null
+  const twilio = stripeMode ? await startFakeTwilio({ incomingNumbers: [CALLER_ID, '+13125550111', '+13125550112'] }) : null
   t.teardown(async () => {
     await stripe?.close()
     await twilio?.close()

@@ -141,7 +141,7 @@ t.test('refusals: -32603 with a stable data.code, and nothing charged or texted'
   const noCaller = await app.account('No Number', { stripeAccount: FAKE_CONNECTED_ACCOUNT })
   await noCaller.pushLead({ phone: '(312) 555-0142' })
   t.match(await app.call(noCaller.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'nc' }), { error: { code: -32603, data: { code: 'payments_not_configured', missing: 'caller_id' } } })
-  const noStripe = await app.account('Not Connected', { callerId: CALLER_ID })
+  const noStripe = await app.account('Not Connected', { callerId: '+13125550112' })
   await noStripe.pushLead({ phone: '(312) 555-0142' })
   t.match(await app.call(noStripe.keys.write, 'request_payment', { ...PAYMENT, idempotency_key: 'ns' }), { error: { code: -32603, message: /--stripe-account acct_/, data: { code: 'no_connected_account' } } })
   t.equal(app.stripe!.requests().length, 0, 'none of these reached Stripe')

@@ -14,7 +14,7 @@ t.test('100 leads for one account at 20 calls/s: in arrival order, 50 ms apart; 
   const fake = await fakeTwilio(t)
   const { app, leadline, createAccount } = await dialingApp(t, { fake })
   const busy = await createAccount('Busy', { ...DIALING, callsPerSecond: 20 })
-  const quiet = await createAccount('Quiet', DIALING)
+  const quiet = await createAccount('Quiet', { ...DIALING, callerId: '+13125550101' })
   const phones = Array.from({ length: 100 }, (_, i) => `+1312555${String(1000 + i)}`)
   for (const phone of phones) t.equal((await postLead(app, busy.token, { phone })).status, 201)
 

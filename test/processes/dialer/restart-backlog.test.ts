@@ -9,13 +9,13 @@ import type { AccountState } from '../../../src/domain/account/account.decider.t
 import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
 import { ACCOUNTS, PER_ACCOUNT, TOTAL, backlogDigits, raisePace, ringsPerNumber, settledDecisions } from '../../helpers/call-backlog.ts'
-import { DIALING, dialingApp, fakeTwilio, reopen, sleep } from '../../helpers/dialing-app.ts'
+import { DIALING, dialingApp, fakeTwilio, nextCallerId, reopen, sleep } from '../../helpers/dialing-app.ts'
 
 t.test('graceful stop with thousands of undialed decisions: the next start dials every one, once, in order', async (t) => {
   const fake = await fakeTwilio(t)
   const first = await dialingApp(t, { fake, store: 'sqlite' })
   const accounts: AccountState[] = []
-  for (let a = 0; a < ACCOUNTS; a++) accounts.push((await first.createAccount(`Acme ${a}`, DIALING)).account)
+  for (let a = 0; a < ACCOUNTS; a++) accounts.push((await first.createAccount(`Acme ${a}`, { ...DIALING, callerId: nextCallerId(first.leadline) })).account)
   // Speed to lead decides with each lead; the running dialer takes them all, at 1 call a second.
   for (let i = 0; i < PER_ACCOUNT; i++) {
     await Promise.all(accounts.map((account, a) => receiveLead(first.leadline, account, { phone: backlogDigits(a, i) }, operatorContext)))

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3'
 import t from 'tap'
 import {
+  nextCallerId,
   CALLER_ID, DIALING, PUBLIC_URL, dialingApp, fakeTwilio, leadEventTypes, leadEvents, manualClock, placedCalls, postLead, reopen, sleep, waitFor, waitForEvent,
 } from '../../helpers/dialing-app.ts'
 
@@ -73,7 +74,8 @@ t.test('no call, and the reason on the lead history', async (t) => {
   const { app, leadline, createAccount } = await dialingApp(t, { fake, clock })
 
   const skipped = async (settings: Record<string, unknown>, lead: Record<string, unknown>) => {
-    const { account, token } = await createAccount('Acme', settings)
+    // Each account its own number: a number belongs to one account.
+    const { account, token } = await createAccount('Acme', { ...settings, ...('callerId' in settings && settings.callerId !== null ? { callerId: nextCallerId(leadline) } : {}) })
     t.equal((await postLead(app, token, lead)).status, 201)
     // The reason is on the lead's own LeadReceived, decided in the same append.
     const event = await waitForEvent(leadline, account.accountId, String(lead.phone), 'LeadReceived')

@@ -70,7 +70,7 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
     const text = parseTwilioInboundText(params, callback.receivedAt)
     if (!text) return { kind: 'refused', refusal: 'invalid_request', detail: 'not an inbound message (MessageSid, From and To are required)' }
     const known = await context.recordInboundText(text)
-    if (!known) context.warn({ messageId: text.messageId }, 'inbound text to a number no account has as its caller id (or from no phone number): not recorded')
+    if (!known) context.warn({ messageId: text.messageId, to: text.to }, 'inbound text to a number no account holds (or from no phone number): answered, recorded on no lead')
     return twiml(EMPTY_RESPONSE)
   }
 

@@ -16,6 +16,7 @@ import {
   type Carrier,
   type CarrierErrorDetails,
   type LiveCallInstructions,
+  type NumberHeld,
   type PlaceCallRequest,
   type PlacedCall,
   type SendTextRequest,
@@ -136,7 +137,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
   const client = twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false })
   let closed = false
 
-  async function perform<T>(what: 'call' | 'text' | 'call update', send: () => Promise<T>): Promise<T> {
+  async function perform<T>(what: 'call' | 'text' | 'call update' | 'number check', send: () => Promise<T>): Promise<T> {
     if (closed) throw new CarrierError('rejected', `the twilio carrier is closed; the ${what} was not sent`)
     const exchange: Exchange = { sent: false }
     try {
@@ -184,6 +185,14 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       await perform('call update', () => client.calls(callId).update({ twiml: liveCallTwiml(instructions) }))
     },
 
+    async numberHeld(number: string): Promise<NumberHeld | null> {
+      // Filtered by the exact number, a partial number matches too, so the exact one is looked for: the account's own numbers first, then its verified caller IDs.
+      const incoming = await perform('number check', () => client.incomingPhoneNumbers.list({ phoneNumber: number, limit: 20 }))
+      if (incoming.some((n) => n.phoneNumber === number)) return 'incoming_number'
+      const verified = await perform('number check', () => client.outgoingCallerIds.list({ phoneNumber: number, limit: 20 }))
+      return verified.some((n) => n.phoneNumber === number) ? 'verified_caller_id' : null
+    },
+
     warm(): void {
       // The SDK loads a resource's code on first use: load the calls resource now, sending nothing.
       void client.calls
@@ -220,7 +229,7 @@ function sidOf(resource: { sid?: unknown }, what: 'call' | 'text'): string {
   throw new CarrierError('unknown_outcome', `twilio accepted the ${what} request but answered without a sid; it may have been placed`)
 }
 
-function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text' | 'call update', timeoutMs: number): CarrierError {
+function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text' | 'call update' | 'number check', timeoutMs: number): CarrierError {
   if (error instanceof CarrierError) return error
   const cause = { cause: error }
   const said = describe(error)
