@@ -95,18 +95,12 @@ t.test('an unknown version is 400 -32022 with the supported ones; an unknown met
 t.test('rate limited: -32010 under 2026-07-28, still -32029 under the earlier revisions', async (t) => {
   const app = await mcpApp(t, { start: false })
   const account = await app.account()
-  let modernCode: number | undefined
-  for (let i = 0; i < 60 && modernCode === undefined; i++) {
-    const answer = await app.post(modern(100 + i, 'tools/list'), account.keys.read, headers('tools/list'))
-    if (answer.body.error) modernCode = answer.body.error.code
-  }
-  t.equal(modernCode, -32010)
-  let legacyCode: number | undefined
-  for (let i = 0; i < 60 && legacyCode === undefined; i++) {
-    const answer = await app.post({ jsonrpc: '2.0', id: 200 + i, method: 'tools/list' }, account.keys.read)
-    if (answer.body.error) legacyCode = answer.body.error.code
-  }
-  t.equal(legacyCode, -32029)
+  // All at once, as limits.test.ts does: one after the other, a loaded machine answers slower than the
+  // bucket refills (20 a second), and none would be limited.
+  const modernAnswers = await Promise.all(Array.from({ length: 100 }, (_, i) => app.post(modern(100 + i, 'tools/list'), account.keys.read, headers('tools/list'))))
+  t.equal(modernAnswers.find((answer) => answer.body.error)?.body.error.code, -32010)
+  const legacyAnswers = await Promise.all(Array.from({ length: 100 }, (_, i) => app.post({ jsonrpc: '2.0', id: 200 + i, method: 'tools/list' }, account.keys.read)))
+  t.equal(legacyAnswers.find((answer) => answer.body.error)?.body.error.code, -32029)
 })
 
 t.test('with no credential: -32001 (HTTP 200 with OAuth off) for tools/list', async (t) => {

@@ -90,34 +90,21 @@ t.test('a lead\'s events arrive in log order, each once, while a failing first e
   t.ok(otherLeadDelivered !== -1 && firstLead !== -1, 'the other lead was delivered while the first one waited for its retry')
 })
 
-t.test('receivers that are down or hang slow neither intake nor dialing', async (t) => {
+// Not timed against a run without receivers (a loaded machine makes any two runs differ): the hanging
+// receiver holds each delivery for ten minutes, so intake or dialing that waited on one would outlast the
+// test's time limit; taken apart from them, every lead is taken in and dialed.
+t.test('receivers that are down or hang slow neither intake nor dialing', { timeout: 120_000 }, async (t) => {
   const LEADS = 30
-  async function run(withDeadReceivers: boolean): Promise<{ intakeMs: number; dialedMs: number }> {
-    // The documented backoff's shape (a first retry seconds later), shortened only where the test waits for nothing.
-    const built = await dialingApp(t, { deliveryPolicy: { ...FAST, firstDelayMs: 2000, timeoutMs: 5000 } })
-    const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100 })
-    if (withDeadReceivers) {
-      await built.leadline.eventSubscriptions.subscribe(account.accountId, await freePortUrl(), null, operatorContext)
-      const hang = await receiver(t, () => 'hang')
-      await built.leadline.eventSubscriptions.subscribe(account.accountId, hang.url, null, operatorContext)
-    }
-    const started = performance.now()
-    for (let i = 0; i < LEADS; i++) t.equal((await postLead(built.app, token, { phone: `+1312555${String(1000 + i)}`, name: 'Lead' })).status, 201)
-    const intakeMs = performance.now() - started
-    await waitFor('every lead dialed', () => built.leadline.calls.forStream !== undefined && countPlaced(built.leadline, account.accountId, LEADS), 15000)
-    const dialedMs = performance.now() - started
-    if (withDeadReceivers) {
-      const deliveries = deliveriesOf(built.leadline, account.accountId)
-      t.ok(deliveries.length > 0 && deliveries.every((d) => d.status === 'pending'), 'their deliveries wait, pending')
-    }
-    return { intakeMs, dialedMs }
-  }
-  const baseline = await run(false)
-  const dead = await run(true)
-  t.comment(`intake of ${LEADS} leads: ${baseline.intakeMs.toFixed(0)} ms without subscribers, ${dead.intakeMs.toFixed(0)} ms with a refused and a hanging receiver; all dialed in ${baseline.dialedMs.toFixed(0)} / ${dead.dialedMs.toFixed(0)} ms`)
-  // Generous bounds: a shared machine is noisy; a receiver that slowed intake would take seconds (its timeout) per request.
-  t.ok(dead.intakeMs < baseline.intakeMs * 3 + 1000, 'intake not slowed')
-  t.ok(dead.dialedMs < baseline.dialedMs * 3 + 1000, 'dialing not slowed')
+  const built = await dialingApp(t, { deliveryPolicy: { ...FAST, firstDelayMs: 2000, timeoutMs: 10 * 60_000 } })
+  const { account, token } = await built.createAccount('Acme', { ...DIALING, callsPerSecond: 100 })
+  await built.leadline.eventSubscriptions.subscribe(account.accountId, await freePortUrl(), null, operatorContext)
+  const hang = await receiver(t, () => 'hang')
+  await built.leadline.eventSubscriptions.subscribe(account.accountId, hang.url, null, operatorContext)
+  for (let i = 0; i < LEADS; i++) t.equal((await postLead(built.app, token, { phone: `+1312555${String(1000 + i)}`, name: 'Lead' })).status, 201)
+  await waitFor('every lead dialed', () => built.leadline.calls.forStream !== undefined && countPlaced(built.leadline, account.accountId, LEADS), 60_000)
+  await waitFor('the hanging receiver to be holding a delivery', () => hang.received.length > 0)
+  const deliveries = deliveriesOf(built.leadline, account.accountId)
+  t.ok(deliveries.length > 0 && deliveries.every((d) => d.status === 'pending'), 'their deliveries wait, pending')
 })
 
 t.test('during a flood of leads, deliveries yield to intake: a trickle at the flood rate, the rest once it has passed, in log order', async (t) => {
