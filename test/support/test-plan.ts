@@ -20,7 +20,7 @@ const INTEGRATION: readonly RegExp[] = [
   /\.integration\.test\.ts$/,
   /^test\/(build|faults|multi-node)\//,
   /^test\/cli\/(audit-replay-server|backup-restore|client|client-text|client-writes|operator-cli|source-facebook)\.test\.ts$/,
-  /^test\/docs\/(events-snippets|examples|readme-quick-start)\.test\.ts$/,
+  /^test\/docs\/(events-snippets|readme-quick-start)\.test\.ts$/,
   /^test\/audit\/(export|read-only)\.test\.ts$/,
   /^test\/eventstore\/(esdb-event-store|sqlite-event-store|sqlite-writer-thread-contract)\.test\.ts$/,
   /^test\/http\/(crash|upload-over-limit)\.test\.ts$/,
