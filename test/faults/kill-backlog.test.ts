@@ -44,7 +44,7 @@ t.test('kill -9 with thousands of undialed decisions: the next start dials every
   await raisePace(files, accounts.map((a) => a.accountId))
   // The sweep marks an attempt the kill cut short as outcome unknown after attemptTimeoutMs.
   const restarted = await reopen(t, files, { fake, attemptTimeoutMs: 500 })
-  const outcomes = await settledDecisions(restarted.leadline, 90_000)
+  const outcomes = await settledDecisions(restarted.leadline, 600_000)
   t.equal(outcomes.size, TOTAL)
   const rings = ringsPerNumber(fake)
   t.same([...rings.values()].filter((n) => n > 1), [], 'no one rung twice')

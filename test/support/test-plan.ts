@@ -25,7 +25,7 @@ const INTEGRATION: readonly RegExp[] = [
   /^test\/eventstore\/(esdb-event-store|sqlite-event-store|sqlite-writer-thread-contract)\.test\.ts$/,
   /^test\/http\/(crash|upload-over-limit)\.test\.ts$/,
   /^test\/http\/mcp\/heap-bound\.test\.ts$/,
-  /^test\/processes\/dialer\/restart\.test\.ts$/,
+  /^test\/processes\/dialer\/restart(-backlog)?\.test\.ts$/,
   /^test\/security\/secrets-in-logs\.test\.ts$/,
 ]
 

@@ -28,7 +28,7 @@ t.test('graceful stop with thousands of undialed decisions: the next start dials
 
   await raisePace(first, accounts.map((a) => a.accountId))
   const second = await reopen(t, first, { fake })
-  const outcomes = await settledDecisions(second.leadline, 90_000)
+  const outcomes = await settledDecisions(second.leadline, 600_000)
   t.equal(outcomes.size, TOTAL)
   t.equal([...outcomes.values()].filter((d) => !d.events.includes('CallPlaced')).length, 0, 'every decision placed')
   t.equal(fake.callRequests().length, TOTAL, 'every decision dialed')
