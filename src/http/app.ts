@@ -14,7 +14,6 @@ import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { conversationRelayRoutes } from './carrier/conversation-relay.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
-import { rootRoutes } from './root.route.ts'
 import { MCP_PATH, mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
@@ -23,6 +22,8 @@ import { PrometheusMetrics } from './operator/prometheus-metrics.ts'
 import { awaitUnreadBody } from './unread-body.ts'
 import { OAuthRecords } from '../commands/oauth-records.ts'
 import type { OAuthServer } from './oauth/oauth-server.ts'
+import type { ToolRegistry } from './mcp/tool-registry.ts'
+import { rootRoutes } from './root.route.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,18 +44,26 @@ export interface AppOptions {
   readonly readyLagMs?: number
   /** SHA-256 hashes of the operator tokens that open /metrics and /readyz's details (LEADLINE_OPERATOR_TOKEN_HASH). */
   readonly operatorTokenHashes?: readonly string[]
-  /** LEADLINE_OAUTH=on: Leadline is the OAuth 2.1 authorization server of its tool endpoint (needs an https or loopback public URL). */
-  readonly oauth?: boolean
+  /** The tool endpoint's tools (`defaultToolRegistry()`), loaded before registration. */
+  readonly tools: ToolRegistry
+  /** LEADLINE_OAUTH=on: the authorization server of the tool endpoint and its routes (`openOAuth`), opened before registration. */
+  readonly oauth?: OAuthParts | null
 }
 
-/** The authorization server over the account's grants and its records on the log; its issuer is the public URL. */
-export async function openOAuthServer(leadline: Leadline, publicUrl: string): Promise<OAuthServer> {
+/** What LEADLINE_OAUTH=on adds to the app: the authorization server and its routes. */
+export interface OAuthParts {
+  readonly server: OAuthServer
+  readonly routes: FastifyPluginAsync<{ oauth: OAuthServer }>
+}
+
+/** The authorization server over the account's grants and its records on the log, and its routes; its issuer is the public URL. */
+export async function openOAuth(leadline: Leadline, publicUrl: string): Promise<OAuthParts> {
   const problem = oauthPublicUrlProblem(publicUrl)
   if (problem !== null) throw new Error(`LEADLINE_OAUTH=${problem}`)
   // Loaded only with OAuth on: the library is large, and a server or command without it never pays for it.
-  const { OAuthServer } = await import('./oauth/oauth-server.ts')
+  const [{ OAuthServer }, { oauthRoutes }] = await Promise.all([import('./oauth/oauth-server.ts'), import('./oauth/oauth.route.ts')])
   const records = new OAuthRecords(leadline.store, leadline.clock)
-  return new OAuthServer({
+  const server = new OAuthServer({
     publicUrl,
     resource: `${publicUrl}${MCP_PATH}`,
     records,
@@ -70,6 +79,7 @@ export async function openOAuthServer(leadline: Leadline, publicUrl: string): Pr
         leadline.accounts.revokeOAuthGrant(accountId, grantId, reason, { actor: { kind: 'oauth_grant', id: grantId } }),
     },
   })
+  return { server, routes: oauthRoutes }
 }
 
 /** Maps fastify's own errors (body parsing, limits) onto our stable codes. */
@@ -101,7 +111,8 @@ function frameworkErrorCode(error: FastifyError): HttpErrorCode | null {
 export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstance, options: AppOptions) => {
   fastify.decorate('leadline', options.leadline)
   fastify.decorate('publicUrl', options.publicUrl.replace(/\/+$/, ''))
-  const oauth = options.oauth === true ? await openOAuthServer(options.leadline, fastify.publicUrl) : null
+  // Nothing slow happens in here: fastify bounds each plugin's registration (the tools and OAuth were loaded before).
+  const oauth = options.oauth?.server ?? null
   fastify.decorate('oauth', oauth)
   // Every route's early answer (a 413 above all) reaches clients still sending the body.
   awaitUnreadBody(fastify)
@@ -139,8 +150,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(facebookWebhookRoute)
   await fastify.register(carrierCallbackRoutes)
   await fastify.register(conversationRelayRoutes)
-  await fastify.register(mcpRoutes, { oauth })
-  if (oauth) await fastify.register((await import('./oauth/oauth.route.ts')).oauthRoutes, { oauth })
+  await fastify.register(mcpRoutes, { tools: options.tools, oauth })
+  if (options.oauth) await fastify.register(options.oauth.routes, { oauth: options.oauth.server })
   await fastify.register(stripeWebhookRoute)
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)

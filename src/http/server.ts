@@ -11,7 +11,8 @@ import { listeningUrl, removeServerAddress, writeServerAddress } from '../config
 import { openLeadline, type Leadline } from '../leadline.ts'
 import { textSender } from '../domain/lead/texts/text-body.ts'
 import { CARRIER_SECRET_HEADERS } from '../integrations/carrier/open-carrier.ts'
-import { app } from './app.ts'
+import { app, openOAuth } from './app.ts'
+import { defaultToolRegistry } from './mcp/tool-registry.ts'
 import { redactFields, redactText, redactUrl } from './redact.ts'
 import { startupLine } from './root.route.ts'
 import { lazyRequestLogger } from './request-logger.ts'
@@ -69,6 +70,10 @@ export async function createHttpServer(
   leadline: Leadline,
   options: { logger: FastifyServerOptions['logger'] | FastifyBaseLogger; publicUrl: string; webhookRateLimit?: RateLimit | null; readyLagMs?: number; trustProxy?: TrustProxy; operatorTokenHashes?: readonly string[]; oauth?: boolean },
 ): Promise<FastifyInstance> {
+  // The slow parts of starting, before any plugin registers: fastify bounds each plugin's registration
+  // (pluginTimeout), and importing the tools or the OAuth library on a busy machine could outlast it.
+  const tools = await defaultToolRegistry()
+  const oauth = options.oauth === true ? await openOAuth(leadline, options.publicUrl.replace(/\/+$/, '')) : null
   const logging = isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger }
   const fastify = Fastify({
     ...logging,
@@ -90,7 +95,8 @@ export async function createHttpServer(
     ...(options.webhookRateLimit === undefined ? {} : { webhookRateLimit: options.webhookRateLimit }),
     ...(options.readyLagMs === undefined ? {} : { readyLagMs: options.readyLagMs }),
     ...(options.operatorTokenHashes === undefined ? {} : { operatorTokenHashes: options.operatorTokenHashes }),
-    ...(options.oauth === undefined ? {} : { oauth: options.oauth }),
+    tools,
+    oauth,
   })
   return fastify
 }

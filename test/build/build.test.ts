@@ -13,7 +13,7 @@ import { BUILT_BIN, ROOT, runLeadline, startServer } from '../helpers/cli.ts'
 
 function build(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile('npm', ['run', '--silent', 'build'], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile('npm', ['run', '--silent', 'build'], { cwd: ROOT }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}${stderr}` })
     })
   })

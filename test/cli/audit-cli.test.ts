@@ -1,16 +1,18 @@
 /**
- * The audit commands through the real `leadline` binary: readable output and --json, exit 0 for an
- * intact log, exit 1 naming the first bad event after the SQLite file is altered, exit 2 on bad input.
+ * The audit commands, run in this process through `runCli` (what the `leadline` binary runs; the binary
+ * adds only process.exitCode): readable output and --json, exit 0 for an intact log, exit 1 naming the
+ * first bad event after the SQLite file is altered, exit 2 on bad input. audit-replay-server.test.ts runs
+ * `leadline replay` as a process beside a server.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { runCli } from '../../src/cli/main.ts'
-import { runLeadline, type CliResult } from '../helpers/cli.ts'
+import type { CliResult } from '../helpers/cli.ts'
 import { ACCOUNT, LEAD_STORY, PHONE, STREAM, writeAuditLog } from '../helpers/audit-log.ts'
 
-/** The same command in this process (quicker than a child; the binary only adds process.exitCode). */
+/** A `leadline` command in this process. */
 async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   const out: string[] = []
   const err: string[] = []
@@ -18,7 +20,7 @@ async function inProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliRes
   return { code, stdout: out.join(''), stderr: err.join('') }
 }
 
-// Each child process loads the TypeScript sources: allow for a busy machine.
+// A replay of the whole log on a busy machine.
 const SLOW = { timeout: 300_000 }
 
 async function setup(t: Test) {
@@ -30,7 +32,7 @@ async function setup(t: Test) {
 
 t.test('audit verify: exit 0 when intact; exit 1 naming the first changed event after the file is edited', SLOW, async (t) => {
   const { log, env } = await setup(t)
-  const ok = await runLeadline(['audit', 'verify'], env)
+  const ok = await inProcess(['audit', 'verify'], env)
   t.equal(ok.code, 0, ok.stderr)
   t.match(ok.stdout, /^hash chains intact: \d+ events in 13 streams, up to position \d+\n$/)
   t.same(JSON.parse((await inProcess(['audit', 'verify', '--json'], env)).stdout).findings, [])
@@ -40,7 +42,7 @@ t.test('audit verify: exit 0 when intact; exit 1 naming the first changed event 
   db.prepare("UPDATE events SET data = json_set(data, '$.to', '+19995550000') WHERE position = ?").run(target.position)
   db.close()
 
-  const bad = await runLeadline(['audit', 'verify'], env)
+  const bad = await inProcess(['audit', 'verify'], env)
   t.equal(bad.code, 1)
   t.match(bad.stdout, /^TAMPERED: 1 of 13 streams fail verification/)
   t.match(bad.stdout, `${STREAM} revision 3 (position ${target.position}, id ${target.id}): changed: revision 3`)
@@ -52,13 +54,13 @@ t.test('audit verify: exit 0 when intact; exit 1 naming the first changed event 
   t.equal((await inProcess(['audit', 'verify', '--account', 'acc_audit0000000000b'], env)).code, 0, 'another account is intact')
 })
 
-t.test('history and replay through the binary', SLOW, async (t) => {
+t.test('history and replay', SLOW, async (t) => {
   const { env } = await setup(t)
   const history = await inProcess(['history', '--account', ACCOUNT, '--phone', PHONE, '--json'], env)
   t.equal(history.code, 0, history.stderr)
   t.equal(JSON.parse(history.stdout).events.length, LEAD_STORY.length)
 
-  const replay = await runLeadline(['replay', '--all'], env)
+  const replay = await inProcess(['replay', '--all'], env)
   t.equal(replay.code, 0, replay.stderr)
   t.match(replay.stdout, /^replayed \d+ events in [\d.]+ s \([\d,]+ events\/s\) into accounts, inbound-leads, calls, stale-leads.*\nswitched over at position \d+ \(\d+ tables, \d+ rows, \d+ ms\); read models sha256:[0-9a-f]{64}\n$/)
   t.equal(replay.stderr, '', 'no progress bar when standard error is not a terminal')
@@ -72,7 +74,7 @@ t.test('history and replay through the binary', SLOW, async (t) => {
   const views = new Database(env.LEADLINE_VIEWS)
   views.prepare("UPDATE inbound_leads SET full_name = 'Someone Else'").run()
   views.close()
-  const differs = await runLeadline(['replay', '--verify'], env)
+  const differs = await inProcess(['replay', '--verify'], env)
   t.equal(differs.code, 1)
   t.match(differs.stdout, /verify: 1 difference from the live read models at position \d+:\n {2}inbound_leads: 2 rows live, 2 rebuilt, and they differ\n {4}only live: {4}\{.*"full_name":"Someone Else"/)
   t.equal(differs.stderr.trim(), 'leadline: replay --verify: 1 difference between the live and the rebuilt read models')

@@ -132,16 +132,13 @@ t.test('a backup taken while the server takes a steady stream of leads restores 
   t.equal(next.status, 201, 'the restored log takes new leads')
 })
 
-t.test('restore refuses a store a running server holds, a file that is not a Leadline log and one that fails verification; backup refuses an existing file', async (t) => {
+t.test('restore refuses a store a running server holds', async (t) => {
   const dir = t.testdir()
   const liveFile = path.join(dir, 'live', 'leadline.db')
   const live = storeEnv(liveFile)
-  const account = JSON.parse((await runLeadline(['account', 'create', '--name', 'Acme', '--json'], live)).stdout)
+  t.equal((await runLeadline(['account', 'create', '--name', 'Acme', '--json'], live)).code, 0)
   const backupFile = path.join(dir, 'backup.db')
   t.equal((await runLeadline(['backup', backupFile], live)).code, 0)
-  const exists = await runLeadline(['backup', backupFile], live)
-  t.equal(exists.code, 2)
-  t.match(exists.stderr, /exists already; backup writes a new file/)
 
   const server = await startServer(live)
   t.teardown(() => server.stop())
@@ -149,45 +146,4 @@ t.test('restore refuses a store a running server holds, a file that is not a Lea
   t.equal(held.code, 2, held.stderr)
   t.match(held.stderr, /leadline\.db is open in another process \(a running server\?\): stop it, then restore/)
   t.equal((await fetch(`${server.url}/readyz`)).status, 200, 'the server went on as it was')
-  await server.stop()
-
-  const fresh = path.join(dir, 'fresh', 'leadline.db')
-  const refusals: Array<[string, (file: string) => void, number, RegExp]> = [
-    ['a text file', (file) => fs.writeFileSync(file, 'name,phone\nJane,3125550142\n'), 2, /is not a Leadline event log/],
-    ['another SQLite database', (file) => new Database(file).exec('CREATE TABLE notes (text TEXT)').close(), 2, /is not a Leadline event log: .*schema version 0/],
-    ['our schema version without the events table', (file) => new Database(file).exec('CREATE TABLE notes (text TEXT); PRAGMA user_version = 1').close(), 2, /is not a Leadline event log: no such table: events/],
-    [
-      'a backup with an edited event',
-      (file) => {
-        fs.copyFileSync(backupFile, file)
-        const db = new Database(file)
-        db.prepare("UPDATE events SET data = replace(data, 'Acme', 'Evil') WHERE stream LIKE 'account-%' AND revision = 0").run()
-        db.close()
-      },
-      1,
-      /fails verification in 1 streams \(first: account-acc_\w+ revision 0: changed\); nothing restored/,
-    ],
-  ]
-  for (const [what, write, code, message] of refusals) {
-    const file = path.join(dir, `candidate-${refusals.findIndex((r) => r[0] === what)}.db`)
-    write(file)
-    const result = await runLeadline(['restore', file], storeEnv(fresh))
-    t.equal(result.code, code, `${what}: exit ${code} (${result.stderr.trim()})`)
-    t.match(result.stderr, message, what)
-    t.same(fs.existsSync(path.dirname(fresh)) ? fs.readdirSync(path.dirname(fresh)) : [], [], `${what}: nothing restored, nothing left behind`)
-  }
-
-  const over = await runLeadline(['restore', backupFile], live)
-  t.equal(over.code, 2)
-  t.match(over.stderr, /holds a log already: restore into a new LEADLINE_STORE path, or pass --force to move it aside/)
-  const forced = await runLeadline(['restore', backupFile, '--force', '--json'], live)
-  t.equal(forced.code, 0, forced.stderr)
-  const { replaced } = JSON.parse(forced.stdout)
-  t.match(replaced, /leadline\.db\.before-restore-/)
-  t.ok(fs.existsSync(replaced), 'the log that was there is kept')
-  t.equal(JSON.parse((await runLeadline(['account', 'list', '--json'], live)).stdout)[0].accountId, account.accountId)
-
-  const esdb = await runLeadline(['backup', path.join(dir, 'x.db')], { LEADLINE_STORE: 'esdb://127.0.0.1:1?tls=false' })
-  t.equal(esdb.code, 2)
-  t.match(esdb.stderr, /back up EventStoreDB with its own tools/)
 })

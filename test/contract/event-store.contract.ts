@@ -313,18 +313,18 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
 
       const consumer = consume(store.subscribe({ maxBatchSize: 3 }))
       t.teardown(() => consumer.subscription.close())
-      t.ok(await waitUntil(() => consumer.events.length >= 7, 5000), 'catch-up delivered')
+      t.ok(await waitUntil(() => consumer.events.length >= 7, LIVENESS_MS), 'catch-up delivered')
 
       await store.appendToStream('lead-b', [ev('7')], 1)
       await store.appendToStream('lead-c', [ev('8'), ev('9'), ev('10'), ev('11')], 'no_stream')
-      t.ok(await waitUntil(() => consumer.events.length >= 12, 5000), 'live appends delivered')
+      t.ok(await waitUntil(() => consumer.events.length >= 12, LIVENESS_MS), 'live appends delivered')
 
       t.ok(consumer.batches.every((b) => b.length > 0 && b.length <= 3), 'batches are non-empty and respect maxBatchSize')
       t.same(consumer.events.map((e) => e.type), range(0, 12).map(String), 'everything, in order')
       t.ok(strictlyIncreasing(consumer.events.map((e) => e.position)), 'positions strictly increase')
       t.same(consumer.events, await store.readAll(), 'exactly the log')
       await consumer.subscription.close()
-      t.ok(await waitUntil(() => consumer.ended, 1000), 'close ends the iteration')
+      t.ok(await waitUntil(() => consumer.ended, LIVENESS_MS), 'close ends the iteration')
       t.equal(consumer.error, undefined)
     })
 
@@ -333,13 +333,13 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       await store.appendToStream('lead-a', [ev('0')], 'no_stream')
       const consumer = consume(store.subscribe({ maxBatchSize: 100, lingerMs: 400 }))
       t.teardown(() => consumer.subscription.close())
-      t.ok(await waitUntil(() => consumer.events.length >= 1, 5000), 'catch-up delivered')
+      t.ok(await waitUntil(() => consumer.events.length >= 1, LIVENESS_MS), 'catch-up delivered')
       // Three appends, each committed on its own, well inside the linger.
       for (const i of [1, 2, 3]) {
         await store.appendToStream('lead-a', [ev(String(i))], i - 1)
         await sleep(20)
       }
-      t.ok(await waitUntil(() => consumer.events.length >= 4, 5000), 'live appends delivered')
+      t.ok(await waitUntil(() => consumer.events.length >= 4, LIVENESS_MS), 'live appends delivered')
       t.same(consumer.batches.map((b) => b.map((e) => e.type)), [['0'], ['1', '2', '3']], 'one batch for the three')
     })
 
@@ -348,15 +348,15 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       for (const i of range(0, 10)) await store.appendToStream(`lead-${i % 3}`, [ev(String(i))], 'any')
 
       const firstRun = consume(store.subscribe({ maxBatchSize: 4 }))
-      t.ok(await waitUntil(() => firstRun.events.length >= 4, 5000))
+      t.ok(await waitUntil(() => firstRun.events.length >= 4, LIVENESS_MS))
       const checkpoint = (firstRun.events[3] as RecordedEvent).position
       await firstRun.subscription.close()
-      t.ok(await waitUntil(() => firstRun.ended, 1000))
+      t.ok(await waitUntil(() => firstRun.ended, LIVENESS_MS))
 
       for (const i of range(10, 13)) await store.appendToStream(`lead-${i % 3}`, [ev(String(i))], 'any')
       const resumed = consume(store.subscribe({ fromCheckpoint: checkpoint, maxBatchSize: 4 }))
       t.teardown(() => resumed.subscription.close())
-      t.ok(await waitUntil(() => resumed.events.length >= 9, 5000), 'the rest arrives')
+      t.ok(await waitUntil(() => resumed.events.length >= 9, LIVENESS_MS), 'the rest arrives')
       await sleep(200)
       t.same(resumed.events.map((e) => e.type), range(4, 13).map(String), 'exactly the events after the checkpoint')
 
@@ -365,7 +365,7 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       await sleep(150)
       t.equal(fromHead.events.length, 0, 'nothing is delivered from the head until something is appended')
       await store.appendToStream('lead-new', [ev('13')], 'no_stream')
-      t.ok(await waitUntil(() => fromHead.events.length >= 1, 5000))
+      t.ok(await waitUntil(() => fromHead.events.length >= 1, LIVENESS_MS))
       await sleep(100)
       t.same(fromHead.events.map((e) => e.type), ['13'])
     })
@@ -375,16 +375,14 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       const idle = consume(store.subscribe())
       await sleep(50)
       t.notOk(idle.ended, 'waiting for live events')
-      const started = Date.now()
       await idle.subscription.close()
-      t.ok(await waitUntil(() => idle.ended, 3000), 'for await finished')
-      t.ok(Date.now() - started < 3000, 'promptly (well before any idle timeout), even on a loaded machine')
+      t.ok(await beforeTimer(() => idle.ended, 3000), 'for await finished promptly (well before any idle timeout)')
       t.equal(idle.error, undefined)
 
       const closedFirst = store.subscribe()
       await closedFirst.close()
       const neverStarted = consume(closedFirst)
-      t.ok(await waitUntil(() => neverStarted.ended, 1000), 'a subscription closed before iterating yields nothing')
+      t.ok(await waitUntil(() => neverStarted.ended, LIVENESS_MS), 'a subscription closed before iterating yields nothing')
       t.equal(neverStarted.events.length, 0)
 
       await store.appendToStream('lead-a', [ev('A')], 'no_stream')
@@ -401,7 +399,7 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       const live = consume(store.subscribe())
       await sleep(50)
       await store.close()
-      t.ok(await waitUntil(() => live.ended, 1000), 'pending iteration finished')
+      t.ok(await waitUntil(() => live.ended, LIVENESS_MS), 'pending iteration finished')
       await store.close()
       t.pass('second close resolves')
     })
@@ -414,12 +412,9 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
 
       const live = consume(store.subscribe())
       t.teardown(() => live.subscription.close())
-      t.ok(await waitUntil(() => live.events.length >= 1, 5000))
+      t.ok(await waitUntil(() => live.events.length >= 1, LIVENESS_MS))
       await second.appendToStream('lead-a', [ev('B')], 0)
-      const appendedAt = Date.now()
-      t.ok(await waitUntil(() => live.events.length >= 2, 5000), 'the first client’s subscription sees it')
-      const latency = (live.receivedAt[1] ?? Infinity) - appendedAt
-      t.ok(latency < 1000, `delivered within a second (${latency} ms)`)
+      t.ok(await beforeTimer(() => live.events.length >= 2, 1000), 'the first client’s subscription sees it within a second')
       t.same((await store.readStream('lead-a')).map((e) => e.type), ['A', 'B'])
       t.equal(await store.streamRevision('lead-a'), 1, 'and its revision')
       t.same(pick(await store.appendToStream('lead-a', [ev('C')], 1)), { nextExpectedRevision: 2 }, 'the first client sees the new revision')
@@ -430,15 +425,12 @@ export function eventStoreContract(t: Test, harness: EventStoreHarness): Promise
       await store.appendToStream('lead-local', [ev('local')], 'no_stream')
       const live = consume(store.subscribe())
       t.teardown(() => live.subscription.close())
-      t.ok(await waitUntil(() => live.events.length >= 1, 5000), 'subscription is live')
+      t.ok(await waitUntil(() => live.events.length >= 1, LIVENESS_MS), 'subscription is live')
 
       await harness.appendFromAnotherProcess(store, 'lead-child', 5)
-      t.ok(await waitUntil(() => live.events.length >= 6, 10_000), 'all five arrive')
-      const fromChild = live.events.map((e, i) => ({ e, at: live.receivedAt[i] as number })).filter(({ e }) => e.stream === 'lead-child')
-      t.equal(fromChild.length, 5)
-      // recordedAt is taken before the commit, so this over- rather than under-states the delay.
-      const worst = Math.max(...fromChild.map(({ e, at }) => at - Date.parse(e.recordedAt)))
-      t.ok(worst < 1000, `delivered within a second of being recorded (worst ${worst} ms)`)
+      // From the moment the other process has committed them (it has exited).
+      t.ok(await beforeTimer(() => live.events.length >= 6, 1000), 'all five arrive within a second')
+      t.equal(live.events.filter((e) => e.stream === 'lead-child').length, 5)
 
       const events = await store.readStream('lead-child')
       t.same(events.map((e) => e.revision), range(0, 5))
@@ -590,6 +582,25 @@ export function consume(subscription: Subscription): Consumer {
     }
   })()
   return consumer
+}
+
+/** How long a wait for something that must happen may take before the test gives up: no budget, a hang's bound. */
+export const LIVENESS_MS = 30_000
+
+/**
+ * Whether `condition` holds before a timer of `ms`, set now, fires. Order on the event loop rather than
+ * a wall-clock budget: timers fire in the order they fall due, so a store that delivers on its own
+ * shorter timer passes however loaded the machine, and one that waits longer fails.
+ */
+export async function beforeTimer(condition: () => boolean, ms: number): Promise<boolean> {
+  let fired = false
+  const timer = setTimeout(() => (fired = true), ms)
+  while (!condition()) {
+    if (fired) return false
+    await sleep(5)
+  }
+  clearTimeout(timer)
+  return true
 }
 
 export async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {

@@ -71,7 +71,7 @@ export async function connectRelay(options: RelayConnectOptions): Promise<RelayC
   })
 
   let cursor = 0
-  async function next(match: (m: RelayMessage) => boolean = () => true, timeoutMs = 5000): Promise<RelayMessage> {
+  async function next(match: (m: RelayMessage) => boolean = () => true, timeoutMs = 30_000): Promise<RelayMessage> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       while (cursor < messages.length) {
@@ -101,7 +101,7 @@ export async function connectRelay(options: RelayConnectOptions): Promise<RelayC
     dtmf: (digit) => send({ type: 'dtmf', digit }),
     interrupt: (utteranceUntilInterrupt) => send({ type: 'interrupt', utteranceUntilInterrupt, durationUntilInterruptMs: 400 }),
     next,
-    async turn(timeoutMs = 5000) {
+    async turn(timeoutMs = 30_000) {
       let text = ''
       for (;;) {
         const message = await next((m) => m.type === 'text' || m.type === 'end', timeoutMs)
@@ -110,7 +110,7 @@ export async function connectRelay(options: RelayConnectOptions): Promise<RelayC
         if (message.last === true) return text
       }
     },
-    async ended(timeoutMs = 5000) {
+    async ended(timeoutMs = 30_000) {
       const message = await next((m) => m.type === 'end', timeoutMs)
       return JSON.parse(String(message.handoffData)) as Record<string, unknown>
     },

@@ -404,7 +404,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     failNext(fault, times = 1) {
       for (let i = 0; i < times; i++) faults.push(fault)
     },
-    waitForCalls(n, timeoutMs = 2000) {
+    waitForCalls(n, timeoutMs = 30_000) {
       const calls = () => recorded.filter((r) => r.path.endsWith('/Calls.json'))
       if (calls().length >= n) return Promise.resolve(calls())
       return new Promise((resolve, reject) => {

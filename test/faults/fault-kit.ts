@@ -98,7 +98,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` until it is true or `timeoutMs` passes; answers whether it became true. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, everyMs = 50): Promise<boolean> {
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 30_000, everyMs = 50): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     if (await check()) return true

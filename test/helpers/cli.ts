@@ -1,13 +1,25 @@
 /** Runs the real `leadline` command as a child process, and starts `leadline serve` for tests that need a server. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-export const BIN = path.join(ROOT, 'bin', 'leadline.js')
 /** The built command `npm start` runs (after `npm run build`). */
 export const BUILT_BIN = path.join(ROOT, 'dist', 'src', 'cli', 'bin.js')
+/**
+ * What child processes run: the build, as `npm start` does, with no TypeScript loader to start in each
+ * process (`npm run test:integration` builds first). `./bin/leadline.js`, which runs the sources, is SOURCE_BIN.
+ */
+export const BIN = BUILT_BIN
+export const SOURCE_BIN = path.join(ROOT, 'bin', 'leadline.js')
+
+/** A child process of a stale or missing build would test other code than the sources. */
+function runnable(bin: string): string {
+  if (!existsSync(bin)) throw new Error(`${path.relative(ROOT, bin)} is missing: run \`npm run build\` first (npm run test:integration does)`)
+  return bin
+}
 
 export interface CliResult {
   readonly code: number
@@ -17,7 +29,7 @@ export interface CliResult {
 
 export function runLeadline(args: string[], env: NodeJS.ProcessEnv, bin = BIN): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, cwd: ROOT }, (error, stdout, stderr) => {
+    execFile(process.execPath, [runnable(bin), ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, cwd: ROOT }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
       resolve({ code, stdout, stderr })
     })
@@ -48,7 +60,7 @@ export async function startServer(
   options: { port?: number; timeoutMs?: number; bin?: string; nodeArgs?: readonly string[] } = {},
 ): Promise<RunningServer> {
   const port = options.port ?? (await freePort())
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), runnable(options.bin ?? BIN), 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,7 +70,7 @@ export async function startServer(
   child.stderr?.on('data', (d) => (output += String(d)))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000)
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000)
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
     try {

@@ -139,7 +139,7 @@ export async function leadEventTypes(leadline: Pick<Leadline, 'store'>, accountI
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Polls `check` until it returns a value that is not undefined/false; throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 3000): Promise<T> {
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
@@ -150,7 +150,7 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
 }
 
 /** Waits until the lead's stream holds an event of `type` (the `n`th one); returns it. */
-export async function waitForEvent(leadline: Pick<Leadline, 'store'>, accountId: string, phone: string, type: string, n = 1, timeoutMs = 3000): Promise<RecordedEvent> {
+export async function waitForEvent(leadline: Pick<Leadline, 'store'>, accountId: string, phone: string, type: string, n = 1, timeoutMs = 30_000): Promise<RecordedEvent> {
   return waitFor(`${n}× ${type} on ${phone}`, async () => (await leadEvents(leadline, accountId, phone)).filter((e) => e.type === type)[n - 1], timeoutMs)
 }
 
@@ -193,7 +193,7 @@ export async function followUpSetup(t: Test, clock: ManualClock, settings: Recor
 export type FollowUpSetup = Awaited<ReturnType<typeof followUpSetup>>
 
 /** The nth call request's sid to `phone`, once the call is recorded as placed. */
-export async function nthCall(s: FollowUpSetup, phone: string, n: number, timeoutMs = 3000): Promise<string> {
+export async function nthCall(s: FollowUpSetup, phone: string, n: number, timeoutMs = 30_000): Promise<string> {
   await s.fake.waitForCalls(n, timeoutMs)
   await waitForEvent(s.leadline, s.accountId, phone, 'CallPlaced', n, timeoutMs)
   return placedCalls(s.fake)[n - 1]?.sid as string

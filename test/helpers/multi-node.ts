@@ -44,7 +44,7 @@ export async function startDoubleProcess(t: Test): Promise<DoubleProcess> {
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = ''
-    const timer = setTimeout(() => reject(new Error(`the EventStoreDB double did not start: ${stderr}`)), 30_000)
+    const timer = setTimeout(() => reject(new Error(`the EventStoreDB double did not start: ${stderr}`)), 120_000)
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString()
       const lines = buffered.split('\n')
@@ -99,7 +99,7 @@ export async function startNode(t: Test, options: NodeOptions): Promise<RunningS
       LEADLINE_SECRET_KEY: SECRET_KEY,
       ...options.env,
     },
-    { port, timeoutMs: 60_000 },
+    { port, timeoutMs: 120_000 },
   )
   t.teardown(async () => {
     const timer = setTimeout(() => {

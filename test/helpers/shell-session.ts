@@ -43,7 +43,7 @@ export class ShellSession {
       execFile(
         'bash',
         ['--norc', '--noprofile', '-c', `${PROLOGUE}${block}\n${EPILOGUE}`, 'bash', this.stateFile],
-        { cwd: this.options.cwd, env: this.options.env, timeout: this.options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+        { cwd: this.options.cwd, env: this.options.env, timeout: this.options.timeoutMs ?? 300_000, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       )
     })

@@ -32,7 +32,7 @@ async function scrape(t: Test, app: TestApp): Promise<Map<string, number>> {
   return parseExposition(t, response.body)
 }
 
-async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<boolean> {
+async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<boolean> {
   for (const until = Date.now() + ms; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 20))) if (await check()) return true
   return check()
 }

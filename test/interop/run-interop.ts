@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
-import { BIN, BUILT_BIN, ROOT, freePort, runLeadline, startServer } from '../helpers/cli.ts'
+import { BUILT_BIN, ROOT, SOURCE_BIN, freePort, runLeadline, startServer } from '../helpers/cli.ts'
 
 const INTEROP = path.join(ROOT, 'test', 'interop')
 const MODULES = path.join(INTEROP, 'node_modules')
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   console.log(`# interop tools run on Node ${nodeVersion} (${node22})`)
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leadline-interop-'))
-  const bin = fs.existsSync(BUILT_BIN) ? BUILT_BIN : BIN
+  const bin = fs.existsSync(BUILT_BIN) ? BUILT_BIN : SOURCE_BIN
   const env = { LEADLINE_STORE: `sqlite:${path.join(dir, 'leadline.db')}`, LOG_LEVEL: 'warn' }
   let server: Awaited<ReturnType<typeof startServer>> | undefined
   let proxy: http.Server | undefined

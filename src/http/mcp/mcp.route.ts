@@ -16,7 +16,7 @@ import { sendError } from '../errors.ts'
 import { failure, RPC_CODES, type RpcErrorObject } from './json-rpc.ts'
 import { DEFAULT_MCP_LIMITS, McpEndpoint, PROTOCOL_VERSIONS, type McpLimits } from './mcp-endpoint.ts'
 import { ReadCache } from './read-cache.ts'
-import { loadTools, ToolRegistry } from './tool-registry.ts'
+import type { ToolRegistry } from './tool-registry.ts'
 import { bearerToken } from '../bearer-token.ts'
 import { API_KEY_PREFIX } from '../../domain/shared/ids.ts'
 import { SCOPES } from '../../domain/account/account.events.ts'
@@ -25,8 +25,8 @@ import type { OAuthServer } from '../oauth/oauth-server.ts'
 export const MCP_PATH = '/api/mcp'
 
 export interface McpRouteOptions {
-  /** The tools to serve (tests); otherwise every `tools/*.tool.ts`. */
-  readonly tools?: ToolRegistry
+  /** The tools to serve: `defaultToolRegistry()` (every `tools/*.tool.ts`), loaded before registration, or a test's own. */
+  readonly tools: ToolRegistry
   readonly limits?: Partial<McpLimits>
   /** Browser origins allowed besides the service's own public origin. */
   readonly allowedOrigins?: readonly string[]
@@ -71,7 +71,7 @@ function refuse(reply: FastifyReply, status: number, error: RpcErrorObject): Fas
 
 export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, options) => {
   const limits: McpLimits = { ...DEFAULT_MCP_LIMITS, ...options.limits }
-  const tools = options.tools ?? new ToolRegistry(await loadTools())
+  const tools = options.tools
   const leadline = fastify.leadline
   const oauth = options.oauth ?? null
   const endpoint = new McpEndpoint({

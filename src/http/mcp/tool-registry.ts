@@ -37,6 +37,24 @@ export async function loadTools(dir: string = TOOLS_DIR): Promise<Tool[]> {
   return tools.sort((a, b) => a.name.localeCompare(b.name))
 }
 
+let defaultRegistry: Promise<ToolRegistry> | undefined
+
+/**
+ * Every tool of `tools/`, loaded once a process (a server builds one app, the tests hundreds). Called
+ * before the app's plugins are registered: importing the tools is the slow part of starting, and
+ * fastify gives each plugin a bounded time to register.
+ */
+export function defaultToolRegistry(): Promise<ToolRegistry> {
+  defaultRegistry ??= loadTools().then(
+    (tools) => new ToolRegistry(tools),
+    (error: unknown) => {
+      defaultRegistry = undefined
+      throw error
+    },
+  )
+  return defaultRegistry
+}
+
 function describe(tool: Tool): ToolDescriptor {
   return {
     name: tool.name,

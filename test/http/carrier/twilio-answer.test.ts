@@ -248,7 +248,7 @@ t.test('2: a callback inside calling hours, which follow-up then makes', async (
   t.match((await call.event('CallAnswered')).data, { answeredBy: 'human' }, 'a key is a person')
 
   clock.set(callbackAt)
-  await s.fake.waitForCalls(2, 3000)
+  await s.fake.waitForCalls(2)
   const followUp = await call.event('CallDecided', 2)
   t.match(followUp.data, { purpose: 'follow_up', decidedAt: callbackAt })
 })

@@ -39,7 +39,7 @@ t.test('500 leads with 60 KB of extra fields each, then list_leads limit 500, un
   const apiKey = /ll_live_[0-9a-z]+/.exec(keyOut)?.[0] as string
   t.ok(apiKey, 'an API key')
 
-  const server = await startServer({ ...env, LEADLINE_VIEWS: path.join(dir, 'server.views.db') }, { nodeArgs: flags, timeoutMs: 60_000 })
+  const server = await startServer({ ...env, LEADLINE_VIEWS: path.join(dir, 'server.views.db') }, { nodeArgs: flags, timeoutMs: 120_000 })
   t.teardown(() => server.stop('SIGKILL'))
   for (let start = 0; start < LEADS; start += 10) {
     await Promise.all(

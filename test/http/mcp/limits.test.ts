@@ -10,7 +10,7 @@ import { DEFAULT_MCP_LIMITS } from '../../../src/http/mcp/mcp-endpoint.ts'
 import { mcpRoutes } from '../../../src/http/mcp/mcp.route.ts'
 import { TokenBuckets } from '../../../src/http/token-buckets.ts'
 import { defineTool, defineWriteTool } from '../../../src/http/mcp/tool.ts'
-import { ToolRegistry } from '../../../src/http/mcp/tool-registry.ts'
+import { defaultToolRegistry, ToolRegistry } from '../../../src/http/mcp/tool-registry.ts'
 import { buildApp, operatorContext } from '../../helpers/build-app.ts'
 import { MCP, mcpApp } from './mcp-helpers.ts'
 
@@ -40,7 +40,7 @@ t.test('exactly the burst, then every request in a batch counts', async (t) => {
   const fastify = Fastify()
   fastify.decorate('leadline', built.leadline)
   fastify.decorate('publicUrl', 'http://leadline.test')
-  await fastify.register(mcpRoutes, { limits: { ratePerSecond: 0.01, burst: 5 } })
+  await fastify.register(mcpRoutes, { tools: await defaultToolRegistry(), limits: { ratePerSecond: 0.01, burst: 5 } })
   t.teardown(() => fastify.close())
   const post = async (body: unknown) => (await fastify.inject({ method: 'POST', url: MCP, headers: { authorization: `Bearer ${key.secret}` }, payload: body as object })).json()
   const batch = await post(Array.from({ length: 8 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'ping' })))

@@ -95,18 +95,18 @@ t.test('an unknown version is 400 -32022 with the supported ones; an unknown met
 t.test('rate limited: -32010 under 2026-07-28, still -32029 under the earlier revisions', async (t) => {
   const app = await mcpApp(t, { start: false })
   const account = await app.account()
+  // A batch's requests all take from the key's bucket at once (limits.test.ts), however slow the machine:
+  // two of an earlier revision's batches (20 each, the most a batch may hold) empty it, and a request
+  // that follows them finds it empty.
+  const legacyBatch = () => app.post(Array.from({ length: 20 }, (_, i) => ({ jsonrpc: '2.0', id: 1000 + i, method: 'ping' })), account.keys.read)
+  const drain = async () => (await Promise.all([legacyBatch(), legacyBatch(), legacyBatch()])).flatMap((answer) => answer.body as Array<{ error?: { code: number } }>)
+  t.equal((await drain()).find((answer) => answer.error)?.error?.code, -32029)
   let modernCode: number | undefined
-  for (let i = 0; i < 60 && modernCode === undefined; i++) {
-    const answer = await app.post(modern(100 + i, 'tools/list'), account.keys.read, headers('tools/list'))
+  for (let round = 0; round < 20 && modernCode === undefined; round++) {
+    const [, answer] = await Promise.all([drain(), app.post(modern(100 + round, 'tools/list'), account.keys.read, headers('tools/list'))])
     if (answer.body.error) modernCode = answer.body.error.code
   }
   t.equal(modernCode, -32010)
-  let legacyCode: number | undefined
-  for (let i = 0; i < 60 && legacyCode === undefined; i++) {
-    const answer = await app.post({ jsonrpc: '2.0', id: 200 + i, method: 'tools/list' }, account.keys.read)
-    if (answer.body.error) legacyCode = answer.body.error.code
-  }
-  t.equal(legacyCode, -32029)
 })
 
 t.test('with no credential: -32001 (HTTP 200 with OAuth off) for tools/list', async (t) => {

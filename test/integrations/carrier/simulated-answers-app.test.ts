@@ -99,7 +99,7 @@ t.test('agent-first then=assistant in the simulation: no owner presses 1, so the
   await postLead(built.app, token, { phone: PHONE, name: 'Jane Doe' })
   t.match(await waitForEvent(built.leadline, account.accountId, PHONE, 'AgentUnavailable'), { data: { reason: 'no_key', nextLeg: null } })
   await waitForEvent(built.leadline, account.accountId, PHONE, 'AssistantFallbackStarted')
-  await waitForEvent(built.leadline, account.accountId, PHONE, 'AssistantCallEnded', 1, 10_000)
+  await waitForEvent(built.leadline, account.accountId, PHONE, 'AssistantCallEnded', 1)
   const carrier = built.leadline.carrier as SimulatedCarrier
   const toLead = carrier.calls().filter((c) => c.request.to.endsWith(PHONE))
   t.equal(toLead.length, 1, 'one direct call to the lead')

@@ -24,7 +24,7 @@ t.test('each answered call is a conversation with a seeded simulated caller, rec
   const { account, token } = await app.createAccount('Lakeside Roofing', { ...DIALING, callsPerSecond: 100, onAnswer: 'assistant', assistantBrief: BRIEF, timeZone: 'America/Chicago' })
   const phones = ['3125550142', '3125550143', '3125550144', '3125550145', '3125550146', '3125550147']
   for (const phone of phones) t.equal((await postLead(app.app, token, { phone, first_name: 'Dana' })).status, 201)
-  for (const phone of phones) await waitForEvent(app.leadline, account.accountId as string, phone, 'AssistantCallEnded', 1, 10_000)
+  for (const phone of phones) await waitForEvent(app.leadline, account.accountId as string, phone, 'AssistantCallEnded', 1)
 
   const calls = carrier.assistantCalls()
   t.equal(calls.length, phones.length, 'one conversation per answered call')
@@ -45,7 +45,7 @@ t.test('each answered call is a conversation with a seeded simulated caller, rec
   const second = await again.createAccount('Lakeside Roofing', { ...DIALING, callsPerSecond: 100, onAnswer: 'assistant', assistantBrief: BRIEF, timeZone: 'America/Chicago' })
   for (const phone of phones) {
     t.equal((await postLead(again.app, second.token, { phone, first_name: 'Dana' })).status, 201)
-    await waitForEvent(again.leadline, second.account.accountId as string, phone, 'AssistantCallEnded', 1, 10_000)
+    await waitForEvent(again.leadline, second.account.accountId as string, phone, 'AssistantCallEnded', 1)
   }
   t.same((again.leadline.carrier as SimulatedCarrier).assistantCalls().map((c) => c.persona), calls.map((c) => c.persona))
 })

@@ -44,7 +44,7 @@ function open(t: Test, options: OpenOptions = {}): { carrier: SimulatedCarrier; 
   return { carrier, updates }
 }
 
-async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
+async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time')

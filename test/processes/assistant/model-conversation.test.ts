@@ -88,9 +88,8 @@ for (const [name, make] of PROVIDERS) {
   t.test(`${name}: a model that hangs is abandoned; the lead hears an apology and an offer; no_conversation with why`, async (t) => {
     const { fake, call, c } = await setUp(t, make, { turnTimeoutMs: 300 })
     fake.reply({ fault: 'hang' })
-    const started = Date.now()
+    // The turn's timeout (300 ms) answers: the SDK's own default (10 minutes) would outlast the test's time limit.
     const out = await drain(c.prompt('Hello?'))
-    t.ok(Date.now() - started < 3000, 'within the timeout, not the SDK default')
     t.equal(out.text, 'Sorry, I am having trouble on my end. Would you like to speak with someone now?')
     t.ok(out.last)
     t.equal(out.end, null)

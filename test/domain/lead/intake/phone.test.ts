@@ -210,11 +210,11 @@ t.test('phoneIdentity: last ten digits, or undefined', async (t) => {
   t.equal(phoneIdentity({}), undefined)
 })
 
-t.test('a hostile extension-like value is handled quickly', async (t) => {
-  const hostile = `5551234567${'x '.repeat(20000)}${' '.repeat(20000)}`
-  const started = performance.now()
+// No stopwatch (a loaded machine slows everything): the input is made so large that a regex retrying from
+// every mark (quadratic) would run for hours, so the test's time limit fails it; linear, it takes milliseconds.
+t.test('a hostile extension-like value is handled in linear time', { timeout: 60_000 }, async (t) => {
+  const hostile = `5551234567${'x '.repeat(200_000)}${' '.repeat(200_000)}`
   const result = normalizePhone(hostile, 'US')
-  t.ok(performance.now() - started < 1000, 'under a second')
   t.equal(result.ok && result.phone.last10, '5551234567')
 })
 

@@ -1,4 +1,0 @@
-import { SHARDS, sharedFiles } from '../test-plan.ts'
-import { runShard } from '../run-shard.ts'
-
-await runShard(sharedFiles(), 5, SHARDS)
