@@ -3,6 +3,8 @@
  * handling shared by every route. `server.ts` only listens and shuts down.
  */
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
+import swagger from '@fastify/swagger'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { Leadline } from '../leadline.ts'
 import { oauthPublicUrlProblem, type RateLimit } from '../config/config.ts'
 import { DomainError } from '../domain/shared/decider.ts'
@@ -14,6 +16,7 @@ import { facebookWebhookRoute } from './sources/facebook.route.ts'
 import { carrierCallbackRoutes } from './carrier/carrier.route.ts'
 import { conversationRelayRoutes } from './carrier/conversation-relay.route.ts'
 import { docsRoutes } from './docs/docs.route.ts'
+import { openApiOptions, openApiRoute } from './docs/openapi.route.ts'
 import { MCP_PATH, mcpRoutes } from './mcp/mcp.route.ts'
 import { stripeWebhookRoute } from './payments/stripe-webhook.route.ts'
 import { payPageRoutes } from './payments/pay-page.route.ts'
@@ -131,6 +134,10 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   })
 
   fastify.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found'))
+  // Routes declare their schemas with zod: one schema validates, types the handler and describes the route.
+  fastify.setValidatorCompiler(validatorCompiler)
+  fastify.setSerializerCompiler(serializerCompiler)
+  await fastify.register(swagger, openApiOptions(fastify.publicUrl))
 
   const metrics = new PrometheusMetrics(options.leadline)
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -156,5 +163,6 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify: FastifyInstan
   await fastify.register(payPageRoutes)
   await fastify.register(docsRoutes)
   await fastify.register(rootRoutes)
+  await fastify.register(openApiRoute)
   await fastify.register(consoleRoutes, { prefix: '/app' })
 }

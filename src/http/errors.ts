@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
+import { z } from 'zod'
 
 export const HTTP_ERRORS = {
   phone_required: { status: 400, error: 'phone required' },
@@ -34,6 +35,12 @@ export type HttpErrorCode = keyof typeof HTTP_ERRORS
 export function isHttpErrorCode(code: string): code is HttpErrorCode {
   return Object.hasOwn(HTTP_ERRORS, code)
 }
+
+/** Every error's body, as routes declare it in their response schemas (and /docs/openapi.json shows it). */
+export const errorBodySchema = z.object({
+  error: z.string().describe('The stable error text callers match on (docs/errors.md), e.g. `phone required`'),
+  detail: z.string().optional().describe('What happened, for people; absent when `error` says it all'),
+}).describe('An error: `{"error": …}`, with `detail` when there is more to say')
 
 /** The body for an error: `{error}` alone for spec'd errors, plus `detail` when there is more to say. */
 export function errorBody(code: HttpErrorCode, detail?: string): { error: string; detail?: string } {

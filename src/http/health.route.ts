@@ -8,8 +8,10 @@
  * checkpoint, lag) only with an operator token, which `/metrics` (Prometheus text) always needs.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import { DEFAULT_READY_LAG_MS } from '../config/config.ts'
-import { sendError } from './errors.ts'
+import { errorBodySchema, sendError } from './errors.ts'
 import { operatorAccess } from './operator/operator-token.ts'
 import type { PrometheusMetrics } from './operator/prometheus-metrics.ts'
 
@@ -21,6 +23,14 @@ export interface HealthRoutesOptions {
   readonly metrics: PrometheusMetrics
 }
 
+const readiness = z.object({
+  status: z.enum(['ready', 'catching_up', 'store_unreachable']).describe('`ready`: the store answers and the read models keep up'),
+  store: z.string().optional().describe('The log\'s kind (operator token only)'),
+  head: z.number().optional().describe('The log\'s last position (operator token only)'),
+  checkpoint: z.number().optional().describe('The position every read model has applied (operator token only)'),
+  lagMs: z.number().optional().describe('How long the oldest unapplied event has waited (operator token only)'),
+})
+
 function refuse(reply: FastifyReply): FastifyReply {
   return sendError(reply.header('www-authenticate', 'Bearer realm="leadline operator"'), 'invalid_token', 'an operator token is needed: Authorization: Bearer llop_… (leadline operator-token)')
 }
@@ -28,7 +38,10 @@ function refuse(reply: FastifyReply): FastifyReply {
 export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (fastify, options) => {
   const readyLagMs = options.readyLagMs ?? DEFAULT_READY_LAG_MS
   const hashes = options.operatorTokenHashes ?? []
-  fastify.get('/healthz', async () => ({ status: 'ok' }))
+  const routes = fastify.withTypeProvider<ZodTypeProvider>()
+  routes.get('/healthz', {
+    schema: { summary: 'Liveness: the process answers', tags: ['health'], response: { 200: z.object({ status: z.literal('ok') }) } },
+  }, async () => ({ status: 'ok' as const }))
 
   fastify.get('/metrics', async (request, reply) => {
     if (operatorAccess(request, hashes) !== 'granted') return refuse(reply)
@@ -36,7 +49,15 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (fast
     return reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics())
   })
 
-  fastify.get('/readyz', async (request, reply) => {
+  routes.get('/readyz', {
+    schema: {
+      summary: 'Readiness: the store answers and the read models keep up',
+      description: 'Anyone gets the status; an operator token adds the log positions. 503 takes the node out of a load balancer\'s rotation.',
+      tags: ['health'],
+      security: [{}, { operatorToken: [] }],
+      response: { 200: readiness, 401: errorBodySchema.describe('`invalid token`: an operator token was sent and is wrong'), 503: readiness },
+    },
+  }, async (request, reply) => {
     const { store, runner, clock } = fastify.leadline
     const access = operatorAccess(request, hashes)
     if (access === 'refused') return refuse(reply)

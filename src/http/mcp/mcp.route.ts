@@ -21,6 +21,7 @@ import { bearerToken } from '../bearer-token.ts'
 import { API_KEY_PREFIX } from '../../domain/shared/ids.ts'
 import { SCOPES } from '../../domain/account/account.events.ts'
 import type { OAuthServer } from '../oauth/oauth-server.ts'
+import { mcpBodySchema, mcpHeadersSchema, mcpResponses } from './mcp.schema.ts'
 
 export const MCP_PATH = '/api/mcp'
 
@@ -120,10 +121,25 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
     return refuse(reply, 200, { code: RPC_CODES.toolFailed, message: 'internal error', data: { code: 'internal_error' } })
   })
 
+  // Not typed by the schema: the handler gets the raw bytes, which the endpoint parses.
   fastify.route({
     method: 'POST',
     url: MCP_PATH,
     bodyLimit: limits.bodyLimitBytes,
+    schema: {
+      summary: 'The tool endpoint: MCP over JSON-RPC 2.0',
+      description: 'MCP\'s Streamable HTTP transport, always answered with application/json (docs/mcp.md). The tools and their arguments: `tools/list`.',
+      tags: ['tools'],
+      security: [{ bearer: [] }],
+      headers: mcpHeadersSchema,
+      body: mcpBodySchema,
+      response: mcpResponses,
+    },
+    // The schemas describe; the endpoint validates. The body stays the bytes sent, so a malformed message is a
+    // JSON-RPC error with HTTP 200 (§7.1), and the Origin and MCP-Protocol-Version checks answer before the body
+    // is read. Answers are the endpoint's own bytes, written as before.
+    validatorCompiler: () => (value) => ({ value }),
+    serializerCompiler: () => (data) => JSON.stringify(data),
     onRequest: async (request, reply) => {
       const origin = request.headers.origin
       if (origin !== undefined && !allowedOrigins.has(origin) && !allowedOrigins.has(normalisedOrigin(origin) ?? '')) {

@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import { recordSettlement } from '../../commands/record-settlement.command.ts'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
@@ -73,7 +75,10 @@ export const payPageRoutes: FastifyPluginAsync = async (fastify) => {
     page(reply, 'Thank you', '<h1>Thank you</h1><p>Your payment was received. You can close this page.</p>'),
   )
 
-  fastify.get<{ Params: { session: string } }>('/pay/:session', async (request, reply) => {
+  const routes = fastify.withTypeProvider<ZodTypeProvider>()
+  // A page for people, not API: out of /docs/openapi.json. Any session id is looked up; an unknown one is the 404 page.
+  const schema = { hide: true, params: z.object({ session: z.string() }) }
+  routes.get('/pay/:session', { schema }, async (request, reply) => {
     const found = await findRequest(fastify, request.params.session)
     if (!found) return notFound(reply)
     const { account, request: pay } = found
@@ -91,7 +96,7 @@ export const payPageRoutes: FastifyPluginAsync = async (fastify) => {
     return page(reply, `${account.name}: ${amount}`, head + action)
   })
 
-  fastify.post<{ Params: { session: string } }>('/pay/:session', async (request, reply) => {
+  routes.post('/pay/:session', { schema }, async (request, reply) => {
     const found = await findRequest(fastify, request.params.session)
     if (!found) return notFound(reply)
     const { request: pay, stream } = found

@@ -10,7 +10,9 @@
  * Facebook configured, 404.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import { readLeadgenNotification } from '../../domain/facebook-lead-ads/leadgen-notification.ts'
 import { sendError } from '../errors.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
@@ -42,17 +44,34 @@ export const facebookWebhookRoute: FastifyPluginAsync = async (fastify) => {
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FACEBOOK_WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
 
-  fastify.get(FACEBOOK_WEBHOOK_PATH, async (request, reply) => {
-    const facebook = fastify.leadline.facebook
-    if (facebook === null) return sendError(reply, 'not_found', 'Facebook Lead Ads is not configured on this server (FACEBOOK_APP_SECRET, FACEBOOK_VERIFY_TOKEN)')
-    const query = request.query as Record<string, unknown>
-    const mode = query['hub.mode']
-    const token = query['hub.verify_token']
-    const challenge = query['hub.challenge']
-    if (mode !== 'subscribe' || typeof challenge !== 'string' || !CHALLENGE.test(challenge)) {
-      return sendError(reply, 'invalid_request', 'expected hub.mode=subscribe with hub.challenge and hub.verify_token (Facebook\'s subscription check)')
-    }
-    if (typeof token !== 'string' || !sameSecret(token, facebook.config.verifyToken)) {
+  type Configured = NonNullable<typeof fastify.leadline.facebook>
+  // Before the query is validated or the body read: without Facebook configured there is nothing here.
+  const configured = async (_request: FastifyRequest, reply: FastifyReply) => {
+    if (fastify.leadline.facebook === null) return sendError(reply, 'not_found', 'Facebook Lead Ads is not configured on this server (FACEBOOK_APP_SECRET, FACEBOOK_VERIFY_TOKEN)')
+  }
+
+  fastify.withTypeProvider<ZodTypeProvider>().get(FACEBOOK_WEBHOOK_PATH, {
+    // Facebook's callback, not an API for integrations: validated by its schema, left out of /docs/openapi.json.
+    schema: {
+      hide: true,
+      querystring: z.looseObject({
+        'hub.mode': z.literal('subscribe'),
+        'hub.challenge': z.string().regex(CHALLENGE),
+        // Checked against the secret below, so a missing one is the same 403 as a wrong one.
+        'hub.verify_token': z.string().optional(),
+      }),
+    },
+    onRequest: configured,
+    errorHandler: (error, _request, reply) => {
+      if (error.validationContext === 'querystring') {
+        return sendError(reply, 'invalid_request', 'expected hub.mode=subscribe with hub.challenge and hub.verify_token (Facebook\'s subscription check)')
+      }
+      throw error
+    },
+  }, async (request, reply) => {
+    const facebook = fastify.leadline.facebook as Configured // `configured` answered otherwise
+    const { 'hub.verify_token': token, 'hub.challenge': challenge } = request.query
+    if (token === undefined || !sameSecret(token, facebook.config.verifyToken)) {
       request.log.warn('refused a Facebook subscription check: hub.verify_token is not FACEBOOK_VERIFY_TOKEN')
       return sendError(reply, 'invalid_verify_token', 'hub.verify_token is not the verify token this server was given (FACEBOOK_VERIFY_TOKEN)')
     }
@@ -60,9 +79,8 @@ export const facebookWebhookRoute: FastifyPluginAsync = async (fastify) => {
     return reply.code(200).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(challenge)
   })
 
-  fastify.post(FACEBOOK_WEBHOOK_PATH, async (request, reply) => {
-    const facebook = fastify.leadline.facebook
-    if (facebook === null) return sendError(reply, 'not_found', 'Facebook Lead Ads is not configured on this server (FACEBOOK_APP_SECRET, FACEBOOK_VERIFY_TOKEN)')
+  fastify.post(FACEBOOK_WEBHOOK_PATH, { onRequest: configured }, async (request, reply) => {
+    const facebook = fastify.leadline.facebook as Configured // `configured` answered otherwise
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
     if (!validSignature(raw, request.headers['x-hub-signature-256'], facebook.config.appSecret)) {
       request.log.warn({ signed: request.headers['x-hub-signature-256'] !== undefined }, 'refused a Facebook webhook: X-Hub-Signature-256 is missing or does not match FACEBOOK_APP_SECRET')

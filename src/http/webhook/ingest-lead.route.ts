@@ -3,6 +3,7 @@
  * be JSON, form-encoded, multipart fields or a lead-ads payload. 201 for a new lead, 200 for an update.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import formbody from '@fastify/formbody'
 import multipart from '@fastify/multipart'
 import { DEFAULT_WEBHOOK_RATE_LIMIT, type RateLimit } from '../../config/config.ts'
@@ -15,6 +16,7 @@ import { parseFormBody } from './form-body.ts'
 import { parseXmlBody } from './xml-body.ts'
 import { bearerToken } from '../bearer-token.ts'
 import { UNREAD_BODY_BOUNDS } from '../unread-body.ts'
+import { webhookBodySchema, webhookQuerySchema, webhookResponses } from './ingest-lead.schema.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
 /** No lead form nests this deep (lead ads: 3 levels); deeper bodies are refused before anything is recorded. */
@@ -96,10 +98,22 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
   const overLimit = new WeakSet<FastifyRequest>()
   const tooLarge = `the body is limited to ${WEBHOOK_BODY_LIMIT} bytes`
 
-  fastify.route({
+  fastify.withTypeProvider<ZodTypeProvider>().route({
     method: 'POST',
     url: PATH,
     bodyLimit: WEBHOOK_BODY_LIMIT,
+    schema: {
+      summary: 'Send a lead',
+      description: 'One lead per request, from any form, lead-ads source or automation tool (docs/webhook.md). The token is checked before the body is read.',
+      tags: ['webhook'],
+      consumes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', 'text/xml'],
+      security: [{ webhookTokenHeader: [] }, { bearer: [] }, { webhookTokenQuery: [] }],
+      querystring: webhookQuerySchema,
+      body: webhookBodySchema,
+      response: webhookResponses,
+    },
+    // The answer is written as before the schemas: the response schemas describe it, the route is on the hot path.
+    serializerCompiler: () => (data) => JSON.stringify(data),
     // The console's "last deliveries" (src/read-models/webhook-deliveries.ts): noted for every
     // authenticated request, accepted or refused, and written to the views database in batches;
     // never an event on the log.
@@ -134,6 +148,8 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
       done(null, payload)
     },
     errorHandler(error, request, reply) {
+      // The body schema takes any object of fields: a JSON array, string or number is not one.
+      if (error.validationContext === 'body') return sendError(reply, 'body_not_object', 'body must be a JSON object or form fields')
       // A body without content-length that ran past the limit: the same answer as one that declared it.
       if ((error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, 'payload_too_large', tooLarge)
       // Busboy reports a broken multipart body (no closing boundary, a bad part header) with a bare
@@ -168,15 +184,16 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
       handling.add(request)
       if (overLimit.has(request)) return sendError(reply, 'payload_too_large', tooLarge)
       const principal = request.webhookPrincipal as WebhookPrincipal
-      const body = wellFormedInput(request.body, WEBHOOK_MAX_DEPTH)
+      // fastify hands the schema a missing body as null: without a content type nothing was sent, and no body
+      // carries no phone field (400 phone required); a JSON null is no object of fields (400 body must be an object).
+      const sent = request.body === null && request.headers['content-type'] === undefined ? {} : request.body
+      const body = wellFormedInput(sent, WEBHOOK_MAX_DEPTH)
       if (!body.ok) return sendError(reply, 'invalid_request', `the body nests objects and arrays more than ${WEBHOOK_MAX_DEPTH} levels deep`)
-      // No body at all carries no phone field (400 phone required); a JSON null is a scalar (400 body must be an object).
       // `?source=vendor-x` names the lead source, whose field map (if it has one) reads the body.
-      const source = (request.query as Record<string, unknown> | undefined)?.source
-      const result = await receiveLead(fastify.leadline, principal.account, body.value === undefined ? {} : body.value, {
+      const result = await receiveLead(fastify.leadline, principal.account, body.value, {
         actor: { kind: 'webhook_token', id: principal.tokenId },
         correlationId: request.id,
-      }, { source: typeof source === 'string' ? source : undefined })
+      }, { source: request.query.source })
       return reply.code(result.created ? 201 : 200).send({
         leadId: result.leadId,
         created: result.created,
