@@ -2,6 +2,7 @@ import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../helpers/build-app.ts'
 import { app as leadlineApp } from '../../../src/http/app.ts'
+import { defaultToolRegistry } from '../../../src/http/mcp/tool-registry.ts'
 import { CORE_FIELD_ALIASES } from '../../../src/domain/lead/intake/field-aliases.ts'
 import { leadAcceptedSchema, webhookBodySchema } from '../../../src/http/webhook/ingest-lead.schema.ts'
 
@@ -36,7 +37,7 @@ async function servedRoutes(t: Test, leadline: Awaited<ReturnType<typeof buildAp
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ url: route.url, method })
   })
-  await fastify.register(leadlineApp, { leadline, publicUrl: PUBLIC_URL })
+  await fastify.register(leadlineApp, { leadline, publicUrl: PUBLIC_URL, tools: await defaultToolRegistry() })
   await fastify.ready()
   t.teardown(() => fastify.close())
   return routes
