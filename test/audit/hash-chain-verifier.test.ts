@@ -63,7 +63,7 @@ function only(t: Test, report: VerifyReport): ChainFinding {
 }
 
 const intact = await tampered(() => {})
-const streams = 9 + ALERT_STORIES.length + OAUTH_RECORD_STORIES.length
+const streams = 10 + ALERT_STORIES.length + OAUTH_RECORD_STORIES.length
 const total = LEAD_STORY.length + ACCOUNT_STORY.length + 2 + 1 + OTHER_ACCOUNT_STORY.length + 6 + USER_STORY.length + FACEBOOK_PAGE_STORY.length + NUMBER_CLAIM_STORY.length + FACEBOOK_LEAD_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0)
   + OAUTH_RECORD_STORIES.reduce((n, [, events]) => n + events.length, 0) + RESTORE_STORY.length
 

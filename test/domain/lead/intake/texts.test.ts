@@ -37,7 +37,7 @@ t.test('keywords in any spelling and plain-language opt-outs, as the consent cla
 
 t.test('a plain-language opt-out is an opt-out: do-not-call in the same append, no reply', async (t) => {
   const { last, state } = play([text('Please stop texting me', 'SM1')])
-  t.same(last.map((e) => e.type), ['LeadReceived', 'TextReceived', 'LeadMarkedDoNotCall'])
+  t.same(last.map((e) => e.type), ['LeadReceived', 'TextReceived', 'LeadMarkedDoNotCall', 'NumberSuppressed'])
   t.match(last[1], { data: { keyword: 'opt_out' } })
   t.ok(state.doNotCall)
 })
