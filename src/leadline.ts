@@ -203,9 +203,17 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const live = {
     commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
-  // The assistant engine is made further down; the carrier asks for it only once a call is answered.
-  let assistantRef = null as Assistant | null
-  const assistantCalls = { ...live, assistant: () => assistantRef as Assistant }
+  // The voice assistant, before the carrier: the carrier asks for it once an assistant call is answered.
+  const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
+  const assistant = new AssistantEngine({
+    commands, accounts, calls, runner, inboundLeads, clock,
+    provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,
+    turnTimeoutMs: options.assistantTurnTimeoutMs ?? openedAssistant?.turnTimeoutMs,
+    ...(options.assistantMaxCallMs !== undefined ? { maxCallMs: options.assistantMaxCallMs } : {}),
+    silenceMs: options.assistantSilenceMs ?? openedAssistant?.silenceMs,
+    ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const assistantCalls = { ...live, assistant: () => assistant }
   const callReports: CallReports = {
     recordCallStatus: (update) => recordCallStatus(live, update),
     recordAnsweredBy: (callId, answeredBy) => recordAnsweredBy(live, callId, answeredBy),
@@ -259,16 +267,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, receivers, deliveries: outboundDeliveries, outboundEvents, clock })
-  const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
-  const assistant = new AssistantEngine({
-    commands, accounts, calls, runner, inboundLeads, clock,
-    provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,
-    turnTimeoutMs: options.assistantTurnTimeoutMs ?? openedAssistant?.turnTimeoutMs,
-    ...(options.assistantMaxCallMs !== undefined ? { maxCallMs: options.assistantMaxCallMs } : {}),
-    silenceMs: options.assistantSilenceMs ?? openedAssistant?.silenceMs,
-    ...(options.logger ? { logger: options.logger } : {}),
-  })
-  assistantRef = assistant
   const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   // Outbound events have a runner of their own: they pause while intake is busy, and must not hold up dialing.

@@ -48,7 +48,6 @@ import {
   WrongExpectedRevisionError,
   expectationHolds,
   type AppendResult,
-  type EventStore,
   type ExpectedRevision,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -57,67 +56,20 @@ import {
 } from '../event-store.port.ts'
 import { hashEvent } from '../hash-chain.ts'
 import { KeyedQueue } from '../keyed-queue.ts'
-import { CatchUpProgress, type ProgressLogger } from './catch-up-progress.ts'
+import type { ProgressLogger } from './catch-up-progress.ts'
+import { backoff, currentRevision, drain, errorType, isTransient, lastPosition, sleep, type StreamHead } from './esdb-client.ts'
 import { toEsdbPosition, toEventData, toRecordedEvent, toPortPosition } from './esdb-events.ts'
+import { importRecorded, type ImportResult, type ImportTarget } from './esdb-import.ts'
+import { clientConnectionString, redactConnectionString, type EsdbEventStore, type EsdbEventStoreOptions } from './esdb-options.ts'
+import { EsdbSubscription } from './esdb-subscription.ts'
 
-export interface EsdbEventStoreOptions {
-  /** Any connection string the client accepts (`esdb://host:2113?tls=false`, `esdb+discover://…`); `kurrentdb` schemes too. */
-  readonly connectionString: string
-  /** Source of `recordedAt`; defaults to the system clock. */
-  readonly clock?: () => Date
-  /** Catch-up progress and reconnections. Defaults to a JSON logger on standard output at LOG_LEVEL. */
-  readonly logger?: ProgressLogger
-  /**
-   * Keeps this store's streams under a prefix in EventStoreDB (`prefix` + stream name), and sees
-   * only those. For sharing one server between test runs; not part of LEADLINE_STORE. Hashes cover
-   * the stream name without the prefix.
-   */
-  readonly streamPrefix?: string
-}
-
-export interface EsdbEventStore extends EventStore {
-  readonly kind: 'esdb'
-  /** The connection string with any password replaced by `***`. */
-  readonly target: string
-  /**
-   * Appends events recorded by another store (a migration), keeping their ids, recordedAt and hash
-   * chain. Idempotent and resumable: events already there (same ids, same hashes) are skipped, the
-   * rest is appended after them. Throws DivergedStreamError when the stream holds something else.
-   */
-  importRecorded(stream: string, events: readonly RecordedEvent[]): Promise<ImportResult>
-}
-
-export interface ImportResult extends AppendResult {
-  /** How many of the events were appended now (the rest were there already). */
-  readonly imported: number
-}
-
-/** The target stream already holds different events than the ones being imported. */
-export class DivergedStreamError extends Error {
-  readonly type = 'diverged_stream' as const
-  constructor(
-    readonly stream: string,
-    readonly revision: number,
-    message: string,
-  ) {
-    super(`${stream} at revision ${revision}: ${message}`)
-    this.name = 'DivergedStreamError'
-  }
-}
+// The import and the subscription live in their own files; the adapter's exports stay here.
+export { DivergedStreamError, type ImportResult } from './esdb-import.ts'
+export { clientConnectionString, redactConnectionString, type EsdbEventStore, type EsdbEventStoreOptions } from './esdb-options.ts'
 
 /** Opens a client on the cluster the connection string names; nothing is sent before the first call. */
 export function openEsdbEventStore(options: EsdbEventStoreOptions): EsdbEventStore {
   return new EsdbStore(options)
-}
-
-/** `kurrentdb://` and `kurrentdb+discover://` are the newer names of the same connection strings. */
-export function clientConnectionString(connectionString: string): string {
-  return connectionString.replace(/^kurrentdb(\+discover)?:\/\//i, (_m, discover: string | undefined) => `esdb${discover ?? ''}://`)
-}
-
-/** The connection string without its password, for logs and messages. */
-export function redactConnectionString(connectionString: string): string {
-  return connectionString.replace(/(:\/\/[^:/@]+:)[^@/]*@/, '$1***@')
 }
 
 const READ_PAGE = 500
@@ -126,37 +78,9 @@ const HEAD_PAGE = 100
 const MAX_APPEND_ATTEMPTS = 50
 const MAX_TRANSIENT_ATTEMPTS = 4
 const DEFAULT_SUBSCRIPTION_BATCH = 500
-const RESUBSCRIBE_MAX_DELAY_MS = 5000
 const MAX_KNOWN_HEADS = 20_000
 /** System events never reach Leadline: the server drops every stream whose name starts with `$`. */
 const LEADLINE_STREAMS = streamNameFilter({ regex: '^[^$]' })
-
-interface StreamHead {
-  readonly revision: number
-  readonly hash: string
-  readonly position: number
-}
-
-type ClientError = Error & { type?: string; actualVersion?: bigint | string }
-
-function errorType(error: unknown): string | undefined {
-  return error instanceof Error ? (error as ClientError).type : undefined
-}
-
-/** The connection (not the request) failed: worth trying again once the client has reconnected. */
-function isTransient(error: unknown): boolean {
-  const type = errorType(error)
-  return type === 'unavailable' || type === 'not-leader' || type === 'deadline-exceeded' || type === 'cancelled' || type === 'timeout'
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-/** Jittered, growing pauses between attempts. */
-function backoff(attempt: number, capMs = 200): Promise<void> {
-  return sleep(Math.random() * Math.min(capMs, 2 * attempt))
-}
 
 class EsdbStore implements EsdbEventStore {
   readonly kind = 'esdb' as const
@@ -170,8 +94,14 @@ class EsdbStore implements EsdbEventStore {
   private readonly subscriptions = new Set<EsdbSubscription>()
   /** Positions where an event of the log starts, as seen by this client: safe places to read $all from. */
   private readonly knownPositions = new Set<number>()
-  /** Where this client's own imports left each stream (so the next import there needs no read first). */
-  private readonly importTails = new Map<string, StreamHead>()
+  /** What imports use of this store; `tails`: where this client's own imports left each stream (so the next import there needs no read first). */
+  private readonly importer: ImportTarget = {
+    tails: new Map<string, StreamHead>(),
+    readStream: (stream, options) => this.readStream(stream, options),
+    appendRaw: (stream, events, options) => this.client.appendToStream(this.prefix + stream, events, options),
+    positionOf: (stream, revision) => this.positionOf(stream, revision),
+    unavailable: (what, error) => this.unavailable(what, error),
+  }
   private readonly appendLanes = new KeyedQueue()
   /** The latest event this client has read of each stream (revision and hash), to chain on without reading again. */
   private readonly heads = new Map<string, StreamHead>()
@@ -348,76 +278,15 @@ class EsdbStore implements EsdbEventStore {
     return null
   }
 
-  private async positionOf(stream: string, revision: number): Promise<number> {
+  async positionOf(stream: string, revision: number): Promise<number> {
     const [event] = await this.readStream(stream, { from: revision, limit: 1 })
     if (!event) throw new StoreUnavailableError(`the append to ${stream} succeeded but revision ${revision} cannot be read back`)
     return event.position
   }
 
-  async importRecorded(stream: string, events: readonly RecordedEvent[]): Promise<ImportResult> {
+  importRecorded(stream: string, events: readonly RecordedEvent[]): Promise<ImportResult> {
     this.assertOpen()
-    const first = events[0]
-    if (first === undefined) throw new RangeError('nothing to import')
-    events.forEach((event, i) => {
-      const problem =
-        event.stream !== stream
-          ? `belongs to ${event.stream}`
-          : event.revision !== first.revision + i
-            ? 'revisions are not consecutive'
-            : i > 0 && event.prevHash !== (events[i - 1] as RecordedEvent).hash
-              ? 'does not link to the previous event'
-              : hashEvent(event, event.prevHash) !== event.hash
-                ? 'its hash does not match its content'
-                : null
-      if (problem) throw new DivergedStreamError(stream, event.revision, `the event to import ${problem}`)
-    })
-
-    let rest = events
-    let before = this.importTails.get(stream)
-    if (before?.revision !== first.revision - 1 || before.hash !== first.prevHash) {
-      // Not where this client left the stream: see what the target holds (a resumed or repeated run).
-      const present = await this.readStream(stream, { from: first.revision, limit: events.length })
-      present.forEach((stored, i) => {
-        const wanted = events[i] as RecordedEvent
-        if (stored.id !== wanted.id || stored.hash !== wanted.hash) {
-          throw new DivergedStreamError(stream, stored.revision, `the target holds event ${stored.id}, the source ${wanted.id}`)
-        }
-      })
-      rest = events.slice(present.length)
-      const lastPresent = present[present.length - 1]
-      if (rest.length === 0 && lastPresent) {
-        // Not remembered as a tail: what follows was probably copied already too, so look next time.
-        this.importTails.delete(stream)
-        return { nextExpectedRevision: lastPresent.revision, position: lastPresent.position, imported: 0 }
-      }
-      const next = rest[0] as RecordedEvent
-      if (next.revision > 0) {
-        const [previous] = await this.readStream(stream, { from: next.revision - 1, limit: 1 })
-        if (!previous) throw new DivergedStreamError(stream, next.revision - 1, 'the target is missing the events before it (import in log order)')
-        if (previous.hash !== next.prevHash) throw new DivergedStreamError(stream, previous.revision, 'the target holds a different event there')
-        before = { revision: previous.revision, hash: previous.hash, position: previous.position }
-      }
-    }
-
-    const next = rest[0] as RecordedEvent
-    const proposed = rest.map((event) =>
-      toEventData(event.id, event.type, event.data, event.metadata, { recordedAt: event.recordedAt, prevHash: event.prevHash, hash: event.hash }),
-    )
-    try {
-      const result = await this.client.appendToStream(this.prefix + stream, proposed, {
-        expectedRevision: next.revision === 0 ? NO_STREAM : BigInt(next.revision - 1),
-      })
-      const last = rest[rest.length - 1] as RecordedEvent
-      const position = result.position ? toPortPosition(result.position.commit) : await this.positionOf(stream, last.revision)
-      this.importTails.set(stream, { revision: last.revision, hash: last.hash, position })
-      return { nextExpectedRevision: last.revision, position, imported: rest.length }
-    } catch (error) {
-      this.importTails.delete(stream)
-      if (errorType(error) === 'wrong-expected-version') {
-        throw new DivergedStreamError(stream, next.revision, `another writer appended to the target stream (now at revision ${currentRevision(error)})`)
-      }
-      throw this.unavailable(`import into ${stream} failed`, error)
-    }
+    return importRecorded(this.importer, stream, events)
   }
 
   // ----- reads --------------------------------------------------------------------------------
@@ -616,185 +485,5 @@ class EsdbStore implements EsdbEventStore {
       return new Error(`${what}: larger than the maximum append size of EventStoreDB at ${this.target}`, { cause: error })
     }
     return new StoreUnavailableError(`${what}: EventStoreDB at ${this.target}: ${(error as Error).message}`, { cause: error })
-  }
-}
-
-/**
- * Reads a whole response. Never stop iterating a read midway: the client keeps an abandoned call
- * among the streams `dispose()` waits for, and closing the store would hang.
- */
-async function drain<T>(read: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const item of read) out.push(item)
-  return out
-}
-
-function lastPosition(resolved: ReadonlyArray<ResolvedEvent | AllStreamResolvedEvent>): Position | undefined {
-  for (let i = resolved.length - 1; i >= 0; i--) {
-    const position = resolved[i]?.event?.position
-    if (position) return position
-  }
-  return undefined
-}
-
-function currentRevision(error: unknown): number {
-  const actual = (error as ClientError).actualVersion
-  return typeof actual === 'bigint' ? Number(actual) : -1
-}
-
-/**
- * One consumer's view of a server-side filtered catch-up subscription to $all. Events are buffered
- * up to a high-water mark, then the server is paused (gRPC flow control), so a node catching up
- * from zero never holds the whole log in memory. A dropped connection (restart, leader change)
- * resubscribes after the last event received, so nothing is missed or repeated.
- */
-class EsdbSubscription implements Subscription {
-  private source: AllStreamSubscription | null = null
-  private buffer: RecordedEvent[] = []
-  private waiting: (() => void) | undefined
-  private ended = false
-  private started = false
-  private failure: Error | undefined
-  /** Where to resubscribe after (null: from the start), and below which events were delivered already. */
-  private resumeAfter: number | null
-  private floor: number
-  private fellBackToStart = false
-  private progress: CatchUpProgress | undefined
-  /** The head the subscription starts behind, read before the first batch so progress covers it all. */
-  private progressReady: Promise<void> | null = null
-  private serverCaughtUp = false
-  private paused = false
-  private retries = 0
-  private readonly highWater: number
-
-  constructor(
-    private readonly store: EsdbStore,
-    private readonly from: number | null,
-    private readonly maxBatchSize: number,
-    private readonly lingerMs: number,
-  ) {
-    this.resumeAfter = from
-    this.floor = from ?? -1
-    this.highWater = Math.max(2 * maxBatchSize, 1000)
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<readonly RecordedEvent[]> {
-    try {
-      if (!this.started && !this.ended) this.start()
-      while (!this.ended) {
-        if (this.progressReady) {
-          await this.progressReady
-          this.progressReady = null
-          continue
-        }
-        if (this.buffer.length > 0) {
-          const batch = this.buffer.splice(0, this.maxBatchSize)
-          if (this.paused && this.buffer.length < this.maxBatchSize) {
-            this.paused = false
-            this.source?.resume()
-          }
-          const last = batch[batch.length - 1] as RecordedEvent
-          this.progress?.delivered(last.position, batch.length)
-          if (this.serverCaughtUp && this.buffer.length === 0) this.progress?.live()
-          yield batch
-          continue
-        }
-        if (this.failure) throw this.failure
-        await new Promise<void>((resolve) => {
-          this.waiting = resolve
-        })
-        if (this.lingerMs > 0 && !this.ended) await sleep(this.lingerMs)
-      }
-    } finally {
-      await this.close()
-    }
-  }
-
-  private start(): void {
-    this.started = true
-    const from = this.from ?? 0
-    this.progressReady = this.store.headPosition().then(
-      (head) => {
-        if (head > from && !this.ended) this.progress = new CatchUpProgress(this.store.logger, from, head)
-      },
-      () => undefined, // progress is only for the logs; the subscription itself reports failures
-    )
-    this.connect()
-  }
-
-  private connect(): void {
-    if (this.ended) return
-    const source = this.store.openSubscription(this.resumeAfter)
-    this.source = source
-    source.on('data', (resolved: AllStreamResolvedEvent) => {
-      if (this.source !== source || this.ended) return
-      this.retries = 0
-      const event = this.store.recorded(resolved)
-      if (!event) return
-      this.resumeAfter = event.position
-      if (event.position <= this.floor) return
-      this.floor = event.position
-      this.buffer.push(event)
-      if (this.buffer.length >= this.highWater && !this.paused) {
-        this.paused = true
-        source.pause()
-      }
-      this.wake()
-    })
-    source.on('caughtUp', () => {
-      this.serverCaughtUp = true
-      if (this.buffer.length === 0) this.progress?.live()
-    })
-    source.on('error', (error: Error) => this.dropped(source, error))
-    source.on('end', () => this.dropped(source, null))
-  }
-
-  /** The server ended or broke the subscription: resubscribe after the last event received, or fail. */
-  private dropped(source: AllStreamSubscription, error: Error | null): void {
-    if (this.source !== source || this.ended) return
-    this.source = null
-    this.paused = false
-    if (error !== null && !isTransient(error)) {
-      if (this.from !== null && this.resumeAfter === this.from && !this.fellBackToStart) {
-        // The server cannot start after this checkpoint (no record starts there): start from the
-        // beginning and skip what the consumer has had, rather than stop.
-        this.fellBackToStart = true
-        this.resumeAfter = null
-        this.store.logger.warn({ after: this.from, err: error.message }, 'cannot subscribe after this position: subscribing from the start instead')
-        this.connect()
-        return
-      }
-      this.failure = this.store.unavailable('subscription to $all failed', error)
-      this.wake()
-      return
-    }
-    if (this.store.isClosed) return
-    this.retries++
-    const delay = Math.min(RESUBSCRIBE_MAX_DELAY_MS, 100 * 2 ** Math.min(this.retries, 6))
-    this.store.logger.warn({ after: this.resumeAfter, inMs: delay, err: error?.message ?? 'ended by the server' }, 'subscription to $all dropped: resubscribing')
-    setTimeout(() => this.connect(), delay).unref()
-  }
-
-  private wake(): void {
-    const waiting = this.waiting
-    this.waiting = undefined
-    waiting?.()
-  }
-
-  end(): void {
-    this.ended = true
-    this.wake()
-  }
-
-  async close(): Promise<void> {
-    if (this.ended && this.source === null) {
-      this.store.forget(this)
-      return
-    }
-    this.end()
-    const source = this.source
-    this.source = null
-    this.store.forget(this)
-    if (source) await source.unsubscribe().catch(() => undefined)
   }
 }

@@ -25,7 +25,7 @@ import { classifyConsent } from '../../domain/consent/consent-classifier.ts'
 import { sessionRefusal } from '../../domain/lead/assistant/assistant.decider.ts'
 import { NODE_ID } from '../effect-process.ts'
 import { withoutWithheldValues } from '../../domain/lead/model-view.ts'
-import type { AssistantProvider, CallFacts, ChatMessage, ToolCall, TurnChunk } from '../../integrations/assistant/assistant-provider.port.ts'
+import type { AssistantProvider, CallFacts, ChatMessage, ToolCall } from '../../integrations/assistant/assistant-provider.port.ts'
 import { createScriptedAssistant } from '../../integrations/assistant/scripted/index.ts'
 import type { ProjectionRunner } from '../../read-models/projection-runner.ts'
 import type { CallRow, CallsQueries } from '../../../projections/calls/calls.queries.ts'
@@ -33,6 +33,7 @@ import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inb
 import type { Assistant, AssistantRefusal, Conversation, ConversationStart, RelayOutput } from './conversation.ts'
 import { greeting, leadFields, systemPrompt, type LeadForAssistant } from './assistant-prompt.ts'
 import { isToolName, TOOL_SPECS, toolArguments } from './assistant-tools.ts'
+import { errorName, Interrupted, TimedOut, withIdleTimeout } from './turn-timeout.ts'
 
 /** A turn whose model says nothing for this long is abandoned (LEADLINE_ASSISTANT_TIMEOUT_MS). */
 export const DEFAULT_TURN_TIMEOUT_MS = 8000
@@ -455,50 +456,5 @@ class LiveConversation implements Conversation {
 
   private command(command: Parameters<typeof leadDecider.decide>[0]) {
     return this.deps.commands.handle(this.checked.call.stream, leadDecider, command, ACTOR)
-  }
-}
-
-class Interrupted extends Error {
-  override readonly name = 'Interrupted'
-}
-class TimedOut extends Error {
-  override readonly name = 'TimedOut'
-}
-
-function errorName(error: unknown): string {
-  if (error && typeof error === 'object') {
-    const status = (error as { status?: unknown }).status
-    const name = (error as { name?: unknown }).name
-    return `${typeof name === 'string' ? name : 'error'}${typeof status === 'number' ? ` ${status}` : ''}`
-  }
-  return 'error'
-}
-
-/**
- * The provider's chunks, abandoned when none arrives for `ms` or the turn is aborted: each wait races
- * the abort, so an adapter that ignores its signal cannot hold the call.
- */
-async function* withIdleTimeout(chunks: AsyncIterable<TurnChunk>, controller: AbortController, ms: number): AsyncIterable<TurnChunk> {
-  const iterator = chunks[Symbol.asyncIterator]()
-  const aborted = new Promise<never>((_, reject) => {
-    if (controller.signal.aborted) reject(controller.signal.reason)
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
-  })
-  aborted.catch(() => {})
-  try {
-    for (;;) {
-      const timer = setTimeout(() => controller.abort(new TimedOut()), ms)
-      let next: IteratorResult<TurnChunk>
-      try {
-        next = await Promise.race([iterator.next(), aborted])
-      } finally {
-        clearTimeout(timer)
-      }
-      if (controller.signal.aborted) throw controller.signal.reason
-      if (next.done) return
-      yield next.value
-    }
-  } finally {
-    void iterator.return?.()?.catch(() => {})
   }
 }
