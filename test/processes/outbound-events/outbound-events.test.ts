@@ -205,7 +205,8 @@ t.test('after the retry window a delivery is failed; a retry by hand sends it ag
   const r = await receiver(t, () => (up ? 200 : 500))
   await subscribe(built.leadline, account.accountId, r, ['lead.received'])
   await postLead(built.app, token, { phone: '+13125550142', name: 'Jane Doe' })
-  await waitFor('the first attempt', () => r.received.length >= 1)
+  // The first attempt recorded (not only received): its retry is reckoned from the clock as it is recorded.
+  await waitFor('the first attempt', () => deliveriesOf(built.leadline, account.accountId).some((d) => d.attempts === 1 && d.status === 'pending'))
   // Its retry falls due about 40 ms later; the one after that, about 120 ms after the event: past the window.
   clock.advance(100)
   const [failed] = await waitFor('failed', () => inStatus(built.leadline, account.accountId, 'failed'))
