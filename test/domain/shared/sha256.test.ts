@@ -1,4 +1,4 @@
-/** sha256Hex gives what createHash gives, through Node's one-shot hash and through the fallback for Node releases without it. */
+/** sha256Hex gives what createHash gives, through Node's one-shot hash. */
 import * as crypto from 'node:crypto'
 import t from 'tap'
 import { sha256Hex } from '../../../src/domain/shared/sha256.ts'
@@ -12,10 +12,3 @@ t.test('the one-shot hash, where Node has it', async (t) => {
   for (const input of INPUTS) t.equal(sha256Hex(input), expected(input))
 })
 
-t.test('the streaming fallback, where it does not', async (t) => {
-  const { hash: _hash, ...withoutHash } = crypto as typeof crypto & { hash?: unknown }
-  const { sha256Hex: fallback } = await t.mockImport<typeof import('../../../src/domain/shared/sha256.ts')>('../../../src/domain/shared/sha256.ts', {
-    'node:crypto': withoutHash,
-  })
-  for (const input of INPUTS) t.equal(fallback(input), expected(input))
-})
