@@ -16,7 +16,6 @@ import { helpText, optOutConfirmationText, textKeyword } from '../domain/lead/in
 import { newLeadId } from '../domain/shared/ids.ts'
 import type { CommandContext, CommandHandler } from '../eventstore/command-handler.ts'
 import { CarrierError, messagingService, type Carrier, type InboundText } from '../integrations/carrier/carrier.port.ts'
-import type { ProjectionRunner } from '../read-models/projection-runner.ts'
 import type { NumberClaims } from './number-claims.ts'
 import type { Accounts } from './accounts.ts'
 
@@ -24,7 +23,6 @@ export interface ReceiveTextDeps {
   readonly commands: CommandHandler
   readonly accounts: Pick<Accounts, 'get'>
   readonly numbers: Pick<NumberClaims, 'ownerOf'>
-  readonly runner: Pick<ProjectionRunner, 'catchUp'>
   readonly clock: () => Date
   readonly carrier: () => Pick<Carrier, 'name' | 'sendText'>
   /** Who claims a reply (host and pid). */

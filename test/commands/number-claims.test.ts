@@ -12,8 +12,8 @@ import { openLeadline, type Leadline } from '../../src/leadline.ts'
 import { accountDecider } from '../../src/domain/account/account.decider.ts'
 import { accountStream } from '../../src/domain/account/account.events.ts'
 import { numberClaimStream } from '../../src/domain/numbers/number-claim.events.ts'
-import { DomainError } from '../../src/domain/shared/decider.ts'
 import { operatorContext } from '../helpers/build-app.ts'
+import { refusal } from '../helpers/refusal.ts'
 
 const X = '+13125550100'
 const Y = '+13125550199'
@@ -23,15 +23,6 @@ async function open(t: Pick<Test, 'teardown'>, dir: string, name = 'views.db'): 
   const leadline = await openLeadline({ store: `sqlite:${path.join(dir, 'leadline.db')}`, viewsPath: path.join(dir, name), env: { LEADLINE_SIMULATED_DELAY_MS: '20' } })
   t.teardown(() => leadline.close())
   return leadline
-}
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-  } catch (error) {
-    return error instanceof DomainError ? error.code : `not a DomainError: ${String(error)}`
-  }
-  return 'not refused'
 }
 
 t.test("B cannot set A's number, at creation or later: number_in_use, and nothing of B changes", async (t) => {

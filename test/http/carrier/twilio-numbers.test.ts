@@ -11,10 +11,10 @@ import type { Test } from 'tap'
 import twilio from 'twilio'
 import { mcpApp, type McpTestApp } from '../mcp/mcp-helpers.ts'
 import { FAKE_ACCOUNT_SID, startFakeTwilio, twilioEnv, type FakeTwilio } from '../../doubles/fake-twilio.ts'
-import { DomainError } from '../../../src/domain/shared/decider.ts'
 import { accountStream } from '../../../src/domain/account/account.events.ts'
 import { numberClaimStream } from '../../../src/domain/numbers/number-claim.events.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
+import { refusal } from '../../helpers/refusal.ts'
 
 const A_NUMBER = '+13125550100'
 const B_NUMBER = '+13125550101'
@@ -30,15 +30,6 @@ async function setUp(t: Test): Promise<{ app: McpTestApp; fake: FakeTwilio; logg
   const logged: string[] = []
   const app = await mcpApp(t, { env: twilioEnv(fake), start: false, logger: { level: 'warn', stream: { write: (line: string) => logged.push(line) } } })
   return { app, fake, logged }
-}
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise
-  } catch (error) {
-    return error instanceof DomainError ? error.code : `not a DomainError: ${String(error)}`
-  }
-  return 'not refused'
 }
 
 /** Posts an inbound message as Twilio would, signed by the SDK. */
