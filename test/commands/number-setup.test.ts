@@ -196,3 +196,21 @@ t.test('a crash between the claim and the carrier call: outcome unknown after th
   t.match(await app.leadline.numberSetup.buy(accountId, '+13125550182', null, operatorContext), { stage: 'bought' }, 'the interrupted one can be bought again')
   t.equal(creates(fake).length, 1)
 })
+
+t.test('two nodes on one log buying one number at the same moment buy it once', async (t) => {
+  const fake = await startFakeTwilio({ incomingNumbers: [OWNED] })
+  t.teardown(() => fake.close())
+  const first = await buildApp(t, { env: twilioEnv(fake), start: false, store: 'sqlite' })
+  const second = await buildApp(t, { env: twilioEnv(fake), start: false, sameLogAs: first })
+  const { account } = await first.createAccount('Acme Roofing')
+  await second.leadline.runner.catchUp()
+  fake.failNext({ kind: 'delay', ms: 50 })
+  const [a, b] = await Promise.all([
+    first.leadline.numberSetup.buy(account.accountId, FOR_SALE, null, operatorContext),
+    second.leadline.numberSetup.buy(account.accountId, FOR_SALE, null, operatorContext),
+  ])
+  t.equal(creates(fake).length, 1, 'Twilio was asked once')
+  t.equal(a.purchaseId, b.purchaseId, 'one purchase, both answered with it')
+  t.same([a.stage, b.stage], ['bought', 'bought'])
+  t.same((await first.leadline.store.readStream(numberPurchaseStream(FOR_SALE))).map((e) => e.type), ['NumberPurchaseDecided', 'NumberPurchaseStarted', 'NumberPurchased'])
+})
