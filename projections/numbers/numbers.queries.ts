@@ -36,8 +36,10 @@ export class NumbersQueries {
   private readonly byAccount
   private readonly unclaimed
   private readonly byCarrier
+  private readonly holder
 
   constructor(db: ViewsDatabase) {
+    this.holder = db.prepare('SELECT account_id AS accountId FROM number_claims WHERE sender = ?')
     this.byCarrier = db.prepare(`SELECT ${PURCHASE_COLUMNS} FROM number_purchases WHERE carrier = ? ORDER BY number`)
     this.byAccount = db.prepare('SELECT sender, kind, account_id AS accountId, use, claimed_at AS claimedAt FROM number_claims WHERE account_id = ? ORDER BY sender')
     // Oldest account first: the order an upgrade gives shared numbers away in.
@@ -64,5 +66,10 @@ export class NumbersQueries {
   /** Every number whose purchase from `carrier` was decided through Leadline, by number, with its latest purchase's stage. */
   purchasesFrom(carrier: string): NumberPurchaseRow[] {
     return this.byCarrier.all(carrier) as NumberPurchaseRow[]
+  }
+
+  /** The account holding `sender` in the read model (a page's listing; routing and claims read the claim stream). */
+  holderOf(sender: string): string | null {
+    return (this.holder.get(sender) as { accountId: string } | undefined)?.accountId ?? null
   }
 }

@@ -111,7 +111,7 @@ export class NumberSetup {
 
   /** The carrier account's numbers (or, at a carrier without a list, the numbers bought through Leadline), each with who holds it. */
   async list(accountId: string, publicUrl: string): Promise<NumberListing> {
-    const { carrier, queries, claims, runner } = this.deps
+    const { carrier, queries, runner } = this.deps
     const account = await this.deps.accounts.require(accountId)
     await runner.catchUp()
     const purchases = queries.purchasesFrom(carrier.name)
@@ -128,7 +128,7 @@ export class NumberSetup {
     const numbers: ListedNumber[] = []
     for (const n of owned) {
       const use = mine.get(n.number)
-      const holder: NumberHolder = use !== undefined ? { kind: 'this_account', use } : (await claims.ownerOf(n.number)) !== null ? { kind: 'another_account' } : { kind: 'none' }
+      const holder: NumberHolder = use !== undefined ? { kind: 'this_account', use } : queries.holderOf(n.number) !== null ? { kind: 'another_account' } : { kind: 'none' }
       const pointedHere = n.voiceUrl === expected.voiceUrl && n.voiceStatusUrl === expected.voiceStatusUrl && n.smsUrl === expected.smsUrl
       numbers.push({ ...n, holder, callerId: account.settings.callerId === n.number, pointedHere })
     }
@@ -217,14 +217,14 @@ export class NumberSetup {
     return { voiceUrl: hook('voice'), voiceStatusUrl: hook('voice-status'), smsUrl: hook('sms') }
   }
 
-  /** Whether the carrier account holds `number`: in its list, or, at a carrier without one, bought through Leadline. */
+  /** Whether the carrier account holds `number` as a number of its own (a verified caller ID takes no calls), or, at a carrier without numbers, whether Leadline bought it. */
   private async held(number: string, bought: NumberPurchaseRow | undefined): Promise<boolean> {
     const { carrier } = this.deps
-    if (carrier.listNumbers === undefined) return bought !== undefined
+    if (carrier.numberHeld === undefined) return bought !== undefined
     try {
-      return (await carrier.listNumbers()).some((n) => n.number === number)
+      return (await carrier.numberHeld(number)) === 'incoming_number'
     } catch (error) {
-      throw carrierFailed(carrier, 'list the numbers', error)
+      throw carrierFailed(carrier, 'say whether it holds the number', error)
     }
   }
 

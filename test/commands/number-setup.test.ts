@@ -214,3 +214,17 @@ t.test('two nodes on one log buying one number at the same moment buy it once', 
   t.same([a.stage, b.stage], ['bought', 'bought'])
   t.same((await first.leadline.store.readStream(numberPurchaseStream(FOR_SALE))).map((e) => e.type), ['NumberPurchaseDecided', 'NumberPurchaseStarted', 'NumberPurchased'])
 })
+
+t.test('Twilio refusing the webhook URLs: the number is the account\'s, the owner is told to use it again, and the next use sets them', async (t) => {
+  const { app, fake, accountId } = await setUp(t)
+  const setup = app.leadline.numberSetup
+  // The number check, the claim's check and the look-up of its sid pass; the update fails.
+  fake.failNext({ kind: 'delay', ms: 0 }, 3)
+  fake.failNext({ kind: 'status', status: 500 })
+  t.equal(await refusal(setup.use(accountId, OWNED, PUBLIC_URL, operatorContext)), 'number_webhooks_failed')
+  t.equal(await app.leadline.numbers.ownerOf(OWNED), accountId, 'claimed: no other account can take it meanwhile')
+  t.equal((await app.leadline.accounts.require(accountId)).settings.callerId, null, 'the caller ID waits for a number that answers')
+  t.equal(fake.numbers.updates().length, 0)
+  t.match(await setup.use(accountId, OWNED, PUBLIC_URL, operatorContext), { claimed: false, webhooks: { applied: true }, callerId: { after: OWNED, changed: true } })
+  t.equal(fake.numbers.updates().length, 1)
+})

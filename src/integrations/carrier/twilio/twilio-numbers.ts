@@ -23,8 +23,10 @@ type Perform = <T>(what: TwilioNumberRequest, send: () => Promise<T>) => Promise
 /** The hooks a number in use posts to: its calls (and their end) and its texts. */
 export const NUMBER_HOOKS = { voice: 'voice', voiceStatus: 'voice-status', sms: 'sms' } as const
 
-/** The most numbers a list or a search answers (one page). */
+/** The most numbers a search answers (one page). */
 const PAGE = 100
+/** The most numbers the account's list shows (the SDK pages through them). */
+const LIST_LIMIT = 1000
 
 type Capabilities = Readonly<Record<string, unknown>> | null | undefined
 /** AvailablePhoneNumbers says `SMS`, IncomingPhoneNumbers `sms`: either is read. */
@@ -82,7 +84,7 @@ export function twilioNumbers(client: Twilio, perform: Perform): Required<Pick<C
 
   return {
     async listNumbers() {
-      const numbers = await perform('number list', () => client.incomingPhoneNumbers.list({ limit: PAGE }))
+      const numbers = await perform('number list', () => client.incomingPhoneNumbers.list({ limit: LIST_LIMIT }))
       return numbers.map(carrierNumber)
     },
 
