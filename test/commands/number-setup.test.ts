@@ -14,6 +14,7 @@ import { numberClaimStream } from '../../src/domain/numbers/number-claim.events.
 import { numberPurchaseStream } from '../../src/domain/numbers/number-purchase.events.ts'
 import { numberPurchaseDecider } from '../../src/domain/numbers/number-purchase.decider.ts'
 import { NumberBuyer } from '../../src/processes/number-buyer/number-buyer.process.ts'
+import { LOG_RESTORES_STREAM, logRestoreDecider } from '../../src/domain/restore/log-restore.ts'
 
 const OWNED = '+13125550100'
 const VERIFIED = '+17735550123'
@@ -227,4 +228,22 @@ t.test('Twilio refusing the webhook URLs: the number is the account\'s, the owne
   t.equal(fake.numbers.updates().length, 0)
   t.match(await setup.use(accountId, OWNED, PUBLIC_URL, operatorContext), { claimed: false, webhooks: { applied: true }, callerId: { after: OWNED, changed: true } })
   t.equal(fake.numbers.updates().length, 1)
+})
+
+t.test('after a restore from a backup: a purchase the backup held open is never carried out (unclaimed: failed; claimed: unknown)', async (t) => {
+  const { app, fake, accountId } = await setUp(t)
+  const commands = app.leadline.commands
+  const context = { actor: { kind: 'process', id: 'number-buyer' } } as const
+  const unclaimed = numberPurchaseStream(FOR_SALE)
+  const claimed = numberPurchaseStream('+13125550182')
+  await commands.handle(unclaimed, numberPurchaseDecider, { type: 'DecidePurchase', purchaseId: 'npu_open', number: FOR_SALE, accountId, carrier: 'twilio', monthlyPrice: null }, context)
+  await commands.handle(claimed, numberPurchaseDecider, { type: 'DecidePurchase', purchaseId: 'npu_claimed', number: '+13125550182', accountId, carrier: 'twilio', monthlyPrice: null }, context)
+  await commands.handle(claimed, numberPurchaseDecider, { type: 'StartPurchase', purchaseId: 'npu_claimed', node: 'old-node:1' }, context)
+  const head = await app.leadline.store.headPosition()
+  await commands.handle(LOG_RESTORES_STREAM, logRestoreDecider, { type: 'RecordRestore', backupHead: head, backupEvents: head + 1 }, operatorContext)
+  await app.leadline.runner.catchUp()
+  t.equal(await app.leadline.effects.get(NumberBuyer).expireRestored(), 2)
+  t.match((await commands.load(unclaimed, numberPurchaseDecider)).state.current, { stage: 'failed', failure: 'restored_from_backup' })
+  t.match((await commands.load(claimed, numberPurchaseDecider)).state.current, { stage: 'unknown', message: /may have been bought after the backup/ })
+  t.equal(creates(fake).length, 0, 'Twilio was not asked')
 })
