@@ -4,7 +4,7 @@
  * account commands; `buy` shows the price and buys only with `--yes`, at most once.
  */
 import type { ListedNumber } from '../../commands/number-setup.ts'
-import { json, listing, operator, parse, required, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
+import { json, listing, operator, parse, required, shown, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
 
 /** A purchase that did not go through: its message on stderr, exit 1 (a failure, not bad input). */
 export class NumberNotBought extends Error {
@@ -38,7 +38,7 @@ export async function numberCommand(args: string[], io: Io): Promise<void> {
             ? `no numbers in the ${found.carrier} account${found.simulated ? ' (simulated)' : ''} yet: leadline number search --area-code NXX`
             : table(['number', 'takes', 'used by', 'caller id', 'webhooks'], rows),
           ...found.purchases.map((p) => p.stage === 'unknown'
-            ? `${p.number}: purchase outcome unknown (${p.message ?? 'no answer'}): never asked again; if it is listed above, it was bought`
+            ? `${p.number}: purchase outcome unknown (${shown(p.message ?? 'no answer')}): never asked again; if it is listed above, it was bought`
             : `${p.number}: being bought`),
         ]
         if (found.simulated) lines.push('carrier: simulated — fictional numbers, nothing rings')
@@ -90,7 +90,7 @@ export async function numberCommand(args: string[], io: Io): Promise<void> {
         if (purchase.stage !== 'bought') {
           throw new NumberNotBought(`the purchase of ${number} has no known outcome (${purchase.message ?? 'no answer came'}): it is never asked again; if leadline number list shows it, it was bought`)
         }
-        if (!values.json) io.out(`bought ${number} from ${purchase.carrier} (${purchase.carrierSid ?? ''}, ${cost})\nnext: leadline number use --account ${accountId} --number ${number}`)
+        if (!values.json) io.out(`bought ${number} from ${purchase.carrier} (${shown(purchase.carrierSid)}, ${cost})\nnext: leadline number use --account ${accountId} --number ${number}`)
       })
       return
     }

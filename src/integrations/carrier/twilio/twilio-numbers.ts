@@ -76,7 +76,9 @@ export function twilioNumbers(client: Twilio, perform: Perform): Required<Pick<C
       const pricing = await perform('number search', () => client.pricing.v1.phoneNumbers.countries(country).fetch())
       const local = pricing.phoneNumberPrices.find((p) => p.numberType === 'local')
       const amount = local?.currentPrice ?? local?.basePrice
-      return amount === undefined || amount === null ? null : { amount: String(amount), currency: pricing.priceUnit.toUpperCase() }
+      const price = { amount: String(amount ?? ''), currency: String(pricing.priceUnit ?? '').toUpperCase() }
+      // Only a price that reads as one is shown: anything else is the carrier not saying.
+      return /^\d{1,6}(\.\d{1,6})?$/.test(price.amount) && /^[A-Z]{3}$/.test(price.currency) ? price : null
     } catch {
       return null
     }
