@@ -13,6 +13,8 @@ import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { Accounts } from './commands/accounts.ts'
 import { NumberClaims } from './commands/number-claims.ts'
+import { NumberSetup } from './commands/number-setup.ts'
+import { NumberBuyer } from './processes/number-buyer/number-buyer.process.ts'
 import { IdempotencyKeys } from './commands/idempotency.ts'
 import { recordCallStatus } from './commands/record-call-status.command.ts'
 import { recordAnsweredBy } from './commands/record-answered-by.command.ts'
@@ -117,6 +119,8 @@ export interface Leadline {
   readonly accountsQueries: AccountsQueries
   /** Which account holds each caller ID and Messaging Service (one each). */
   readonly numbers: NumberClaims
+  /** The carrier account's numbers: list, search, buy (at most once), put in use for an account. */
+  readonly numberSetup: NumberSetup
   /** Idempotency keys of the write tools, kept on the log. */
   readonly idempotency: IdempotencyKeys
   readonly calls: CallsQueries
@@ -191,8 +195,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const accountsQueries = new AccountsQueries(views)
   // The carrier is opened below; a claim asks it only when an owner sets a caller ID.
   let carrierRef: Carrier | null = null
+  const numbersQueries = new NumbersQueries(views)
   const numberClaims = new NumberClaims({
-    commands, runner, queries: new NumbersQueries(views), carrier: () => carrierRef as Carrier, ...(options.logger ? { logger: options.logger } : {}),
+    commands, runner, queries: numbersQueries, carrier: () => carrierRef as Carrier, ...(options.logger ? { logger: options.logger } : {}),
   })
   const accounts = new Accounts(store, commands, runner, accountsQueries, numberClaims)
   const inboundLeads = new InboundLeadsQueries(views)
@@ -252,6 +257,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     ...(options.logger ? { logger: options.logger } : {}),
   })
   const dialer = effects.get(Dialer)
+  const numberBuyer = effects.get(NumberBuyer)
+  const numberSetup = new NumberSetup({ commands, runner, queries: numbersQueries, claims: numberClaims, accounts, carrier, buy: (stream, id) => numberBuyer.buy(stream, id) })
   const fetcher = effects.find(FacebookLeadFetcher)
   const facebook: Leadline['facebook'] = facebookSettings !== null && fetcher ? { config: facebookSettings, ads: facebookLeadAds, fetcher } : null
   const effectProcesses = effects.all
@@ -275,7 +282,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

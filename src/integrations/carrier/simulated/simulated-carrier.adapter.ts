@@ -23,6 +23,7 @@ import {
 } from '../carrier.port.ts'
 import { DEFAULT_SIMULATED_SEED, answerDrawer, type SimulatedAnswers, type SimulatedWho } from './simulated-answers.ts'
 import { callerDrawer, type SimulatedPersona } from './simulated-caller.ts'
+import { simulatedNumbers } from './simulated-numbers.ts'
 
 export type SimulatedAnswer = 'answered' | 'no-answer' | 'busy'
 /** `cycle` goes answered, no-answer, busy, answered, … one call after another. */
@@ -373,6 +374,8 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       refuseWhenClosed('call update')
       updates.push({ callId, instructions, requestedAt: clock().toISOString() })
     },
+
+    ...simulatedNumbers(refuseWhenClosed),
 
     updates: () => updates.map((u) => ({ ...u })),
     calls: () => callRecords.map((c) => ({ ...c, request: { ...c.request } })),
