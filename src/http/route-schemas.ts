@@ -6,6 +6,12 @@ import type { FastifySchemaCompiler } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 
+/**
+ * The schema of a page for people (the console, the docs, the pay page, the home page): validated like any
+ * route, left out of /docs/openapi.json, which describes what programs call (docs/webhook.md#machine-readable-description).
+ */
+export const PAGE_FOR_PEOPLE = { hide: true } as const
+
 /** Form fields or query parameters as fastify parses them: a name sent twice is a list. */
 export const formFields = z.record(z.string(), z.union([z.string(), z.array(z.string())]))
 
