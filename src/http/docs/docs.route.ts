@@ -10,6 +10,7 @@ import { INDEX_PAGE, loadDocsSource, PAGE_NAME, SCREENSHOTS_DIR, type DocsSource
 import { readdirSync, readFileSync } from 'node:fs'
 import { buildDocsSite, SCREENSHOT_NAME, type DocsSite, type Representation } from './docs-site.ts'
 import { STYLE_HASH } from './layout.ts'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { sendErrorPage } from '../errors.ts'
 import { PAGE_FOR_PEOPLE } from '../route-schemas.ts'
@@ -88,6 +89,8 @@ function siteFor(source: DocsSource, publicUrl: string): DocsSite {
 }
 
 export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, options) => {
+  // Its schemas are zod's, also when the site is served on an app of its own (a directory given in `source`).
+  fastify.setValidatorCompiler(validatorCompiler)
   const source = options.source ?? (checkoutDocs ??= loadDocsSource())
   const site = siteFor(source, options.publicUrl ?? fastify.publicUrl)
   const index = site.pages.get(INDEX_PAGE)
