@@ -26,5 +26,8 @@ export function signedBodyValidator<S>(route: Parameters<FastifySchemaCompiler<S
   return route.httpPart === 'body' ? (value) => ({ value }) : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0])
 }
 
+/** For routes whose requests something else reads and checks (the tool endpoint, the OAuth library): the schemas describe them. */
+export const describedOnly = () => (value: unknown) => ({ value })
+
 /** For routes whose answers are written as they always were: the response schemas describe them, and a mismatch is no 500. */
 export const answersAsWritten = () => (data: unknown) => JSON.stringify(data)

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } 
 import type { z } from 'zod'
 import { SCOPES } from '../../domain/account/account.events.ts'
 import { MCP_PATH } from '../mcp/mcp.route.ts'
+import { describedOnly } from '../route-schemas.ts'
 import { OAUTH_PREFIX, PROTECTED_RESOURCE_METADATA_PATH, type OAuthServer } from './oauth-server.ts'
 import {
   authorizationMetadataSchema, authorizeSchema, jwksSchema, parSchema, protectedResourceSchema, registerSchema, revokeSchema, tokenSchema,
@@ -48,7 +49,7 @@ export const oauthRoutes: FastifyPluginAsync<{ oauth: OAuthServer }> = async (fa
 
   // The endpoints a client uses, each described for /docs/openapi.json; the library reads and checks their requests.
   const library = (method: 'GET' | 'POST', url: string, schema: FastifySchema, path?: string) =>
-    fastify.route({ method, url, schema, validatorCompiler: () => (value) => ({ value }), handler: (request, reply) => forward(request, reply, path) })
+    fastify.route({ method, url, schema, validatorCompiler: describedOnly, handler: (request, reply) => forward(request, reply, path) })
   library('GET', `${OAUTH_PREFIX}/authorize`, authorizeSchema)
   library('POST', `${OAUTH_PREFIX}/par`, parSchema)
   library('POST', `${OAUTH_PREFIX}/token`, tokenSchema)
