@@ -83,8 +83,8 @@ export interface LeadlineOptions {
   readonly publicUrl?: string
   /** Carrier settings (TWILIO_*, LEADLINE_SIMULATED_*); default process.env. */
   readonly env?: NodeJS.ProcessEnv
-  /** A carrier to use instead of the one the environment names (tests). */
-  readonly carrier?: (reports: CallReports) => Carrier
+  /** A carrier to use instead of the one the environment names (tests, the demo); handed the reports like any other. */
+  readonly carrier?: () => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
@@ -193,11 +193,11 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
-  // The carrier is opened below; a claim asks it only when an owner sets a caller ID.
-  let carrierRef: Carrier | null = null
+  // The carrier first: the claims on numbers and the commands behind its reports call it; its reports are handed to it below.
+  const carrier = options.carrier ? options.carrier() : await openCarrier(options.env ?? process.env, options.logger)
   const numbersQueries = new NumbersQueries(views)
   const numberClaims = new NumberClaims({
-    commands, runner, queries: numbersQueries, carrier: () => carrierRef as Carrier, ...(options.logger ? { logger: options.logger } : {}),
+    commands, runner, queries: numbersQueries, carrier: () => carrier, ...(options.logger ? { logger: options.logger } : {}),
   })
   const accounts = new Accounts(store, commands, runner, accountsQueries, numberClaims)
   const inboundLeads = new InboundLeadsQueries(views)
@@ -206,9 +206,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const claims = new ClaimsQueries(views)
   // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
   const live = {
-    commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
+    commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
-  // The voice assistant, before the carrier: the carrier asks for it once an assistant call is answered.
+  // The voice assistant, before the reports: the carrier asks for it once an assistant call is answered.
   const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
   const assistant = new AssistantEngine({
     commands, accounts, calls, runner, inboundLeads, clock,
@@ -231,8 +231,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
     openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
   }
-  const carrier = options.carrier ? options.carrier(callReports) : await openCarrier(options.env ?? process.env, callReports, options.logger)
-  carrierRef = carrier
+  // A carrier that reports in-process (the simulated one) reports here; Twilio's callbacks are lent them by the HTTP edge.
+  carrier.reportTo?.(callReports)
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = await openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })

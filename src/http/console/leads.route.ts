@@ -23,6 +23,7 @@ import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbo
 import { html, type Html, type HtmlValue } from './html.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleItem, consolePage } from './console.schema.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
@@ -87,7 +88,7 @@ export const leadsRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: ListQuery }>('/leads', async (request, reply) => {
+    routes.get<{ Querystring: ListQuery }>('/leads', { schema: consolePage('q', 'source', 'vendor', 'dnc', 'since', 'cursor') }, async (request, reply) => {
       const frame = frameOf(request, reply, 'leads')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone
@@ -145,7 +146,7 @@ ${page.leads.length === 0
       return sendPage(reply, { title: 'Inbound Leads', frame, body })
     })
 
-    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', async (request, reply) => {
+    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
       const frame = frameOf(request, reply, 'leads')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone

@@ -132,6 +132,12 @@ export interface Carrier {
    * CarrierError like placeCall; `unknown_outcome` when the carrier may have acted on it.
    */
   updateCall(callId: string, instructions: LiveCallInstructions): Promise<void>
+  /**
+   * A carrier that reports in-process (the simulated one) is handed Leadline's reports here, once, after it is
+   * opened: the commands behind them call the carrier back (a voicemail, a reply), so they are built after it.
+   * Absent for a carrier whose reports arrive as HTTP callbacks (`handleCallback` is lent them each time).
+   */
+  reportTo?(reports: CallReports): void
   /** Answers one of its HTTP callbacks; absent for a carrier that reports in-process (the simulated one). */
   handleCallback?(callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer>
   /** The carrier's live-conversation socket (Twilio: ConversationRelay's WebSocket); absent for a carrier without one. */
