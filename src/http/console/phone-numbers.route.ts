@@ -12,6 +12,7 @@ import type { AvailableNumber } from '../../integrations/carrier/carrier.port.ts
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField, localTimes } from './layout.ts'
 import { actingUser, formField, frameOf, refreshAccount, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const PATH = '/setup/phone-numbers'
 const HERE = `${CONSOLE_PREFIX}${PATH}`
@@ -158,10 +159,10 @@ ${results}`
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: SearchQuery }>(PATH, async (request, reply) => show(request, reply))
+    routes.get<{ Querystring: SearchQuery }>(PATH, { schema: consolePage('area_code', 'zip', 'state', 'near', 'contains') }, async (request, reply) => show(request, reply))
 
     // The confirm step: the number and what it costs, and one button that buys it.
-    routes.get<{ Querystring: { number?: string } }>(`${PATH}/buy`, async (request, reply) => {
+    routes.get<{ Querystring: { number?: string } }>(`${PATH}/buy`, { schema: consolePage('number') }, async (request, reply) => {
       const number = String(request.query.number ?? '').trim()
       let monthly: AvailableNumber['monthlyPrice']
       try {
@@ -177,7 +178,7 @@ ${results}`
       return sendPage(reply, { title: 'Buy a number', frame, body })
     })
 
-    routes.post(`${PATH}/buy`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(`${PATH}/buy`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const number = formField(request.body, 'number').trim()
       let purchase: NumberPurchase
       try {
@@ -190,7 +191,7 @@ ${results}`
       return show(request, reply, { box: (csrfToken) => purchaseBox(purchase, csrfToken), status: purchase.stage === 'bought' ? 201 : 200 })
     })
 
-    routes.post(`${PATH}/use`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(`${PATH}/use`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const number = formField(request.body, 'number').trim()
       let used: UseResult
       try {
