@@ -109,12 +109,12 @@ export const callsRoutes: FastifyPluginAsync = async (fastify) => {
 ${problems.length > 0 ? html`<p class="error" role="alert">${problems.join(' ')}</p>` : ''}
 ${page.calls.length === 0
     ? html`<p>${filtered ? 'No call matches.' : 'No calls yet.'}</p>`
-    : html`<div class="table-wrap"><table class="calls">
+    : html`<div class="table-wrap" role="region" tabindex="0" aria-label="Calls"><table class="calls">
 <caption class="muted">${filtered ? 'Matching calls' : 'Calls'}${q.cursor ? ', a later page' : ''}</caption>
 <thead><tr><th scope="col">When</th><th scope="col">Direction</th><th scope="col">Lead</th><th scope="col">Source</th><th scope="col">Outcome</th><th scope="col">Answered by</th><th scope="col">Duration</th><th scope="col">Voicemail</th></tr></thead>
 <tbody>${page.calls.map((c) => html`<tr data-outcome="${c.outcome}">
 <td>${timeElement(c.at, zone)}</td>
-<td>${c.direction === 'inbound' ? 'in' : html`out <span class="muted">(${PURPOSE[c.purpose ?? ''] ?? c.purpose ?? ''})</span>`}</td>
+<td>${c.direction === 'inbound' ? 'inbound' : html`outbound <span class="muted">(${PURPOSE[c.purpose ?? ''] ?? c.purpose ?? ''})</span>`}</td>
 <td><a href="${CONSOLE_PREFIX}/leads/${c.leadId}">${names.get(c.leadId) ?? c.leadId}</a></td>
 <td>${c.source}</td>
 <td class="${c.outcome === 'answered' ? 'ok' : c.outcome === 'failed' || c.outcome === 'missed' ? 'bad' : ''}">${OUTCOME_WORDS[c.outcome] ?? c.outcome}</td>

@@ -118,12 +118,12 @@ t.test('Calls: both directions with outcome, who answered, duration, voicemail a
   t.equal(rows.length, 10, '8 placed, 2 inbound')
   const text = (row: string) => row.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()
   const lead1 = rows.find((r) => (r[2] as string).includes('Book Lead 1<'))?.[2] as string
-  t.match(text(lead1), /2026-03-10 10:00 CDT out \(speed to lead\) Book Lead 1 Google Ads answered the lead 1 min 01 s/)
+  t.match(text(lead1), /2026-03-10 10:00 CDT outbound \(speed to lead\) Book Lead 1 Google Ads answered the lead 1 min 01 s/)
   const lead8 = rows.find((r) => (r[2] as string).includes('Book Lead 8<'))?.[2] as string
   t.match(text(lead8), /Facebook a machine answered a machine left$/)
-  const inbound = rows.filter((r) => />in</.test(r[2] as string)).map((r) => text(r[2] as string))
-  t.match(inbound[0], /2026-03-11 00:31 CDT in Book Lead 11 Website answered the owner/)
-  t.match(inbound[1], /2026-03-10 23:32 CDT in Book Lead 10 Facebook missed/)
+  const inbound = rows.filter((r) => />inbound</.test(r[2] as string)).map((r) => text(r[2] as string))
+  t.match(inbound[0], /2026-03-11 00:31 CDT inbound Book Lead 11 Website answered the owner/)
+  t.match(inbound[1], /2026-03-10 23:32 CDT inbound Book Lead 10 Facebook missed/)
 
   const outcomes = async (query: string) => [...(await f.browser.get(`/app/calls?${query}`)).body.matchAll(/<tr data-outcome="([a-z_]+)">/g)].map((m) => m[1])
   t.same(await outcomes('outcome=no_answer'), ['no_answer', 'no_answer', 'no_answer'])
