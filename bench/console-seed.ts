@@ -11,7 +11,8 @@ import path from 'node:path'
 import { loadConfig } from '../src/config/config.ts'
 import type { Actor, NewEvent } from '../src/domain/event.ts'
 import { schemaVersionOf } from '../src/domain/upcasters.ts'
-import { openLeadline } from '../src/leadline.ts'
+import { openLeadline, PROJECTIONS } from '../src/leadline.ts'
+import { openViewsDatabase } from '../src/read-models/views-database.ts'
 import { ROOT } from './bench-kit.ts'
 
 export const SEED_VERSION = 1
@@ -101,4 +102,17 @@ export async function consoleSeed(dir: string, leads: number, totalEvents: numbe
   const seed: ConsoleSeed = { version: SEED_VERSION, leads, events: written, accountId: account.accountId, readKey, leadId: `ld_c${String(leads - 4).padStart(16, '0')}`, seconds: (performance.now() - started) / 1000 }
   fs.writeFileSync(metaFile, JSON.stringify(seed, null, 2))
   return seed
+}
+
+/** Rebuilds, with `leadline replay`, the cached read models whose projection changed version since the seed was made. */
+export function refreshReadModels(store: string): void {
+  const views = openViewsDatabase(loadConfig({ LEADLINE_STORE: store }).viewsPath)
+  const read = views.prepare('SELECT version FROM projection_checkpoints WHERE name = ?').pluck()
+  const changed = PROJECTIONS.filter((p) => read.get(p.name) !== p.version).map((p) => p.name)
+  views.close()
+  if (changed.length === 0) return
+  process.stderr.write(`read models changed since the seed: ${changed.join(', ')}; leadline replay…\n`)
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'cli', 'bin.ts'), 'replay', ...changed.flatMap((name) => ['--projection', name])], {
+    cwd: ROOT, env: { ...process.env, LEADLINE_STORE: store }, stdio: 'inherit',
+  })
 }

@@ -58,7 +58,7 @@ ${reportTables(figures).map((table) => html`<section class="report" aria-labelle
 <h2 id="${table.id}-title">${table.title}</h2>
 <p class="muted">${table.about}</p>
 <div class="figure">
-<div class="chart-box">${table.chart}</div>
+<div class="chart-box">${table.chart()}</div>
 <div class="table-wrap" role="region" tabindex="0" aria-label="${table.title}: the numbers">${tableHtml(table)}</div>
 </div>
 <p><a href="${CONSOLE_PREFIX}/reports/${table.id}.csv?days=${days}" download>Download CSV<span class="visually-hidden">: ${table.title}</span></a></p>

@@ -81,5 +81,6 @@ t.test('the book gives the figures worked out by hand; a replay rebuilds the sam
   const result = await replay({ store: built.leadline.store, live: built.leadline.views, scratchPath: path.join(built.dir, 'scratch.db'), projections: PROJECTIONS, mode: 'switch' })
   t.ok(result, 'replayed')
   t.same(figures(), before, 'leadline replay rebuilds the same figures')
+  t.equal(built.leadline.inboundLeads.count(account.accountId), 11, "Inbound Leads' count, kept as leads are listed")
   t.same(built.leadline.callLog.page(account.accountId, { limit: 50 }), page)
 })

@@ -17,7 +17,8 @@ export interface ReportTable {
   readonly about: string
   readonly columns: readonly string[]
   readonly rows: ReadonlyArray<readonly string[]>
-  readonly chart: Html
+  /** Drawn when shown: a CSV download needs only the rows. */
+  readonly chart: () => Html
 }
 
 export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const
@@ -48,7 +49,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'Time from a lead arriving to its phone first ringing, for the leads that arrived that day and were called: the median and the 90th percentile.',
       columns: ['Day', 'Leads called', 'Median (s)', 'p90 (s)'],
       rows: f.days.map((d) => [d.day, String(d.called), count(d.speedMedianSeconds), count(d.speedP90Seconds)]),
-      chart: barChart({ labels: days, series: [{ name: 'Median', values: f.days.map((d) => d.speedMedianSeconds) }, { name: 'p90', values: f.days.map((d) => d.speedP90Seconds) }], format: seconds }),
+      chart: () => barChart({ labels: days, series: [{ name: 'Median', values: f.days.map((d) => d.speedMedianSeconds) }, { name: 'p90', values: f.days.map((d) => d.speedP90Seconds) }], format: seconds }),
     },
     {
       id: 'speed-distribution',
@@ -56,7 +57,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'How many of the period\'s called leads were first rung within each time.',
       columns: ['Time to first call', 'Leads'],
       rows: f.speedDistribution.map((b) => [b.label, String(b.leads)]),
-      chart: barChart({ labels: f.speedDistribution.map((b) => b.label), series: [{ name: 'Leads', values: f.speedDistribution.map((b) => b.leads) }], format: String }),
+      chart: () => barChart({ labels: f.speedDistribution.map((b) => b.label), series: [{ name: 'Leads', values: f.speedDistribution.map((b) => b.leads) }], format: String }),
     },
     {
       id: 'contact-rate-by-day',
@@ -64,7 +65,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'Leads reached by a person ÷ leads, by the day the lead arrived.',
       columns: ['Day', 'Leads', 'Reached', 'Contact rate (%)'],
       rows: f.days.map((d) => [d.day, String(d.leads), String(d.reached), percent(d.contactRate)]),
-      chart: barChart({ labels: days, series: [{ name: 'Contact rate', values: f.days.map((d) => (d.contactRate === null ? null : d.contactRate * 100)) }], format: pct, max: 100 }),
+      chart: () => barChart({ labels: days, series: [{ name: 'Contact rate', values: f.days.map((d) => (d.contactRate === null ? null : d.contactRate * 100)) }], format: pct, max: 100 }),
     },
     {
       id: 'contact-rate-by-source',
@@ -72,7 +73,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'Leads reached by a person ÷ leads, by the source the lead came with.',
       columns: ['Source', 'Leads', 'Reached', 'Contact rate (%)'],
       rows: f.sources.map((s) => [s.source === '' ? '(no source)' : s.source, String(s.leads), String(s.reached), percent(s.contactRate)]),
-      chart: barChart({ labels: f.sources.map((s) => (s.source === '' ? '(none)' : s.source)), series: [{ name: 'Contact rate', values: f.sources.map((s) => (s.contactRate === null ? null : s.contactRate * 100)) }], format: pct, max: 100 }),
+      chart: () => barChart({ labels: f.sources.map((s) => (s.source === '' ? '(none)' : s.source)), series: [{ name: 'Contact rate', values: f.sources.map((s) => (s.contactRate === null ? null : s.contactRate * 100)) }], format: pct, max: 100 }),
     },
     {
       id: 'funnel',
@@ -80,7 +81,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'Of the leads that arrived in the period, how many got to each stage.',
       columns: ['Stage', 'Leads', 'Of new (%)'],
       rows: stages.map(([stage, n]) => [stage, String(n), percent(f.totals.leads === 0 ? null : n / f.totals.leads)]),
-      chart: barChart({ labels: stages.map(([stage]) => stage), series: [{ name: 'Leads', values: stages.map(([, n]) => n) }], format: String }),
+      chart: () => barChart({ labels: stages.map(([stage]) => stage), series: [{ name: 'Leads', values: stages.map(([, n]) => n) }], format: String }),
     },
     {
       id: 'answer-rate',
@@ -88,7 +89,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'Calls that rang a lead and a person answered ÷ calls that rang a lead, by weekday and hour on the lead\'s own clock. Darker is better; an empty cell had no calls. The table lists the hours with calls.',
       columns: ['Weekday', 'Hour', 'Calls', 'Answered', 'Answer rate (%)'],
       rows: tried.map((c) => [WEEKDAYS[c.weekday - 1] as string, `${String(c.hour).padStart(2, '0')}:00`, String(c.calls), String(c.answered), percent(c.answerRate)]),
-      chart: heatMap({ rowLabels: WEEKDAYS, columnLabels: Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')), cells: grid }),
+      chart: () => heatMap({ rowLabels: WEEKDAYS, columnLabels: Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')), cells: grid }),
     },
     {
       id: 'payments',
@@ -96,7 +97,7 @@ export function reportTables(f: ReportFigures): ReportTable[] {
       about: 'Payments settled through pay-links, by the day they settled.',
       columns: ['Day', 'Payments', 'Amount'],
       rows: f.payments.days.map((p) => [p.day, String(p.payments), money(p.amountCents, p.currency)]),
-      chart: paymentsChart(f, days),
+      chart: () => paymentsChart(f, days),
     },
   ]
 }
