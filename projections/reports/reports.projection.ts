@@ -25,10 +25,6 @@ function applyCall(db: Database, recorded: RecordedEvent, event: ReportEvent): v
     case 'CallDecided':
       addCall(db, event.data.decisionId, stream, event.data.leadId, 'outbound', event.data.decidedAt, event.data.purpose)
       return
-    case 'CallAttemptStarted':
-    case 'OwnerLegStarted':
-      setOutbound(db, event.data.decisionId, "stage = 'started'")
-      return
     case 'CallPlaced':
       setOutbound(db, event.data.decisionId, "stage = 'placed'")
       // An owner leg rings the owner, not the lead: the lead rings once it is dialed (LeadDialStarted).
@@ -109,7 +105,8 @@ export const reportsProjection: Projection = {
   version: 1,
   handles: [
     'AccountCreated', 'AccountSettingsChanged', 'LeadReceived',
-    'CallDecided', 'CallAttemptStarted', 'OwnerLegStarted', 'CallPlaced', 'LeadDialStarted', 'AssistantFallbackStarted', 'AgentUnavailable',
+    // A claim (CallAttemptStarted, OwnerLegStarted) changes no outcome: the call is in progress from its decision to its end.
+    'CallDecided', 'CallPlaced', 'LeadDialStarted', 'AssistantFallbackStarted', 'AgentUnavailable',
     'CallFailed', 'CallOutcomeUnknown', 'CallExpired', 'CallAnswered', 'CallNotAnswered', 'CallCompleted', 'CallReachedMachine', 'VoicemailLeft',
     'OwnerConnectEnded', 'CallbackRequested', 'CallbackScheduled', 'AssistantCallEnded', 'PaymentSettled',
     'InboundCallReceived', 'InboundCallConnected', 'InboundCallMissed', 'InboundVoicemailLeft',
