@@ -8,5 +8,6 @@ import { staleLeadsProjection } from './stale-leads/stale-leads.projection.ts'
 import { usersProjection } from './users/users.projection.ts'
 import { facebookLeadAdsProjection } from './facebook-lead-ads/facebook-lead-ads.projection.ts'
 import { numbersProjection } from './numbers/numbers.projection.ts'
+import { reportsProjection } from './reports/reports.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection] as const

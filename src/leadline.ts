@@ -53,6 +53,8 @@ import { eventsAllowPrivateFromEnv, facebookConfig, type FacebookConfig } from '
 import { EventReceivers, type HostResolver } from './integrations/event-receivers/event-receivers.ts'
 import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
+import { ReportsQueries } from '../projections/reports/reports.queries.ts'
+import { CallLogQueries } from '../projections/reports/call-log.queries.ts'
 import { createFacebookGraph } from './integrations/facebook/graph-api.ts'
 import { FacebookLeadFetcher } from './processes/facebook-lead-fetcher/facebook-lead-fetcher.process.ts'
 import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
@@ -143,6 +145,9 @@ export interface Leadline {
   /** Stripe's webhook signing secret, for checking its events; null with the simulated provider. */
   readonly stripeWebhookSecret: string | null
   readonly payLinks: PaymentsQueries
+  /** The owner's reports (figures per day, source, hour × weekday) and the Calls page's log, both directions. */
+  readonly reports: ReportsQueries
+  readonly callLog: CallLogQueries
   /** Console users: owners, their passwords and sessions (the console at /app). */
   readonly users: Users
   readonly usersQueries: UsersQueries
@@ -283,7 +288,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
-    effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
+    effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {

@@ -136,7 +136,7 @@ export class InboundLeadsQueries {
   constructor(private readonly db: ViewsDatabase) {
     this.byLeadId = db.prepare(`SELECT ${COLUMNS} FROM inbound_leads WHERE account_id = ? AND lead_id = ?`).raw()
     this.byLast10 = db.prepare(`SELECT ${COLUMNS} FROM inbound_leads WHERE account_id = ? AND phone_last10 = ?`).raw()
-    this.countStatement = db.prepare('SELECT count(*) AS n FROM inbound_leads WHERE account_id = ? AND listed = 1')
+    this.countStatement = db.prepare('SELECT listed AS n FROM inbound_lead_counts WHERE account_id = ?')
     this.positionOfLead = db.prepare('SELECT received_position FROM inbound_leads WHERE account_id = ? AND lead_id = ?').pluck()
   }
 
@@ -215,7 +215,7 @@ export class InboundLeadsQueries {
   }
 
   count(accountId: string): number {
-    return (this.countStatement.get(accountId) as { n: number }).n
+    return (this.countStatement.get(accountId) as { n: number } | undefined)?.n ?? 0
   }
 
   get(accountId: string, by: { leadId: string } | { phoneLast10: string }): InboundLead | null {

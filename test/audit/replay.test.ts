@@ -97,7 +97,7 @@ t.test('--projection replaces that read model only', async (t) => {
   leadline.views.prepare("UPDATE inbound_leads SET email = 'corrupted@example.com'").run()
   leadline.views.prepare("UPDATE accounts SET name = 'Corrupted' WHERE account_id = ?").run(a.account.accountId)
   const result = await replay(options({ projections: PROJECTIONS.filter((p) => p.name === 'inbound-leads') }))
-  t.same(result.tables.map((x) => x.table), ['inbound_leads'])
+  t.same(result.tables.map((x) => x.table), ['inbound_leads', 'inbound_lead_counts'])
   const after = dumpReadModels(leadline)
   t.same(after.inbound_leads, live.inbound_leads, 'inbound leads rebuilt')
   t.match(after.accounts?.find((r) => (r as { account_id: string }).account_id === a.account.accountId), { name: 'Corrupted' }, 'accounts untouched')

@@ -2,6 +2,7 @@
  * `leadline history`: one lead's events in order (time, summary, who caused it), then its state as of
  * an instant, rebuilt from the events alone. Reads the log only; recordings and transcripts are not shown.
  */
+import { csvCell } from '../../domain/shared/csv.ts'
 import { DateTime } from 'luxon'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import { withoutRecordings } from '../../domain/recordings-policy.ts'
@@ -27,12 +28,7 @@ export function parseAsOf(value: string, timeZone: string): Date {
   return parsed.toJSDate()
 }
 
-/** A CSV cell (RFC 4180), with text that a spreadsheet would run as a formula made inert. */
-export function csvCell(value: string | number): string {
-  if (typeof value === 'number') return String(value)
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
-}
+export { csvCell }
 
 const CSV_COLUMNS = ['position', 'revision', 'recorded_at', 'type', 'summary', 'actor_kind', 'actor_id', 'event_id'] as const
 

@@ -19,6 +19,8 @@ import { facebookLeadAdsRoutes } from './facebook-lead-ads.route.ts'
 import { eventsRoutes } from './events.route.ts'
 import { leadsRoutes } from './leads.route.ts'
 import { phoneNumbersRoutes } from './phone-numbers.route.ts'
+import { callsRoutes } from './calls.route.ts'
+import { reportsRoutes } from './reports.route.ts'
 import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
 import { signInRoutes } from './sign-in.route.ts'
@@ -75,6 +77,8 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(assetsRoute)
   await fastify.register(signInRoutes)
   await fastify.register(leadsRoutes)
+  await fastify.register(callsRoutes)
+  await fastify.register(reportsRoutes)
   await fastify.register(leadWebhookRoutes)
   await fastify.register(facebookLeadAdsRoutes)
   await fastify.register(eventsRoutes)

@@ -1,6 +1,6 @@
 /**
  * The frame around every console page: a header with the account and the sign-out button, the
- * navigation (the spec's names: Leads, Connections → Lead webhook and Events, Setup → AI access and Phone numbers, Settings),
+ * navigation (the spec's names: Leads, Calls, Reports, Connections → Lead webhook and Events, Setup → AI access and Phone numbers, Settings),
  * and the page. One same-origin style sheet and one same-origin script, nothing inline, nothing
  * from elsewhere, so the Content-Security-Policy can forbid everything else.
  */
@@ -9,12 +9,14 @@ import { html, type Html } from './html.ts'
 
 export const CONSOLE_PREFIX = '/app'
 // Raise it with every change to the assets: browsers keep them for a long time.
-export const ASSET_VERSION = '2'
+export const ASSET_VERSION = '3'
 
-export type NavKey = 'leads' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'settings'
+export type NavKey = 'leads' | 'calls' | 'reports' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'settings'
 
 const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; label: string }> = [
   { key: 'leads', href: `${CONSOLE_PREFIX}/leads`, section: null, label: 'Leads' },
+  { key: 'calls', href: `${CONSOLE_PREFIX}/calls`, section: null, label: 'Calls' },
+  { key: 'reports', href: `${CONSOLE_PREFIX}/reports`, section: null, label: 'Reports' },
   { key: 'lead-webhook', href: `${CONSOLE_PREFIX}/connections/lead-webhook`, section: 'Connections', label: 'Lead webhook' },
   { key: 'facebook', href: `${CONSOLE_PREFIX}/connections/facebook`, section: 'Connections', label: 'Facebook Lead Ads' },
   { key: 'events', href: `${CONSOLE_PREFIX}/connections/events`, section: 'Connections', label: 'Events' },

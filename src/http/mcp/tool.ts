@@ -20,6 +20,7 @@ import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_RETENTION_MS, type IdempotencyKeys
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import type { NextActionsQueries } from '../../../projections/stale-leads/next-actions.queries.ts'
 import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
+import type { ReportsQueries } from '../../../projections/reports/reports.queries.ts'
 
 /**
  * What tools use: what the commands they call depend on, and the queries; the Leadline composition
@@ -37,6 +38,7 @@ export interface McpServices {
   readonly idempotency: IdempotencyKeys
   readonly nextActions: NextActionsQueries
   readonly calls: CallsQueries
+  readonly reports: ReportsQueries
 }
 
 export interface ToolContext {

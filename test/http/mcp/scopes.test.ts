@@ -20,6 +20,7 @@ const CALLS: Record<string, { scope: string; args: Record<string, unknown> }> = 
   list_calls: { scope: 'read', args: {} },
   // The call's id is set once place_call has placed one (below).
   get_call: { scope: 'read', args: {} },
+  get_stats: { scope: 'read', args: { days: 7 } },
   add_note: { scope: 'write', args: { phone: '312-555-0142', text: 'Prefers mornings', idempotency_key: 'matrix', dry_run: true } },
   update_lead: { scope: 'write', args: { phone: '312-555-0142', email: 'jane@example.org', idempotency_key: 'matrix', dry_run: true } },
   pause_follow_up: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
