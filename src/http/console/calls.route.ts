@@ -12,6 +12,7 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { html } from './html.ts'
 import { CONSOLE_PREFIX, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { consolePage } from './console.schema.ts'
 
 export const CALLS_PAGE_SIZE = 25
 
@@ -49,7 +50,7 @@ export const callsRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: CallsQuery }>('/calls', async (request, reply) => {
+    routes.get<{ Querystring: CallsQuery }>('/calls', { schema: consolePage('outcome', 'source', 'from', 'to', 'cursor') }, async (request, reply) => {
       const frame = frameOf(request, reply, 'calls')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone

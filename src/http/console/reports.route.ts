@@ -11,6 +11,7 @@ import { html } from './html.ts'
 import { CONSOLE_PREFIX } from './layout.ts'
 import { percent, reportTables, type ReportTable } from './reports/report-tables.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleItem, consolePage } from './console.schema.ts'
 
 const DEFAULT_DAYS: ReportDays = 30
 
@@ -36,7 +37,7 @@ export const reportsRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: { days?: string } }>('/reports', async (request, reply) => {
+    routes.get<{ Querystring: { days?: string } }>('/reports', { schema: consolePage('days') }, async (request, reply) => {
       const frame = frameOf(request, reply, 'reports')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone
@@ -66,7 +67,7 @@ ${reportTables(figures).map((table) => html`<section class="report" aria-labelle
       return sendPage(reply, { title: 'Reports', frame, body })
     })
 
-    routes.get<{ Params: { file: string }; Querystring: { days?: string } }>('/reports/:file', async (request, reply) => {
+    routes.get<{ Params: { file: string }; Querystring: { days?: string } }>('/reports/:file', { schema: { ...consolePage('days'), ...consoleItem('file') } }, async (request, reply) => {
       const { account } = signedIn(request)
       const id = request.params.file.endsWith('.csv') ? request.params.file.slice(0, -4) : null
       const days = reportDays(request.query.days)
