@@ -28,7 +28,7 @@ export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
 
 const RESULT: Readonly<Record<Exclude<CallResult, 'answered' | 'machine'>, string>> = {
-  no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown', agent_unavailable: 'no owner took the call', in_progress: 'in progress',
+  no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown', agent_unavailable: 'no owner took the call', missed: 'missed', in_progress: 'in progress',
 }
 const MENU: Readonly<Record<MenuChoice, string>> = {
   connect: 'pressed 1 to talk to someone', callback: 'pressed 2 to be called back', opt_out: 'pressed 9: opted out, no more calls', none: 'made no choice in the menu',

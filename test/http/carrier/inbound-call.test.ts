@@ -183,3 +183,31 @@ t.test('forged and replayed webhooks change nothing; an unowned number hears a p
   t.equal((await app.events('+13125550199')).length, 0)
   t.equal((await app.post(`voice-key?call=CAnothing&leg=0`, { Digits: '1' })).status, 404, 'a call Leadline never answered')
 })
+
+t.test('visible: list_calls and get_call show direction inbound (outbound on the others), get_lead the last inbound contact; never the recording', async (t) => {
+  const app = await inboundApp(t, { inboundRing: [] }, manualClock('2026-03-11T03:00:00Z'))
+  await knownLead(app)
+  const { operatorContext } = await import('../../helpers/build-app.ts')
+  const { key } = await app.built.leadline.accounts.createApiKey(app.account.accountId, ['read'], 'read', operatorContext)
+  let id = 0
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const response = await app.built.app.inject({
+      method: 'POST', url: '/api/mcp', headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
+    })
+    return { raw: response.body, content: (response.json() as { result: { structuredContent: Record<string, unknown> } }).result.structuredContent }
+  }
+  const call = newCallSid()
+  const menu = await app.post('voice', voiceParams(call, JANE))
+  await app.post(hookPath(menu.body, 'voice-record'), { CallSid: call, RecordingUrl: 'https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE99', RecordingSid: 'RE99', RecordingDuration: '31' })
+  await app.post('voice-status', { CallSid: call, CallStatus: 'completed', CallDuration: '44' })
+  await app.built.leadline.runner.catchUp()
+
+  const listed = await tool('list_calls', { phone: JANE })
+  t.match(listed.content.calls, [{ decision_id: `inb_${call}`, call_id: call, direction: 'inbound', purpose: 'inbound', from: JANE, to: CALLER_ID, result: 'missed', voicemail: 'left', failure_message: 'outside_business_hours', duration_seconds: 44 }])
+  const got = await tool('get_call', { call_id: call })
+  t.match(got.content.call, { direction: 'inbound', result: 'missed' })
+  const lead = await tool('get_lead', { phone: JANE })
+  t.match(lead.content.last_inbound, { call_id: call, result: 'missed', taken_by: null, missed_reason: 'outside_business_hours', voicemail_seconds: 31, calls_in: 1 })
+  for (const answer of [listed.raw, got.raw, lead.raw]) t.notMatch(answer, /RE99|Recordings|api\.twilio\.com/, 'no recording, no URL')
+})
