@@ -211,3 +211,45 @@ t.test('visible: list_calls and get_call show direction inbound (outbound on the
   t.match(lead.content.last_inbound, { call_id: call, result: 'missed', taken_by: null, missed_reason: 'outside_business_hours', voicemail_seconds: 31, calls_in: 1 })
   for (const answer of [listed.raw, got.raw, lead.raw]) t.notMatch(answer, /RE99|Recordings|api\.twilio\.com/, 'no recording, no URL')
 })
+
+/** Jane received with speed to lead on, her call rung out: a follow-up pending an hour on. */
+async function pendingFollowUp(app: App) {
+  await knownLead(app)
+  await app.fake.waitForCalls(1)
+  const { waitForEvent } = await import('../../helpers/dialing-app.ts')
+  await waitForEvent(app.built.leadline, app.account.accountId, JANE, 'CallPlaced')
+  const sid = placedCalls(app.fake)[0]?.sid as string
+  if ((await app.post('status', { CallSid: sid, CallStatus: 'no-answer', AccountSid: app.fake.accountSid })).status !== 204) throw new Error('the status callback was refused')
+  const scheduled = (await app.events()).find((e) => e.type === 'FollowUpScheduled')?.data as { dueAt: string }
+  return scheduled
+}
+
+const FOLLOW_UP = { speedToLead: true, followUp: '1h, 1d', callsPerSecond: 100 }
+
+t.test('a returned call counts: a lead with follow-up pending who calls in and is taken by an owner is reached; follow-up stops', async (t) => {
+  const app = await inboundApp(t, FOLLOW_UP)
+  const pending = await pendingFollowUp(app)
+  t.equal(pending.dueAt, '2026-03-10T16:00:00.000Z')
+  const call = newCallSid()
+  await app.post('voice', voiceParams(call, JANE))
+  await app.post(`voice-key?call=${call}&leg=0`, { CallSid: 'CAowner', Digits: '1' })
+  const log = await app.events()
+  t.match(log.slice(-2).map((e) => [e.type, (e.data as { reason?: string }).reason]), [['InboundCallConnected', undefined], ['FollowUpStopped', 'answered']])
+  app.clock.advance(2 * 3600 * 1000)
+  await app.built.leadline.runner.catchUp()
+  t.equal(app.built.leadline.calls.dueFollowUps(app.clock.now().toISOString()).length, 0, 'no follow-up falls due')
+})
+
+t.test('a missed call in brings the pending follow-up forward to now, inside the calling hours', async (t) => {
+  const app = await inboundApp(t, FOLLOW_UP)
+  await pendingFollowUp(app)
+  app.clock.advance(10 * 60 * 1000)
+  const call = newCallSid()
+  await app.post('voice', voiceParams(call, JANE))
+  await app.post(`voice-dial?call=${call}&leg=0`, { CallSid: call, DialCallStatus: 'no-answer' })
+  await app.post(`voice-dial?call=${call}&leg=1`, { CallSid: call, DialCallStatus: 'no-answer' })
+  const moved = (await app.events()).find((e) => e.type === 'FollowUpRescheduled')
+  t.match(moved?.data, { dueAt: '2026-03-10T15:10:00.000Z', reason: 'called_in' }, 'due now, not in 50 minutes')
+  await app.built.leadline.runner.catchUp()
+  t.equal(app.built.leadline.calls.dueFollowUps(app.clock.now().toISOString()).length, 1, 'the follow-up is due now')
+})
