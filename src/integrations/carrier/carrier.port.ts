@@ -144,6 +144,12 @@ export interface Carrier {
    * simulated carrier), so any number is taken as given.
    */
   numberHeld?(number: string): Promise<NumberHeld | null>
+  /**
+   * The voicemail a caller left on inbound call `callId`, fetched from the carrier for a signed-in
+   * owner only and streamed on (never stored, logged or returned by a tool); null when there is none.
+   * Absent: the carrier keeps no recordings (the simulated one).
+   */
+  fetchVoicemail?(callId: string): Promise<{ readonly contentType: string; readonly body: Uint8Array } | null>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
