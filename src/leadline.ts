@@ -13,6 +13,8 @@ import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { Accounts } from './commands/accounts.ts'
 import { NumberClaims } from './commands/number-claims.ts'
+import { NumberSetup } from './commands/number-setup.ts'
+import { NumberBuyer } from './processes/number-buyer/number-buyer.process.ts'
 import { IdempotencyKeys } from './commands/idempotency.ts'
 import { recordCallStatus } from './commands/record-call-status.command.ts'
 import { recordAnsweredBy } from './commands/record-answered-by.command.ts'
@@ -82,8 +84,8 @@ export interface LeadlineOptions {
   readonly publicUrl?: string
   /** Carrier settings (TWILIO_*, LEADLINE_SIMULATED_*); default process.env. */
   readonly env?: NodeJS.ProcessEnv
-  /** A carrier to use instead of the one the environment names (tests). */
-  readonly carrier?: (reports: CallReports) => Carrier
+  /** A carrier to use instead of the one the environment names (tests, the demo); handed the reports like any other. */
+  readonly carrier?: () => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
@@ -118,6 +120,8 @@ export interface Leadline {
   readonly accountsQueries: AccountsQueries
   /** Which account holds each caller ID and Messaging Service (one each). */
   readonly numbers: NumberClaims
+  /** The carrier account's numbers: list, search, buy (at most once), put in use for an account. */
+  readonly numberSetup: NumberSetup
   /** Idempotency keys of the write tools, kept on the log. */
   readonly idempotency: IdempotencyKeys
   readonly calls: CallsQueries
@@ -190,10 +194,11 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
-  // The carrier is opened below; a claim asks it only when an owner sets a caller ID.
-  let carrierRef: Carrier | null = null
+  // The carrier first: the claims on numbers and the commands behind its reports call it; its reports are handed to it below.
+  const carrier = options.carrier ? options.carrier() : await openCarrier(options.env ?? process.env, options.logger)
+  const numbersQueries = new NumbersQueries(views)
   const numberClaims = new NumberClaims({
-    commands, runner, queries: new NumbersQueries(views), carrier: () => carrierRef as Carrier, ...(options.logger ? { logger: options.logger } : {}),
+    commands, runner, queries: numbersQueries, carrier: () => carrier, ...(options.logger ? { logger: options.logger } : {}),
   })
   const accounts = new Accounts(store, commands, runner, accountsQueries, numberClaims)
   const inboundLeads = new InboundLeadsQueries(views)
@@ -202,9 +207,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const claims = new ClaimsQueries(views)
   // The carrier reports through commands, and a live call's commands ask the carrier back (a voicemail, a hang-up).
   const live = {
-    commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrierRef as Carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
+    commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
-  // The voice assistant, before the carrier: the carrier asks for it once an assistant call is answered.
+  // The voice assistant, before the reports: the carrier asks for it once an assistant call is answered.
   const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
   const assistant = new AssistantEngine({
     commands, accounts, calls, runner, inboundLeads, clock,
@@ -228,8 +233,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
     inbound: inboundCallReports({ ...live, numbers: numberClaims, assistant: () => assistant }),
   }
-  const carrier = options.carrier ? options.carrier(callReports) : await openCarrier(options.env ?? process.env, callReports, options.logger)
-  carrierRef = carrier
+  // A carrier that reports in-process (the simulated one) reports here; Twilio's callbacks are lent them by the HTTP edge.
+  carrier.reportTo?.(callReports)
   const payLinks = new PaymentsQueries(views)
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = await openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
@@ -254,6 +259,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     ...(options.logger ? { logger: options.logger } : {}),
   })
   const dialer = effects.get(Dialer)
+  const numberBuyer = effects.get(NumberBuyer)
+  const numberSetup = new NumberSetup({ commands, runner, queries: numbersQueries, claims: numberClaims, accounts, carrier, buy: (stream, id) => numberBuyer.buy(stream, id) })
   const fetcher = effects.find(FacebookLeadFetcher)
   const facebook: Leadline['facebook'] = facebookSettings !== null && fetcher ? { config: facebookSettings, ads: facebookLeadAds, fetcher } : null
   const effectProcesses = effects.all
@@ -277,7 +284,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks,
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

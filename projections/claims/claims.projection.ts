@@ -1,6 +1,6 @@
 /**
- * Claims: one row per decision of every effect the domain declares (LEAD_EFFECTS, and the Facebook
- * lead fetcher's on its own streams), and how far it
+ * Claims: one row per decision of every effect the domain declares (LEAD_EFFECTS, the Facebook lead
+ * fetcher's and the number buyer's on their own streams), and how far it
  * got: decided (no one claimed it), claimed (performing, no outcome yet), done. Every effect process
  * reads its own here: the decisions to resume after a start, the claims its sweep marks outcome
  * unknown. A new effect is followed once its slice declares it; this file does not change.
@@ -9,6 +9,7 @@ import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import { LEAD_EFFECTS, parseLeadStream } from '../../src/domain/lead/lead.events.ts'
 import { FACEBOOK_FETCH_EFFECT, parseFacebookLeadStream } from '../../src/domain/facebook-lead-ads/facebook-lead.events.ts'
+import { NUMBER_PURCHASE_EFFECT } from '../../src/domain/numbers/number-purchase.events.ts'
 import type { Effect } from '../../src/domain/shared/effect.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
@@ -29,11 +30,12 @@ function stepsOf(effects: readonly Effect[]): Map<string, Step[]> {
   return steps
 }
 
-const STEPS = stepsOf([...LEAD_EFFECTS, FACEBOOK_FETCH_EFFECT])
+const STEPS = stepsOf([...LEAD_EFFECTS, FACEBOOK_FETCH_EFFECT, NUMBER_PURCHASE_EFFECT])
 
-/** The account a decision's stream belongs to. */
-function accountOf(stream: string): string {
-  return parseLeadStream(stream)?.accountId ?? parseFacebookLeadStream(stream)?.accountId ?? ''
+/** The account a decision belongs to: its stream's, or (a number's purchase, on the number's own stream) the decision's. */
+function accountOf(stream: string, data: Readonly<Record<string, unknown>>): string {
+  const fromData = typeof data.accountId === 'string' ? data.accountId : ''
+  return parseLeadStream(stream)?.accountId ?? parseFacebookLeadStream(stream)?.accountId ?? fromData
 }
 
 export const claimsProjection: Projection = {
@@ -72,7 +74,7 @@ export const claimsProjection: Projection = {
           statement(
             db,
             `INSERT OR IGNORE INTO claims (effect, id, stream, account_id, decided_at, decided_position, stage) VALUES (?, ?, ?, ?, ?, ?, 'decided')`,
-          ).run(effect.name, id, recorded.stream, accountOf(recorded.stream), data[step.at], recorded.position)
+          ).run(effect.name, id, recorded.stream, accountOf(recorded.stream, data), data[step.at], recorded.position)
           break
         case 'claimed':
           statement(db, "UPDATE claims SET stage = 'claimed', claimed_at = ? WHERE effect = ? AND id = ?").run(data[step.at], effect.name, id)

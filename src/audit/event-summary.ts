@@ -16,13 +16,14 @@ import { USER_SUMMARIES } from '../domain/user/user.events.ts'
 import { FACEBOOK_LEAD_SUMMARIES } from '../domain/facebook-lead-ads/facebook-lead.events.ts'
 import { FACEBOOK_PAGE_SUMMARIES } from '../domain/facebook-lead-ads/facebook-page.events.ts'
 import { NUMBER_CLAIM_SUMMARIES } from '../domain/numbers/number-claim.events.ts'
+import { NUMBER_PURCHASE_SUMMARIES } from '../domain/numbers/number-purchase.events.ts'
 import { OWNER_ALERT_SUMMARIES } from '../domain/owner-alerts/owner-alerts.events.ts'
 import { OAUTH_RECORD_SUMMARIES } from '../domain/oauth/oauth-records.events.ts'
 import { LOG_RESTORE_SUMMARIES } from '../domain/restore/log-restore.ts'
 import { MAX_TEXT, printable, quoted } from '../domain/shared/printable.ts'
 
 // Each slice declares its events' lines beside them (a missing one is a type error there).
-const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES, ...FACEBOOK_LEAD_SUMMARIES, ...FACEBOOK_PAGE_SUMMARIES, ...NUMBER_CLAIM_SUMMARIES, ...OWNER_ALERT_SUMMARIES, ...OAUTH_RECORD_SUMMARIES, ...LOG_RESTORE_SUMMARIES }
+const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES, ...FACEBOOK_LEAD_SUMMARIES, ...FACEBOOK_PAGE_SUMMARIES, ...NUMBER_CLAIM_SUMMARIES, ...NUMBER_PURCHASE_SUMMARIES, ...OWNER_ALERT_SUMMARIES, ...OAUTH_RECORD_SUMMARIES, ...LOG_RESTORE_SUMMARIES }
 
 /** Every event type with its own summary. */
 export const SUMMARISED_TYPES: readonly string[] = Object.keys(SUMMARIES)

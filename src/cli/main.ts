@@ -24,6 +24,10 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
                        [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]
                        [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]   the voice assistant's brief
+  leadline number list --account ACCOUNT_ID           the carrier account's numbers, and which this account uses
+  leadline number search [--area-code NXX] [--zip ZIP] [--state ST] [--near E164] [--contains DIGITS] [--limit N]
+  leadline number buy --account ACCOUNT_ID --number E164 [--yes]   shows the monthly price; buys (once) with --yes
+  leadline number use --account ACCOUNT_ID --number E164   claim it, point its voice/status/SMS webhooks here, caller ID
   leadline source map --account ACCOUNT_ID --source NAME FIELD=PATH [FIELD=PATH …]   a lead source's field map
   leadline source maps --account ACCOUNT_ID
   leadline source unmap --account ACCOUNT_ID --source NAME
@@ -111,6 +115,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   account: async (args, io) => (await import('./commands/account.command.ts')).accountCommand(args, io),
   key: async (args, io) => (await import('./commands/key.command.ts')).keyCommand(args, io),
   token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
+  number: async (args, io) => (await import('./commands/number.command.ts')).numberCommand(args, io),
   source: async (args, io) => (await import('./commands/source.command.ts')).sourceCommand(args, io),
   events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),

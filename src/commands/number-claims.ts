@@ -62,14 +62,17 @@ export class NumberClaims {
 
   /**
    * Claims one sender for `accountId`: refused with `number_in_use` when another account holds it (the
-   * carrier is then not asked), a phone number asked of the carrier first. True when newly claimed,
-   * false when the account held it already. The one way a number becomes an account's.
+   * carrier is then not asked), a phone number asked of the carrier first. True when newly claimed
+   * (or claimed again to be put in use), false when the account held it already. The one way a number
+   * becomes an account's.
    */
   async claim(accountId: string, sender: string, use: SenderUse, context: CommandContext): Promise<boolean> {
     const kind = senderKind(sender)
-    const holder = await this.ownerOf(sender)
-    if (holder === accountId) return false
-    if (holder !== null) throw numberInUse(sender, kind)
+    await this.adoptExisting()
+    const held = (await this.deps.commands.load(numberClaimStream(sender), numberClaimDecider)).state
+    // Held already, unless a number held for a setting is now put in use (claimed again for good).
+    if (held.accountId === accountId && (held.use === use || use !== 'inbound')) return false
+    if (held.accountId !== null && held.accountId !== accountId) throw numberInUse(sender, kind)
     const carrierHolds = kind === 'phone_number' ? await this.carrierHolds(sender) : null
     // The append decides a race: a claim made since the look above makes this one number_in_use.
     const { newEvents } = await this.deps.commands.handle(numberClaimStream(sender), numberClaimDecider, { type: 'ClaimNumber', sender, kind, accountId, use, carrierHolds }, context)

@@ -43,7 +43,18 @@ export const healthRoutes: FastifyPluginAsync<HealthRoutesOptions> = async (fast
     schema: { summary: 'Liveness: the process answers', tags: ['health'], response: { 200: z.object({ status: z.literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }))
 
-  fastify.get('/metrics', async (request, reply) => {
+  fastify.get('/metrics', {
+    schema: {
+      summary: 'Metrics in Prometheus\'s text format',
+      description: 'For the operator\'s Prometheus: requests, leads, calls, the log and the read models (docs/deployment.md). Always needs an operator token.',
+      tags: ['health'],
+      security: [{ operatorToken: [] }],
+      response: {
+        200: { description: 'The metrics', content: { 'text/plain': { schema: z.string() } } },
+        401: errorBodySchema.describe('`invalid token`: no operator token, or a wrong one'),
+      },
+    },
+  }, async (request, reply) => {
     if (operatorAccess(request, hashes) !== 'granted') return refuse(reply)
     const { registry } = options.metrics
     return reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics())

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import Negotiator from 'negotiator'
 import { CONSOLE_PREFIX } from './console/layout.ts'
 import { MCP_PATH } from './mcp/mcp.route.ts'
+import { PAGE_FOR_PEOPLE } from './route-schemas.ts'
 
 /** The service's front doors under its public URL. */
 export function serviceUrls(baseUrl: string) {
@@ -47,7 +48,7 @@ export const rootRoutes: FastifyPluginAsync = async (fastify) => {
   const base = fastify.publicUrl
   const markdown = markdownIndex(base)
   const json = { name: 'Leadline', ...serviceUrls(base) }
-  fastify.get('/', (request, reply) => {
+  fastify.get('/', { schema: PAGE_FOR_PEOPLE }, (request, reply) => {
     reply.header('vary', 'accept').header('cache-control', 'no-store')
     const chosen = new Negotiator(request.raw).mediaType(OFFERED)
     if (chosen === 'text/html') return reply.redirect(CONSOLE_PREFIX, 303)

@@ -30,6 +30,8 @@
  * callbacks, fetching a call's answer URL, async AMD's verdict, a `<Gather>`'s keys and a `<Dial>`'s end
  * (the last two read the action URL from the TwiML Leadline answered).
  *
+ * - Buying and setting up numbers (AvailablePhoneNumbers, IncomingPhoneNumbers create and update, the
+ *   Pricing API): fake-twilio-numbers.ts, reached through `numbers`.
  * Not modelled: idempotency, call progress (it never calls the status callback on its own), pagination
  * past the first page.
  */
@@ -37,6 +39,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import twilio from 'twilio'
+import { FakeNumbers, type FakeNumbersOptions } from './fake-twilio-numbers.ts'
 
 export const FAKE_ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`
 export const FAKE_AUTH_TOKEN = 'fake-twilio-auth-token-0123456789'
@@ -95,6 +98,8 @@ export interface FakeTwilioOptions {
   incomingNumbers?: readonly string[]
   /** The account's verified outgoing caller IDs (OutgoingCallerIds), E.164. */
   verifiedCallerIds?: readonly string[]
+  /** Numbers for sale and their price (fake-twilio-numbers.ts). */
+  numbers?: FakeNumbersOptions
 }
 
 export interface SignedPostResult {
@@ -120,6 +125,8 @@ export interface FakeTwilio {
   addIncomingNumber(number: string): void
   /** A caller left a voicemail on call `callSid`: `GET Recordings.json?CallSid=` lists it and `Recordings/{Sid}.mp3` serves `audio`. Returns its sid. */
   addRecording(callSid: string, audio: Uint8Array, durationSeconds?: number): string
+  /** Numbers for sale, bought through the API, and their webhooks as updated. */
+  readonly numbers: FakeNumbers
   /** Requests that reached `Calls/{Sid}.json` (call updates), of one call when `sid` is given. */
   callUpdates(sid?: string): RecordedRequest[]
   /** Applies `fault` to each of the next `times` API requests (queued after any already programmed). */
@@ -205,6 +212,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
   /** Voicemails by recording sid: the call they were left on and their audio. */
   const recordings = new Map<string, { callSid: string; audio: Uint8Array; duration: number }>()
   const verifiedCallerIds = [...(options.verifiedCallerIds ?? [])]
+  const numbers = new FakeNumbers(accountSid, incomingNumbers, options.numbers)
 
   function notify(): void {
     for (const waiter of [...waiters]) waiter()
@@ -261,7 +269,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     const list = route === null ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/(IncomingPhoneNumbers|OutgoingCallerIds)\.json$/.exec(route)
     const updated = match?.[3]
     const listing = list !== null && entry.method === 'GET' && list[1] === accountSid
-    const notFound = !listing && (match === null || entry.method !== 'POST' || match[1] !== accountSid || (updated !== undefined && (match[2] !== 'Calls' || !calls.has(updated))))
+    const numberRoute = route === null ? null : numbers.route(entry.method, route, new URL(entry.path, 'http://fake').searchParams)
+    const notFound = !listing && numberRoute === null && (match === null || entry.method !== 'POST' || match[1] !== accountSid || (updated !== undefined && (match[2] !== 'Calls' || !calls.has(updated))))
     if (notFound) return answer(entry, res, 404, twilioErrorBody(404, 20404, `The requested resource ${path} was not found`))
 
     const fault = faults.shift()
@@ -280,11 +289,25 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     }
     if (fault?.kind === 'delay') await later(fault.ms)
 
+    if (numberRoute !== null) {
+      const done = numberRoute(entry.form)
+      entry.outcome = done.outcome
+      if (done.sid !== undefined) entry.sid = done.sid
+      if (fault?.kind === 'destroy') {
+        // Done (a number bought, its webhooks set), but no answer comes back.
+        entry.outcome = 'fault'
+        notify()
+        req.socket.destroy()
+        return
+      }
+      return answer(entry, res, done.status, done.body)
+    }
+
     if (listing) {
       entry.outcome = 'listed'
       const query = new URL(entry.path, 'http://fake').searchParams
       const incoming = list[2] === 'IncomingPhoneNumbers'
-      return answer(entry, res, 200, numberListJson(accountSid, incoming, incoming ? incomingNumbers : verifiedCallerIds, query))
+      return answer(entry, res, 200, numberListJson(accountSid, incoming, incoming ? incomingNumbers : verifiedCallerIds, query, (number) => numbers.webhooksOf(number)))
     }
     if (match === null) return
     if (updated !== undefined) return updateCall(req, res, entry, updated, fault)
@@ -431,6 +454,7 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     addIncomingNumber(number) {
       incomingNumbers.push(number)
     },
+    numbers,
     messageRequests: () => recorded.filter((r) => r.path.endsWith('/Messages.json')),
     callUpdates: (sid) => recorded.filter((r) => /\/Calls\/[^/]+\.json$/.test(r.path) && (sid === undefined || r.path.endsWith(`/Calls/${sid}.json`))),
     failNext(fault, times = 1) {
@@ -632,7 +656,7 @@ function matchesFilter(number: string, filter: string | null): boolean {
 }
 
 /** One page of IncomingPhoneNumbers or OutgoingCallerIds, in Twilio's list shape. */
-function numberListJson(accountSid: string, incoming: boolean, numbers: readonly string[], query: URLSearchParams): Record<string, unknown> {
+function numberListJson(accountSid: string, incoming: boolean, numbers: readonly string[], query: URLSearchParams, webhooksOf: (number: string) => Record<string, string> = () => ({})): Record<string, unknown> {
   const pageSize = Math.min(1000, Math.max(1, Number(query.get('PageSize') ?? 50) || 50))
   const resource = incoming ? 'IncomingPhoneNumbers' : 'OutgoingCallerIds'
   const base = `/2010-04-01/Accounts/${accountSid}/${resource}.json`
@@ -650,6 +674,7 @@ function numberListJson(accountSid: string, incoming: boolean, numbers: readonly
       sms_method: 'POST', sms_url: '', status: 'in-use', status_callback: '', status_callback_method: 'POST', trunk_sid: null, voice_application_sid: '',
       voice_caller_id_lookup: false, voice_fallback_method: 'POST', voice_fallback_url: '', voice_method: 'POST', voice_receive_mode: 'voice', voice_url: '',
       subresource_uris: { assigned_add_ons: `${base.replace('.json', '')}/${sid}/AssignedAddOns.json` },
+      ...webhooksOf(number),
     }
   })
   return {

@@ -193,7 +193,8 @@ if (!existsSync(CHROMIUM)) {
       await page.screenshot({ path: `${SCREENSHOTS}console-sign-in-phone.png` })
       await signIn(page, baseUrl, email)
       const pages: Array<[string, string]> = [
-        ['leads', '/app/leads'], ['lead-webhook', '/app/connections/lead-webhook'], ['ai-access', '/app/setup/ai-access'], ['settings', '/app/settings'],
+        ['leads', '/app/leads'], ['lead-webhook', '/app/connections/lead-webhook'], ['ai-access', '/app/setup/ai-access'],
+        ['phone-numbers', '/app/setup/phone-numbers?area_code=415'], ['settings', '/app/settings'],
       ]
       for (const [name, path] of pages) {
         await page.goto(`${baseUrl}${path}`)

@@ -17,6 +17,7 @@ import type { OwnerAlertEvent } from '../../src/domain/owner-alerts/owner-alerts
 import { oauthGrantRecordsStream, oauthRecordStream, type OAuthRecordEvent } from '../../src/domain/oauth/oauth-records.events.ts'
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 import { LOG_RESTORES_STREAM, type LogRestoreEvent } from '../../src/domain/restore/log-restore.ts'
+import type { NumberPurchaseEvent } from '../../src/domain/numbers/number-purchase.events.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
 export const OTHER_ACCOUNT = 'acc_audit0000000000b'
@@ -207,6 +208,22 @@ export const NUMBER_CLAIM_STORY: ReadonlyArray<readonly [{ type: string; data: u
   [{ type: 'NumberClaimed', data: { sender: '+13125550100', kind: 'phone_number', accountId: ACCOUNT, use: 'caller_id', carrierHolds: 'incoming_number', claimedAt: '2026-03-10T16:40:00.000Z' } }, operator],
   [{ type: 'NumberReleased', data: { sender: '+13125550100', accountId: ACCOUNT, reason: 'replaced', releasedAt: '2026-03-10T18:20:00.000Z' } }, operator],
 ]
+/** A number bought for the account, and another whose first purchase failed and whose second had no answer: every purchase event type. */
+export const NUMBER_PURCHASE_STORIES: ReadonlyArray<readonly [string, ReadonlyArray<NumberPurchaseEvent>]> = [
+  ['numberpurchase-+13125550100', [
+    { type: 'NumberPurchaseDecided', data: { purchaseId: 'npu_audit1', number: '+13125550100', accountId: ACCOUNT, carrier: 'twilio', monthlyPrice: { amount: '1.15', currency: 'USD' }, decidedAt: '2026-03-10T16:35:00.000Z' } },
+    { type: 'NumberPurchaseStarted', data: { purchaseId: 'npu_audit1', number: '+13125550100', node: 'node-1', startedAt: '2026-03-10T16:35:00.100Z' } },
+    { type: 'NumberPurchased', data: { purchaseId: 'npu_audit1', number: '+13125550100', accountId: ACCOUNT, carrier: 'twilio', carrierSid: `PN${'0'.repeat(32)}`, purchasedAt: '2026-03-10T16:35:01.000Z' } },
+  ]],
+  ['numberpurchase-+13125550181', [
+    { type: 'NumberPurchaseDecided', data: { purchaseId: 'npu_audit2', number: '+13125550181', accountId: ACCOUNT, carrier: 'twilio', monthlyPrice: null, decidedAt: '2026-03-10T16:36:00.000Z' } },
+    { type: 'NumberPurchaseStarted', data: { purchaseId: 'npu_audit2', number: '+13125550181', node: 'node-1', startedAt: '2026-03-10T16:36:00.100Z' } },
+    { type: 'NumberPurchaseFailed', data: { purchaseId: 'npu_audit2', number: '+13125550181', failure: 'rejected', message: 'twilio rejected the number purchase (HTTP 400, code 21422)', carrierCode: 21422, at: '2026-03-10T16:36:01.000Z' } },
+    { type: 'NumberPurchaseDecided', data: { purchaseId: 'npu_audit3', number: '+13125550181', accountId: ACCOUNT, carrier: 'twilio', monthlyPrice: null, decidedAt: '2026-03-10T16:37:00.000Z' } },
+    { type: 'NumberPurchaseStarted', data: { purchaseId: 'npu_audit3', number: '+13125550181', node: 'node-1', startedAt: '2026-03-10T16:37:00.100Z' } },
+    { type: 'NumberPurchaseOutcomeUnknown', data: { purchaseId: 'npu_audit3', number: '+13125550181', reason: 'no answer from twilio within 10000 ms; the number purchase may have been placed', at: '2026-03-10T16:37:10.000Z' } },
+  ]],
+]
 export const FACEBOOK_LEAD_STORY: ReadonlyArray<readonly [{ type: string; data: unknown }, Actor]> = [
   [{ type: 'FacebookLeadNotified', data: { accountId: FACEBOOK_ACCOUNT, leadgenId: '900000000000001', pageId: '104000000000001', formId: '1200000000000001', adId: null, createdTime: '2026-03-10T16:59:00.000Z', notifiedAt: '2026-03-10T17:00:00.000Z' } }, facebook],
   [{ type: 'FacebookLeadFetchDue', data: { leadgenId: '900000000000001', fetchId: 'fbf_audit00000000001', attempt: 1, reason: 'notified', dueAt: '2026-03-10T17:00:00.000Z' } }, facebook],
@@ -288,6 +305,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream('fbpage-104000000000001', FACEBOOK_PAGE_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream('number-+13125550100', NUMBER_CLAIM_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
+  for (const [stream, events] of NUMBER_PURCHASE_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, operator)), 'no_stream')
   await store.appendToStream(`fblead-${FACEBOOK_ACCOUNT}-900000000000001`, FACEBOOK_LEAD_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')
   await store.appendToStream(`account-${OTHER_ACCOUNT}`, OTHER_ACCOUNT_STORY.map(([event, actor]) => newEvent(event, actor)), 0)
   const ownerAlerts: Actor = { kind: 'process', id: 'owner-alerts' }

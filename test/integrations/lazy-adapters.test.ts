@@ -23,7 +23,7 @@ t.test('a Leadline and its HTTP app on the simulated carrier and payments never 
   // The fake Twilio is made with the SDK too: loaded only now.
   const { startFakeTwilio } = await import('../doubles/fake-twilio.ts')
   const fake = await startFakeTwilio()
-  const carrier = await openCarrier({ TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url }, app.leadline.callReports)
+  const carrier = await openCarrier({ TWILIO_ACCOUNT_SID: fake.accountSid, TWILIO_AUTH_TOKEN: fake.authToken, TWILIO_API_URL: fake.url })
   t.teardown(async () => {
     await carrier.close?.()
     await fake.close()

@@ -64,9 +64,9 @@ t.test('two processes of one effect are refused at start', async (t) => {
   t.throws(() => new EffectProcesses([]).get(Dialer), /no Dialer/)
 })
 
-t.test("Leadline's own: the dialer, the pay-link sender and the texter; Facebook's fetcher only with FACEBOOK_* set", async (t) => {
+t.test("Leadline's own: the dialer, the number buyer, the pay-link sender and the texter; Facebook's fetcher only with FACEBOOK_* set", async (t) => {
   const app = await buildApp(t)
-  t.same(app.leadline.effects.all.map((p) => p.name).sort(), ['dialer', 'pay-link-sender', 'texter'])
+  t.same(app.leadline.effects.all.map((p) => p.name).sort(), ['dialer', 'number-buyer', 'pay-link-sender', 'texter'])
   t.equal(app.leadline.effects.get(Dialer), app.leadline.dialer)
   t.ok(app.leadline.effects.get(PayLinkSender) instanceof PayLinkSender)
   t.equal(app.leadline.effects.find(FacebookLeadFetcher), undefined)

@@ -6,7 +6,6 @@
 import { ConfigError, CORE_VARIABLES, coreSettings, loadConfig } from '../../config/config.ts'
 import { DOTENV_FILE, dotEnvValues } from '../../config/dotenv.ts'
 import { serverUrl } from '../../config/server-address.ts'
-import type { CallReports } from '../../integrations/carrier/carrier.port.ts'
 import { config, json, parse, table, type Io } from '../cli-io.ts'
 
 /** Variables of ours or of the providers we talk to, shown when set even if the core schema does not read them. */
@@ -41,8 +40,7 @@ async function check(env: NodeJS.ProcessEnv): Promise<void> {
   const cfg = { publicUrl: 'http://127.0.0.1:3000' }
   await collect(() => Object.assign(cfg, loadConfig(env)))
   await collect(async () => (await import('../../commands/password-hasher.ts')).scryptLogNFromEnv(env))
-  const unused = new Proxy({}, { get: () => async () => null }) as CallReports
-  await collect(async () => (await import('../../integrations/carrier/open-carrier.ts')).openCarrier(env, unused))
+  await collect(async () => (await import('../../integrations/carrier/open-carrier.ts')).openCarrier(env))
   await collect(async () => (await import('../../integrations/payments/open-payments.ts')).openPayments(env, cfg.publicUrl))
   await collect(async () => (await import('../../integrations/assistant/open-assistant-provider.ts')).openAssistantProvider(env))
   if (problems.length > 0) throw new ConfigError(problems)

@@ -78,11 +78,10 @@ export async function demoCommand(args: string[], io: Io): Promise<void> {
     publicUrl: cfg.publicUrl,
     env: io.env,
     // Its own simulated carrier, seeded, so every run plays the same five paths.
-    carrier: (reports) => createSimulatedCarrier({
+    carrier: () => createSimulatedCarrier({
       outcome: 'answered',
       answers: { answers: [{ name: 'human', weight: 1 }, { name: 'machine', weight: 1 }], keys: [{ name: '1', weight: 1 }, { name: 'none', weight: 1 }], seed: DEMO_SEED },
       delayMs: DEMO_DELAY_MS,
-      reports,
       onError: () => undefined,
     }),
   })

@@ -1,6 +1,7 @@
 /**
  * One sender (a phone number or a Messaging Service SID), one account: a claim by another account is
- * refused with `number_in_use` and changes nothing; the holder's own claim again is no change.
+ * refused with `number_in_use` and changes nothing; the holder's own claim again is no change, except
+ * that a number put in use (`inbound`) is claimed again for that use.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import type { NumberClaimEvent, ReleaseReason, SenderKind, SenderUse } from './number-claim.events.ts'
@@ -53,8 +54,9 @@ export const numberClaimDecider: Decider<NumberClaimCommand, NumberClaimEvent, N
     switch (command.type) {
       case 'ClaimNumber': {
         if (senderKind(command.sender) !== command.kind) throw new DomainError('invalid_setting', `${command.sender} is not a ${command.kind}`)
-        if (state.accountId === command.accountId) return []
-        if (state.accountId !== null) throw numberInUse(command.sender, command.kind)
+        // Put in use, a number the account held for a setting is held for good: no change of the setting releases it.
+        if (state.accountId === command.accountId && (state.use === command.use || command.use !== 'inbound')) return []
+        if (state.accountId !== null && state.accountId !== command.accountId) throw numberInUse(command.sender, command.kind)
         const { sender, kind, accountId, use, carrierHolds } = command
         return [{ type: 'NumberClaimed', data: { sender, kind, accountId, use, carrierHolds, claimedAt: now.toISOString() } }]
       }

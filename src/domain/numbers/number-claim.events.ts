@@ -10,10 +10,11 @@ export type SenderKind = 'phone_number' | 'messaging_service'
 
 /**
  * What the account holds the sender for. `caller_id` and `messaging_service` follow the account's
- * setting of that name: changing the setting releases the old sender. Room for more uses (a number
- * bought and put in use from the console) without a new stream.
+ * setting of that name: changing the setting releases the old sender. `inbound`: a number put in use
+ * for the account ("Use for this account": its calls and texts in are routed here), which no change
+ * of a setting releases.
  */
-export type SenderUse = 'caller_id' | 'messaging_service'
+export type SenderUse = 'caller_id' | 'messaging_service' | 'inbound'
 
 /** Why a claim ended: the account's setting moved to another sender (or none), the change it was claimed for was refused, or an upgrade gave it to the older account. */
 export type ReleaseReason = 'replaced' | 'cleared' | 'setting_refused' | 'shared_before_claims'
@@ -45,9 +46,11 @@ const RELEASE_REASONS: Record<string, string> = {
   shared_before_claims: 'shared with an older account before claims: the older account keeps it',
 }
 
+const USE_WORDS: Record<string, string> = { caller_id: 'its caller ID', messaging_service: 'its Messaging Service', inbound: 'its number in use (calls and texts in)' }
+
 export const NUMBER_CLAIM_SUMMARIES: EventSummaries<NumberClaimEvent> = {
   NumberClaimed: (d) =>
-    `${d.kind === 'phone_number' ? 'number' : 'Messaging Service'} ${printable(d.sender)} claimed by account ${printable(d.accountId)} as its ${d.use === 'caller_id' ? 'caller ID' : 'Messaging Service'}${d.carrierHolds !== null ? ` (carrier: ${printable(d.carrierHolds)})` : ''}`,
+    `${d.kind === 'phone_number' ? 'number' : 'Messaging Service'} ${printable(d.sender)} claimed by account ${printable(d.accountId)} as ${USE_WORDS[d.use] ?? printable(d.use)}${d.carrierHolds !== null ? ` (carrier: ${printable(d.carrierHolds)})` : ''}`,
   NumberReleased: (d) =>
     `${printable(d.sender)} released by account ${printable(d.accountId)} (${RELEASE_REASONS[d.reason] ?? printable(d.reason)})`,
 }

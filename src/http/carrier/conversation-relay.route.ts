@@ -8,7 +8,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import websocket from '@fastify/websocket'
 import { CARRIER_CALLBACK_PATH, type CarrierCallbackContext, type RelayHandshake } from '../../integrations/carrier/carrier.port.ts'
+import { z } from 'zod'
 import { sendError } from '../errors.ts'
+import { formFields } from '../route-schemas.ts'
 
 /** Larger frames are not a carrier's relay: the socket is closed with 1009. */
 const MAX_FRAME_BYTES = 64 * 1024
@@ -28,6 +30,8 @@ export const conversationRelayRoutes: FastifyPluginAsync = async (fastify) => {
     `${CARRIER_CALLBACK_PATH}/:carrier/relay`,
     {
       websocket: true,
+      // A WebSocket, which OpenAPI cannot describe: Twilio opens it with the URL Leadline gave it in the call's TwiML.
+      schema: { hide: true, params: z.object({ carrier: z.string() }), querystring: formFields },
       // Before the upgrade: a refused handshake is answered over HTTP and never becomes a socket.
       preValidation: async (request, reply) => {
         const carrier = fastify.leadline.carrier

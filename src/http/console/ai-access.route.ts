@@ -10,6 +10,7 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
 import { actingUser, frameOf, refreshAccount, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const PATH = '/setup/ai-access'
 
@@ -116,10 +117,10 @@ ${grantList(account, lastUsed, frame.csrfToken)}`
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: { revoked?: string } }>(PATH, async (request, reply) =>
+    routes.get<{ Querystring: { revoked?: string } }>(PATH, { schema: consolePage('revoked') }, async (request, reply) =>
       show(request, reply, { notice: request.query.revoked !== undefined ? 'The key is revoked: it fails from the next request on.' : null }))
 
-    routes.post(PATH, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(PATH, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const label = String((request.body as Record<string, unknown> | undefined)?.label ?? '').trim()
       const scopes = scopesOf(request.body)
@@ -135,12 +136,12 @@ ${grantList(account, lastUsed, frame.csrfToken)}`
       }
     })
 
-    routes.post<{ Params: { keyId: string } }>(`${PATH}/:keyId/revoke`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { keyId: string } }>(`${PATH}/:keyId/revoke`, { schema: consoleForm('keyId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       await leadline.accounts.revokeAccountApiKey(signedIn(request).account.accountId, request.params.keyId, actingUser(request))
       return reply.redirect(`${CONSOLE_PREFIX}${PATH}?revoked`, 303)
     })
 
-    routes.post<{ Params: { grantId: string } }>(`${PATH}/grants/:grantId/revoke`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { grantId: string } }>(`${PATH}/grants/:grantId/revoke`, { schema: consoleForm('grantId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const accountId = signedIn(request).account.accountId
       await leadline.accounts.revokeOAuthGrant(accountId, request.params.grantId, 'owner', actingUser(request))
       // The grant's event already stops its access tokens; revoking its records stops its refresh tokens and codes too.

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyPluginAsync } from 'fastify'
 import { projectPath } from '../../config/project-root.ts'
 import { sendError } from '../errors.ts'
+import { consoleItem } from './console.schema.ts'
 
 const ASSETS: Readonly<Record<string, string>> = {
   'console.css': 'text/css; charset=utf-8',
@@ -21,7 +22,7 @@ function assets(): Map<string, Buffer> {
 
 export const assetsRoute: FastifyPluginAsync = async (fastify) => {
   const files = assets()
-  fastify.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+  fastify.get<{ Params: { name: string } }>('/assets/:name', { schema: consoleItem('name') }, (request, reply) => {
     const name = request.params.name
     const body = Object.hasOwn(ASSETS, name) ? files.get(name) : undefined
     if (!body) return sendError(reply, 'not_found', 'there is no such console asset')

@@ -18,6 +18,7 @@ import { leadWebhookRoutes } from './lead-webhook.route.ts'
 import { facebookLeadAdsRoutes } from './facebook-lead-ads.route.ts'
 import { eventsRoutes } from './events.route.ts'
 import { leadsRoutes } from './leads.route.ts'
+import { phoneNumbersRoutes } from './phone-numbers.route.ts'
 import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
 import { signInRoutes } from './sign-in.route.ts'
@@ -78,6 +79,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(facebookLeadAdsRoutes)
   await fastify.register(eventsRoutes)
   await fastify.register(aiAccessRoutes)
+  await fastify.register(phoneNumbersRoutes)
   await fastify.register(oauthConsentRoutes)
   await fastify.register(settingsRoutes)
 }

@@ -10,6 +10,7 @@ import { OUTBOUND_EVENT_TYPES } from '../../domain/outbound-events/outbound-even
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, copyButton, csrfField, timeElement } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const PATH = '/connections/events'
 const SHOWN = 20
@@ -80,9 +81,9 @@ ${deliveries.length === 0
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get(PATH, async (request, reply) => show(request, reply, {}))
+    routes.get(PATH, { schema: consolePage() }, async (request, reply) => show(request, reply, {}))
 
-    routes.post<{ Body: { url?: unknown; types?: unknown } }>(PATH, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Body: { url?: unknown; types?: unknown } }>(PATH, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const url = typeof request.body?.url === 'string' ? request.body.url : ''
       const raw = request.body?.types
@@ -96,7 +97,7 @@ ${deliveries.length === 0
       }
     })
 
-    routes.post<{ Params: { id: string; action: string } }>(`${PATH}/:id/:action`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { id: string; action: string } }>(`${PATH}/:id/:action`, { schema: consoleForm('id', 'action'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const { id, action } = request.params
       if (!ID.test(id) || (action !== 'rotate' && action !== 'remove')) return reply.callNotFound()
@@ -113,7 +114,7 @@ ${deliveries.length === 0
       }
     })
 
-    routes.post<{ Params: { deliveryId: string } }>(`${PATH}/deliveries/:deliveryId/retry`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { deliveryId: string } }>(`${PATH}/deliveries/:deliveryId/retry`, { schema: consoleForm('deliveryId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const deliveryId = Number(request.params.deliveryId)
       if (!Number.isInteger(deliveryId)) return reply.callNotFound()

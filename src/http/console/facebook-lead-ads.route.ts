@@ -8,6 +8,7 @@ import type { FacebookLeadRow } from '../../../projections/facebook-lead-ads/fac
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField, localTimes, timeElement } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendPage, signedIn } from './session.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const PATH = '/connections/facebook'
 
@@ -42,7 +43,7 @@ export const facebookLeadAdsRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: { retried?: string } }>(PATH, async (request: FastifyRequest<{ Querystring: { retried?: string } }>, reply) => {
+    routes.get<{ Querystring: { retried?: string } }>(PATH, { schema: consolePage('retried') }, async (request: FastifyRequest<{ Querystring: { retried?: string } }>, reply) => {
       const frame = frameOf(request, reply, 'facebook')
       const { account } = signedIn(request)
       const pages = await leadline.facebookLeadAds.pages(account.accountId)
@@ -60,7 +61,7 @@ ${leadsTable(leads, zone, frame.csrfToken)}`
       return sendPage(reply, { title: 'Facebook Lead Ads', frame, body, notice: request.query.retried !== undefined ? 'Fetching it again: it shows here as received once Facebook answers.' : null })
     })
 
-    routes.post<{ Params: { leadgenId: string } }>(`${PATH}/:leadgenId/retry`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { leadgenId: string } }>(`${PATH}/:leadgenId/retry`, { schema: consoleForm('leadgenId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       await leadline.facebookLeadAds.retry(signedIn(request).account.accountId, request.params.leadgenId, actingUser(request))
       return reply.redirect(`${CONSOLE_PREFIX}${PATH}?retried`, 303)
     })

@@ -9,6 +9,7 @@ import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import { leadStream } from '../../domain/lead/lead.events.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
 import { sendError } from '../errors.ts'
+import { consoleItem } from './console.schema.ts'
 import { html } from './html.ts'
 import { CONSOLE_PREFIX, timeElement } from './layout.ts'
 import { signedIn } from './session.ts'
@@ -40,7 +41,7 @@ export function inboundSection(inbound: InboundState, leadId: string, zone: stri
 
 /** `GET /app/leads/:leadId/voicemail/:callId` (signed in): the voicemail of one of the lead's calls in, as the carrier serves it. */
 export function voicemailRoute(routes: FastifyInstance, fastify: FastifyInstance): void {
-  routes.get<{ Params: { leadId: string; callId: string } }>('/leads/:leadId/voicemail/:callId', async (request, reply) => {
+  routes.get<{ Params: { leadId: string; callId: string } }>('/leads/:leadId/voicemail/:callId', { schema: consoleItem('leadId', 'callId') }, async (request, reply) => {
     const leadline = fastify.leadline
     const { account } = signedIn(request)
     // Within this account only: another account's lead or call reads exactly like one that does not exist.

@@ -1,6 +1,6 @@
 /**
  * The frame around every console page: a header with the account and the sign-out button, the
- * navigation (the spec's names: Leads, Connections → Lead webhook and Events, Setup → AI access, Settings),
+ * navigation (the spec's names: Leads, Connections → Lead webhook and Events, Setup → AI access and Phone numbers, Settings),
  * and the page. One same-origin style sheet and one same-origin script, nothing inline, nothing
  * from elsewhere, so the Content-Security-Policy can forbid everything else.
  */
@@ -11,7 +11,7 @@ export const CONSOLE_PREFIX = '/app'
 // Raise it with every change to the assets: browsers keep them for a long time.
 export const ASSET_VERSION = '2'
 
-export type NavKey = 'leads' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'settings'
+export type NavKey = 'leads' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'settings'
 
 const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; label: string }> = [
   { key: 'leads', href: `${CONSOLE_PREFIX}/leads`, section: null, label: 'Leads' },
@@ -19,6 +19,7 @@ const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; la
   { key: 'facebook', href: `${CONSOLE_PREFIX}/connections/facebook`, section: 'Connections', label: 'Facebook Lead Ads' },
   { key: 'events', href: `${CONSOLE_PREFIX}/connections/events`, section: 'Connections', label: 'Events' },
   { key: 'ai-access', href: `${CONSOLE_PREFIX}/setup/ai-access`, section: 'Setup', label: 'AI access' },
+  { key: 'phone-numbers', href: `${CONSOLE_PREFIX}/setup/phone-numbers`, section: 'Setup', label: 'Phone numbers' },
   { key: 'settings', href: `${CONSOLE_PREFIX}/settings`, section: null, label: 'Settings' },
 ]
 

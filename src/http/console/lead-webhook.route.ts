@@ -16,6 +16,7 @@ import { actingUser, frameOf, refreshAccount, requireSession, sendFailedPage, se
 import { DomainError } from '../../domain/shared/decider.ts'
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import { parseFieldMapping } from '../../domain/lead/intake/field-map.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const PATH = '/connections/lead-webhook'
 /** How the console's test leads are marked: never dialed (do-not-call), and easy to find. */
@@ -157,12 +158,12 @@ ${leadSourcesSection(account, webhookUrl, frame.csrfToken, extra.draft ?? null)}
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: { sent?: string } }>(PATH, async (request, reply) => {
+    routes.get<{ Querystring: { sent?: string } }>(PATH, { schema: consolePage('sent') }, async (request, reply) => {
       const sent = request.query.sent
       return show(request, reply, { sentLeadId: typeof sent === 'string' && /^ld_[0-9a-z]{1,40}$/.test(sent) ? sent : null })
     })
 
-    routes.post(`${PATH}/rotate`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(`${PATH}/rotate`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const accountId = signedIn(request).account.accountId
       const token = await leadline.accounts.rotateWebhookToken(accountId, actingUser(request))
       await refreshAccount(request, leadline.accounts)
@@ -175,7 +176,7 @@ ${leadSourcesSection(account, webhookUrl, frame.csrfToken, extra.draft ?? null)}
       return show(request, reply, { error: `Nothing was saved: ${error.message}.`, ...(draft ? { draft } : {}) })
     }
 
-    routes.post(`${PATH}/google-key`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(`${PATH}/google-key`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, unknown>
       const accountId = signedIn(request).account.accountId
       try {
@@ -187,7 +188,7 @@ ${leadSourcesSection(account, webhookUrl, frame.csrfToken, extra.draft ?? null)}
       return show(request, reply, { notice: form.remove === '1' ? 'Google key removed: Google lead forms are refused until one is set.' : 'Google key set. It is not shown again.' })
     })
 
-    routes.post(`${PATH}/field-map`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(`${PATH}/field-map`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, unknown>
       const accountId = signedIn(request).account.accountId
       const source = String(form.source ?? '')
@@ -202,7 +203,7 @@ ${leadSourcesSection(account, webhookUrl, frame.csrfToken, extra.draft ?? null)}
       return show(request, reply, { notice: form.remove === '1' ? `Field map of ${source} removed.` : `Field map of ${source.trim().toLowerCase()} saved: it reads the leads that arrive from now on.` })
     })
 
-    routes.post(`${PATH}/test`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(`${PATH}/test`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const phone = await testPhone(leadline, account.accountId)
       if (phone === null) return show(request, reply, { notice: `No test lead sent: every fictional number Leadline uses for them (555-0100 to 555-0199 in ${TEST_AREAS.length} area codes) is a lead of this account's already.` })

@@ -24,6 +24,7 @@ import { html, type Html, type HtmlValue } from './html.ts'
 import { inboundSection, voicemailRoute } from './inbound-calls-view.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleItem, consolePage } from './console.schema.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
@@ -89,7 +90,7 @@ export const leadsRoutes: FastifyPluginAsync = async (fastify) => {
     routes.addHook('onRequest', requireSession(fastify))
     voicemailRoute(routes, fastify)
 
-    routes.get<{ Querystring: ListQuery }>('/leads', async (request, reply) => {
+    routes.get<{ Querystring: ListQuery }>('/leads', { schema: consolePage('q', 'source', 'vendor', 'dnc', 'since', 'cursor') }, async (request, reply) => {
       const frame = frameOf(request, reply, 'leads')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone
@@ -147,7 +148,7 @@ ${page.leads.length === 0
       return sendPage(reply, { title: 'Inbound Leads', frame, body })
     })
 
-    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', async (request, reply) => {
+    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
       const frame = frameOf(request, reply, 'leads')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone

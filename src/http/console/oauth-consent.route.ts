@@ -13,6 +13,7 @@ import { html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { CONSOLE_CSP, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { SCOPE_TEXT } from './ai-access.route.ts'
+import { consoleForm, consoleItem } from './console.schema.ts'
 
 export const CONSENT_ROUTE = '/oauth/consent'
 
@@ -81,7 +82,7 @@ export const oauthConsentRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Params: { uid: string } }>(`${CONSENT_ROUTE}/:uid`, async (request, reply) => {
+    routes.get<{ Params: { uid: string } }>(`${CONSENT_ROUTE}/:uid`, { schema: consoleItem('uid') }, async (request, reply) => {
       const ask = await asked(oauth, request, reply)
       if (!ask || ask.uid !== request.params.uid) return expired(request, reply)
       const frame = frameOf(request, reply, 'ai-access')
@@ -101,7 +102,7 @@ ${ask.scopes.map((scope) => html`<label class="check"><input type="checkbox" nam
       return sendPage(reply, { title: `Allow ${ask.clientName}`, frame, body, notice: null })
     })
 
-    routes.post<{ Params: { uid: string } }>(`${CONSENT_ROUTE}/:uid`, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { uid: string } }>(`${CONSENT_ROUTE}/:uid`, { schema: consoleForm('uid'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const ask = await asked(oauth, request, reply)
       if (!ask || ask.uid !== request.params.uid) return expired(request, reply)
       const form = (request.body ?? {}) as Record<string, unknown>

@@ -12,6 +12,7 @@ import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { changeOf, valuesFromForm, valuesFromSettings, type SettingsFormValues } from './settings-form.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const PATH = '/settings'
 const DAY_LABELS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const
@@ -167,10 +168,10 @@ export const settingsRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get<{ Querystring: { saved?: string } }>(PATH, async (request, reply) =>
+    routes.get<{ Querystring: { saved?: string } }>(PATH, { schema: consolePage('saved') }, async (request, reply) =>
       show(request, reply, valuesFromSettings(signedIn(request).account.settings), { notice: request.query.saved !== undefined ? 'Settings saved.' : null }))
 
-    routes.post(PATH, { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post(PATH, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const values = valuesFromForm((request.body ?? {}) as Record<string, unknown>)
       try {
         await fastify.leadline.accounts.changeSettings(signedIn(request).account.accountId, changeOf(values), actingUser(request))

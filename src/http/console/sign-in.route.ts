@@ -11,6 +11,7 @@ import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { cookieOptions, formField, requireSession, safeNext, sendFailedPage, sendPage, SESSION_COOKIE, signedIn } from './session.ts'
 import { SignInAttempts } from './sign-in-attempts.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 /** Failed sign-ins allowed per email and address in SIGN_IN_WINDOW_MS. */
 export const SIGN_IN_LIMIT = 5
@@ -69,19 +70,19 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
   const showSignIn = (reply: FastifyReply, status: 401 | 429, options: Parameters<typeof signInForm>[1] & { error: string }) =>
     sendFailedPage(reply, { title: 'Sign in', frame: null, body: signInForm(reply.generateCsrf(), options) }, status, { error: status === 401 ? 'sign_in_failed' : 'rate_limited', detail: options.error })
 
-  fastify.get('/', async (request, reply) => {
+  fastify.get('/', { schema: consolePage() }, async (request, reply) => {
     const principal = await users.authenticate(request.cookies[SESSION_COOKIE])
     return reply.redirect(`${CONSOLE_PREFIX}/${principal ? 'leads' : 'sign-in'}`, 303)
   })
 
-  fastify.get<{ Querystring: { next?: string; 'signed-out'?: string; 'password-set'?: string } }>('/sign-in', async (request, reply) => {
+  fastify.get<{ Querystring: { next?: string; 'signed-out'?: string; 'password-set'?: string } }>('/sign-in', { schema: consolePage('next', 'signed-out', 'password-set') }, async (request, reply) => {
     if (await users.authenticate(request.cookies[SESSION_COOKIE])) return reply.redirect(safeNext(request.query.next), 303)
     const notice = request.query['signed-out'] !== undefined ? 'You are signed out.' : request.query['password-set'] !== undefined ? 'Your password is set: sign in with it.' : null
     const next = typeof request.query.next === 'string' ? safeNext(request.query.next) : undefined
     return sendPage(reply, { title: 'Sign in', frame: null, notice, body: signInForm(reply.generateCsrf(), next ? { next } : {}) })
   })
 
-  fastify.post('/sign-in', { preHandler: fastify.csrfProtection }, async (request: FastifyRequest, reply) => {
+  fastify.post('/sign-in', { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request: FastifyRequest, reply) => {
     const email = formField(request.body, 'email').trim()
     const password = formField(request.body, 'password')
     const next = safeNext(formField(request.body, 'next') || undefined)
@@ -117,20 +118,20 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
     return reply.redirect(next, 303)
   })
 
-  fastify.post('/sign-out', { onRequest: requireSession(fastify), preHandler: fastify.csrfProtection }, async (request, reply) => {
+  fastify.post('/sign-out', { schema: consoleForm(), onRequest: requireSession(fastify), preHandler: fastify.csrfProtection }, async (request, reply) => {
     await users.signOut(signedIn(request).principal, request.id)
     reply.clearCookie(SESSION_COOKIE, cookieOptions(fastify.publicUrl))
     return reply.redirect(`${CONSOLE_PREFIX}/sign-in?signed-out`, 303)
   })
 
-  fastify.get<{ Querystring: { token?: string } }>('/set-password', async (request, reply) => {
+  fastify.get<{ Querystring: { token?: string } }>('/set-password', { schema: consolePage('token') }, async (request, reply) => {
     const token = typeof request.query.token === 'string' ? request.query.token : ''
     const user = await users.userOfSetupToken(token)
     if (!user) return sendFailedPage(reply, { title: 'Link expired', frame: null, body: LINK_INVALID }, 410, { error: 'link_expired', detail: 'the set-password link is expired, used or unknown' })
     return sendPage(reply, { title: 'Set your password', frame: null, body: setPasswordForm(reply.generateCsrf(), token, user.email, null) })
   })
 
-  fastify.post('/set-password', { preHandler: fastify.csrfProtection }, async (request, reply) => {
+  fastify.post('/set-password', { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
     const token = formField(request.body, 'token')
     const password = formField(request.body, 'password')
     const user = await users.userOfSetupToken(token)

@@ -10,7 +10,10 @@ import { INDEX_PAGE, loadDocsSource, PAGE_NAME, SCREENSHOTS_DIR, type DocsSource
 import { readdirSync, readFileSync } from 'node:fs'
 import { buildDocsSite, SCREENSHOT_NAME, type DocsSite, type Representation } from './docs-site.ts'
 import { STYLE_HASH } from './layout.ts'
+import { validatorCompiler } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import { sendErrorPage } from '../errors.ts'
+import { PAGE_FOR_PEOPLE } from '../route-schemas.ts'
 
 export interface DocsOptions {
   /** Pages already loaded (tests); otherwise `docs/` of this checkout is read. */
@@ -86,6 +89,8 @@ function siteFor(source: DocsSource, publicUrl: string): DocsSite {
 }
 
 export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, options) => {
+  // Its schemas are zod's, also when the site is served on an app of its own (a directory given in `source`).
+  fastify.setValidatorCompiler(validatorCompiler)
   const source = options.source ?? (checkoutDocs ??= loadDocsSource())
   const site = siteFor(source, options.publicUrl ?? fastify.publicUrl)
   const index = site.pages.get(INDEX_PAGE)
@@ -105,16 +110,18 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
   const alternate = (reply: FastifyReply, name: string) =>
     reply.header('link', `<${site.docsPath}/${name}.md>; rel="alternate"; type="text/markdown"`)
 
-  fastify.get('/docs', (request, reply) => send(request, alternate(reply, INDEX_PAGE), index.html))
+  const page = { schema: PAGE_FOR_PEOPLE }
+  const named = { schema: { ...PAGE_FOR_PEOPLE, params: z.object({ name: z.string() }) } }
+  fastify.get('/docs', page, (request, reply) => send(request, alternate(reply, INDEX_PAGE), index.html))
   // The home page's own URL plus `.md` (spec §1.9); /docs/index.md serves the same.
-  fastify.get('/docs.md', (request, reply) => send(request, reply, index.markdown))
-  fastify.get('/docs/', (_request, reply) => reply.redirect(home, 301))
-  fastify.get('/docs/llms.txt', (request, reply) => send(request, reply, site.llmsTxt))
+  fastify.get('/docs.md', page, (request, reply) => send(request, reply, index.markdown))
+  fastify.get('/docs/', page, (_request, reply) => reply.redirect(home, 301))
+  fastify.get('/docs/llms.txt', page, (request, reply) => send(request, reply, site.llmsTxt))
   // Where agents look first (llmstxt.org): the same index at the root.
-  fastify.get('/llms.txt', (request, reply) => send(request, reply, site.llmsTxt))
-  fastify.get('/docs/llms-full.txt', (request, reply) => send(request, reply, site.llmsFullTxt))
+  fastify.get('/llms.txt', page, (request, reply) => send(request, reply, site.llmsTxt))
+  fastify.get('/docs/llms-full.txt', page, (request, reply) => send(request, reply, site.llmsFullTxt))
 
-  fastify.get<{ Params: { name: string } }>('/docs/:name', (request, reply) => {
+  fastify.get<{ Params: { name: string } }>('/docs/:name', named, (request, reply) => {
     const requested = request.params.name
     const markdown = requested.endsWith('.md')
     const name = markdown ? requested.slice(0, -'.md'.length) : requested
@@ -125,14 +132,14 @@ export const docsRoutes: FastifyPluginAsync<DocsOptions> = async (fastify, optio
     return send(request, alternate(reply, name), page.html)
   })
 
-  fastify.get<{ Params: { name: string } }>('/docs/screenshots/:name', (request, reply) => {
+  fastify.get<{ Params: { name: string } }>('/docs/screenshots/:name', named, (request, reply) => {
     const image = SCREENSHOT_NAME.test(request.params.name) ? screenshot(request.params.name) : undefined
     if (!image) return notFound(reply, true)
     return reply.header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff').type('image/png').send(image)
   })
 
   // Deeper paths (`/docs/a/b`, `/docs//x`) are never pages.
-  fastify.get<{ Params: { '*': string } }>('/docs/*', (request, reply) =>
+  fastify.get<{ Params: { '*': string } }>('/docs/*', { schema: { ...PAGE_FOR_PEOPLE, params: z.object({ '*': z.string() }) } }, (request, reply) =>
     notFound(reply, request.params['*'].endsWith('.md')),
   )
 }

@@ -1,9 +1,9 @@
 /**
  * `GET /docs/openapi.json`: the HTTP API as OpenAPI 3.1, built by `@fastify/swagger` from the zod schemas the
- * routes validate with, so the description cannot drift from what is served. A route is in it when it declares
- * a schema: the webhook, the tool endpoint, the lead sources' and Stripe's webhooks, the health checks. Pages for
- * people (the console, the docs, the pay page), the carriers' signed callbacks, the operator's metrics, OAuth's
- * own endpoints (described by their RFC 8414 metadata) and the 405 answers to other methods declare none.
+ * routes validate with, so the description cannot drift from what is served. Every route declares a schema: the
+ * webhook, the tool endpoint and its OAuth endpoints, the health checks and metrics, and the vendors' callbacks are
+ * in it; pages for people (the console, the docs, the pay page), the relay socket and the OAuth library's other
+ * requests are hidden (docs/webhook.md#machine-readable-description). Only the 405 answers declare none.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger'
 import type { FastifyPluginAsync } from 'fastify'
@@ -37,7 +37,7 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       servers: [{ url: publicUrl }],
       components: { securitySchemes: { ...SECURITY } },
     },
-    // Undeclared routes stay out: see the comment at the top of this file.
+    // Undeclared routes (the 405 answers) stay out: see the comment at the top of this file.
     transform: (input) => (input.schema === undefined || input.schema === null ? { schema: { hide: true }, url: input.url } : jsonSchemaTransform(input)),
   }
 }

@@ -22,6 +22,7 @@ import { API_KEY_PREFIX } from '../../domain/shared/ids.ts'
 import { SCOPES } from '../../domain/account/account.events.ts'
 import type { OAuthServer } from '../oauth/oauth-server.ts'
 import { mcpBodySchema, mcpHeadersSchema, mcpResponses } from './mcp.schema.ts'
+import { answersAsWritten, describedOnly } from '../route-schemas.ts'
 
 export const MCP_PATH = '/api/mcp'
 
@@ -138,8 +139,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (fastify, op
     // The schemas describe; the endpoint validates. The body stays the bytes sent, so a malformed message is a
     // JSON-RPC error with HTTP 200 (§7.1), and the Origin and MCP-Protocol-Version checks answer before the body
     // is read. Answers are the endpoint's own bytes, written as before.
-    validatorCompiler: () => (value) => ({ value }),
-    serializerCompiler: () => (data) => JSON.stringify(data),
+    validatorCompiler: describedOnly,
+    serializerCompiler: answersAsWritten,
     onRequest: async (request, reply) => {
       const origin = request.headers.origin
       if (origin !== undefined && !allowedOrigins.has(origin) && !allowedOrigins.has(normalisedOrigin(origin) ?? '')) {

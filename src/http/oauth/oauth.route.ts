@@ -5,13 +5,19 @@
  * `/.well-known/oauth-authorization-server`); Leadline answers the tool endpoint's protected-resource
  * metadata (RFC 9728) at `/.well-known/oauth-protected-resource` and its path-suffixed form.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
+import type { z } from 'zod'
 import { SCOPES } from '../../domain/account/account.events.ts'
 import { MCP_PATH } from '../mcp/mcp.route.ts'
+import { describedOnly } from '../route-schemas.ts'
 import { OAUTH_PREFIX, PROTECTED_RESOURCE_METADATA_PATH, type OAuthServer } from './oauth-server.ts'
+import {
+  authorizationMetadataSchema, authorizeSchema, jwksSchema, parSchema, protectedResourceSchema, registerSchema, revokeSchema, tokenSchema,
+  type protectedResourceMetadataSchema,
+} from './oauth.schema.ts'
 
 /** RFC 9728 §2: what a client learns about the tool endpoint before it asks for a token. */
-export function protectedResourceMetadata(oauth: OAuthServer): Record<string, unknown> {
+export function protectedResourceMetadata(oauth: OAuthServer): z.infer<typeof protectedResourceMetadataSchema> {
   return {
     resource: oauth.resource,
     authorization_servers: [oauth.issuer],
@@ -41,14 +47,25 @@ export const oauthRoutes: FastifyPluginAsync<{ oauth: OAuthServer }> = async (fa
     return reply
   }
 
-  fastify.all(OAUTH_PREFIX, (request, reply) => forward(request, reply))
-  fastify.all(`${OAUTH_PREFIX}/*`, (request, reply) => forward(request, reply))
-  fastify.get('/.well-known/openid-configuration', (request, reply) => forward(request, reply))
+  // The endpoints a client uses, each described for /docs/openapi.json; the library reads and checks their requests.
+  const library = (method: 'GET' | 'POST', url: string, schema: FastifySchema, path?: string) =>
+    fastify.route({ method, url, schema, validatorCompiler: describedOnly, handler: (request, reply) => forward(request, reply, path) })
+  library('GET', `${OAUTH_PREFIX}/authorize`, authorizeSchema)
+  library('POST', `${OAUTH_PREFIX}/par`, parSchema)
+  library('POST', `${OAUTH_PREFIX}/token`, tokenSchema)
+  library('POST', `${OAUTH_PREFIX}/register`, registerSchema)
+  library('POST', `${OAUTH_PREFIX}/revoke`, revokeSchema)
+  library('GET', `${OAUTH_PREFIX}/jwks`, jwksSchema)
+  library('GET', '/.well-known/openid-configuration', authorizationMetadataSchema('OpenID Connect Discovery'))
   // RFC 8414 asks for the same metadata under this name; the library serves it under OpenID's.
-  fastify.get('/.well-known/oauth-authorization-server', (request, reply) => forward(request, reply, '/.well-known/openid-configuration'))
+  library('GET', '/.well-known/oauth-authorization-server', authorizationMetadataSchema('RFC 8414'), '/.well-known/openid-configuration')
+  // The library's other requests (the consent's return, other methods): its own, not described.
+  const internal = { schema: { hide: true } }
+  fastify.all(OAUTH_PREFIX, internal, (request, reply) => forward(request, reply))
+  fastify.all(`${OAUTH_PREFIX}/*`, internal, (request, reply) => forward(request, reply))
 
   const metadata = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=3600').send(protectedResourceMetadata(oauth))
-  fastify.get(PROTECTED_RESOURCE_METADATA_PATH, metadata)
-  fastify.get(`${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}`, metadata)
+  fastify.get(PROTECTED_RESOURCE_METADATA_PATH, { schema: protectedResourceSchema }, metadata)
+  fastify.get(`${PROTECTED_RESOURCE_METADATA_PATH}${MCP_PATH}`, { schema: protectedResourceSchema }, metadata)
 }

@@ -15,6 +15,7 @@ import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { PaymentRequestRecord } from '../../domain/lead/payments/payments.decider.ts'
 import { SIMULATED_SESSION_ID } from '../../integrations/payments/simulated/index.ts'
 import { htmlPage, sendErrorPage } from '../errors.ts'
+import { PAGE_FOR_PEOPLE } from '../route-schemas.ts'
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string)
@@ -71,13 +72,13 @@ export const payPageRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 4096 }, (_request, _body, done) => done(null, null))
 
-  fastify.get('/pay/thanks', async (_request, reply) =>
+  fastify.get('/pay/thanks', { schema: PAGE_FOR_PEOPLE }, async (_request, reply) =>
     page(reply, 'Thank you', '<h1>Thank you</h1><p>Your payment was received. You can close this page.</p>'),
   )
 
   const routes = fastify.withTypeProvider<ZodTypeProvider>()
   // A page for people, not API: out of /docs/openapi.json. Any session id is looked up; an unknown one is the 404 page.
-  const schema = { hide: true, params: z.object({ session: z.string() }) }
+  const schema = { ...PAGE_FOR_PEOPLE, params: z.object({ session: z.string() }) }
   routes.get('/pay/:session', { schema }, async (request, reply) => {
     const found = await findRequest(fastify, request.params.session)
     if (!found) return notFound(reply)

@@ -14,7 +14,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { readLeadgenNotification } from '../../domain/facebook-lead-ads/leadgen-notification.ts'
-import { sendError } from '../errors.ts'
+import { errorBodySchema, sendError } from '../errors.ts'
+import { answersAsWritten, signedBodyValidator } from '../route-schemas.ts'
 import { wellFormedInput } from '../well-formed-input.ts'
 
 export const FACEBOOK_WEBHOOK_PATH = '/api/ingest/facebook'
@@ -51,9 +52,16 @@ export const facebookWebhookRoute: FastifyPluginAsync = async (fastify) => {
   }
 
   fastify.withTypeProvider<ZodTypeProvider>().get(FACEBOOK_WEBHOOK_PATH, {
-    // Facebook's callback, not an API for integrations: validated by its schema, left out of /docs/openapi.json.
     schema: {
-      hide: true,
+      summary: 'Facebook\'s subscription check',
+      description: 'Facebook asks once, when the app\'s webhook is set up (docs/facebook-lead-ads.md): answered with `hub.challenge` when `hub.verify_token` is FACEBOOK_VERIFY_TOKEN.',
+      tags: ['callbacks'],
+      response: {
+        200: { description: '`hub.challenge`, as sent', content: { 'text/plain': { schema: z.string() } } },
+        400: errorBodySchema.describe('`invalid request`: not a subscription check'),
+        403: errorBodySchema.describe('`invalid verify token`'),
+        404: errorBodySchema.describe('`not found`: Facebook Lead Ads is not configured on this server'),
+      },
       querystring: z.looseObject({
         'hub.mode': z.literal('subscribe'),
         'hub.challenge': z.string().regex(CHALLENGE),
@@ -79,7 +87,29 @@ export const facebookWebhookRoute: FastifyPluginAsync = async (fastify) => {
     return reply.code(200).type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').send(challenge)
   })
 
-  fastify.post(FACEBOOK_WEBHOOK_PATH, { onRequest: configured }, async (request, reply) => {
+  fastify.post(FACEBOOK_WEBHOOK_PATH, {
+    schema: {
+      summary: 'Facebook Lead Ads\' notifications',
+      description: 'The app\'s `leadgen` notifications (docs/facebook-lead-ads.md). `X-Hub-Signature-256` is checked over the raw body with FACEBOOK_APP_SECRET before it is read; each leadgen id is recorded once, and the lead is fetched from Facebook after the answer. Changes other than `leadgen` are answered and not used.',
+      tags: ['callbacks'],
+      headers: z.looseObject({ 'x-hub-signature-256': z.string().optional().describe('`sha256=<hex>`; a missing one is the same 403 as a wrong one') }),
+      body: z.looseObject({
+        object: z.string().describe('`page`'),
+        entry: z.array(z.looseObject({ changes: z.array(z.looseObject({ field: z.string().describe('`leadgen`'), value: z.looseObject({ leadgen_id: z.string(), page_id: z.string(), form_id: z.string().optional() }) })).optional() })),
+      }).describe('Facebook\'s delivery, read loosely: what is not a leadgen change is skipped'),
+      response: {
+        200: z.object({ received: z.number(), recorded: z.number(), duplicates: z.number(), unknown_pages: z.number() }).describe('Taken (also for pages no account connected, which Facebook would retry for days)'),
+        400: errorBodySchema.describe('`invalid json` or `invalid request`: signed, but not readable'),
+        403: errorBodySchema.describe('`invalid signature`'),
+        404: errorBodySchema.describe('`not found`: Facebook Lead Ads is not configured on this server'),
+        413: errorBodySchema.describe('`payload too large`'),
+      },
+    },
+    // The schema describes the body; the signature is checked over its bytes first, and the domain reads it loosely.
+    validatorCompiler: signedBodyValidator,
+    serializerCompiler: answersAsWritten,
+    onRequest: configured,
+  }, async (request, reply) => {
     const facebook = fastify.leadline.facebook as Configured // `configured` answered otherwise
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
     if (!validSignature(raw, request.headers['x-hub-signature-256'], facebook.config.appSecret)) {

@@ -17,6 +17,7 @@ import { parseXmlBody } from './xml-body.ts'
 import { bearerToken } from '../bearer-token.ts'
 import { UNREAD_BODY_BOUNDS } from '../unread-body.ts'
 import { webhookBodySchema, webhookQuerySchema, webhookResponses } from './ingest-lead.schema.ts'
+import { answersAsWritten } from '../route-schemas.ts'
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024
 /** No lead form nests this deep (lead ads: 3 levels); deeper bodies are refused before anything is recorded. */
@@ -113,7 +114,7 @@ export const ingestLeadRoute: FastifyPluginAsync<IngestLeadRouteOptions> = async
       response: webhookResponses,
     },
     // The answer is written as before the schemas: the response schemas describe it, the route is on the hot path.
-    serializerCompiler: () => (data) => JSON.stringify(data),
+    serializerCompiler: answersAsWritten,
     // The console's "last deliveries" (src/read-models/webhook-deliveries.ts): noted for every
     // authenticated request, accepted or refused, and written to the views database in batches;
     // never an event on the log.

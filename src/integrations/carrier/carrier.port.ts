@@ -133,6 +133,12 @@ export interface Carrier {
    * CarrierError like placeCall; `unknown_outcome` when the carrier may have acted on it.
    */
   updateCall(callId: string, instructions: LiveCallInstructions): Promise<void>
+  /**
+   * A carrier that reports in-process (the simulated one) is handed Leadline's reports here, once, after it is
+   * opened: the commands behind them call the carrier back (a voicemail, a reply), so they are built after it.
+   * Absent for a carrier whose reports arrive as HTTP callbacks (`handleCallback` is lent them each time).
+   */
+  reportTo?(reports: CallReports): void
   /** Answers one of its HTTP callbacks; absent for a carrier that reports in-process (the simulated one). */
   handleCallback?(callback: CarrierCallback, context: CarrierCallbackContext): Promise<CarrierCallbackAnswer>
   /** The carrier's live-conversation socket (Twilio: ConversationRelay's WebSocket); absent for a carrier without one. */
@@ -150,9 +156,73 @@ export interface Carrier {
    * Absent: the carrier keeps no recordings (the simulated one).
    */
   fetchVoicemail?(callId: string): Promise<{ readonly contentType: string; readonly body: Uint8Array } | null>
+  /** The carrier account's own numbers (Twilio's IncomingPhoneNumbers). Absent: the numbers bought through Leadline are its list (the simulated carrier). */
+  listNumbers?(): Promise<CarrierNumber[]>
+  /** Local numbers the carrier has for sale, by area code or near a place (see `NumberSearch`). Rejects with CarrierError. */
+  searchNumbers?(search: NumberSearch): Promise<AvailableNumber[]>
+  /** What the carrier charges a month for `number` (E.164), asked on the confirm step before a purchase; null when it does not say. */
+  monthlyPrice?(number: string): Promise<AvailableNumber['monthlyPrice']>
+  /**
+   * Buys `number` into the carrier account. At most once: Leadline claims the purchase on the log
+   * before it calls this, and never calls it again after `unknown_outcome`.
+   */
+  buyNumber?(number: string): Promise<CarrierNumber>
+  /** Points the number's voice URL, voice status callback and SMS URL at Leadline's routes under `publicUrl` (safe to repeat). */
+  pointNumber?(number: string, publicUrl: string): Promise<PointedNumber>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
+}
+
+/** One of the carrier account's numbers, with where its calls and texts go now (null: nowhere set). */
+export interface CarrierNumber {
+  readonly number: string
+  /** The carrier's id of it (Twilio: PN…). */
+  readonly sid: string
+  readonly friendlyName: string
+  readonly voice: boolean
+  readonly sms: boolean
+  readonly voiceUrl: string | null
+  readonly voiceStatusUrl: string | null
+  readonly smsUrl: string | null
+}
+
+/**
+ * A search of local numbers for sale, in one country. One way to say where, the most precise given
+ * wins: `nearNumber` (within `distanceMiles` of a phone number's exchange, such as the business's
+ * own line), `postalCode`, `region` (a state, `IL`), or `areaCode`. `contains`: digits the number must hold.
+ */
+export interface NumberSearch {
+  readonly country: 'US'
+  readonly areaCode?: string
+  readonly postalCode?: string
+  readonly region?: string
+  readonly nearNumber?: string
+  readonly distanceMiles?: number
+  readonly contains?: string
+  readonly limit?: number
+}
+
+export interface AvailableNumber {
+  readonly number: string
+  readonly friendlyName: string
+  readonly locality: string | null
+  readonly region: string | null
+  readonly postalCode: string | null
+  readonly voice: boolean
+  readonly sms: boolean
+  /** What the carrier charges a month for it, when it says (Twilio: its Pricing API for local numbers). */
+  readonly monthlyPrice: { readonly amount: string; readonly currency: string } | null
+}
+
+/** The webhooks a number was pointed at, and what they were before. `applied` is false at a carrier with nothing to set (the simulated one). */
+export interface PointedNumber {
+  readonly number: string
+  readonly applied: boolean
+  readonly voiceUrl: string
+  readonly voiceStatusUrl: string
+  readonly smsUrl: string
+  readonly before: { readonly voiceUrl: string | null; readonly voiceStatusUrl: string | null; readonly smsUrl: string | null } | null
 }
 
 /** How a carrier account holds a number: bought or ported in (Twilio's IncomingPhoneNumbers), or only verified as a caller ID (OutgoingCallerIds). */

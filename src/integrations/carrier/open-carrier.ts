@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { ConfigError } from '../../config/config.ts'
-import type { CallReports, Carrier } from './carrier.port.ts'
+import type { Carrier } from './carrier.port.ts'
 import {
   DEFAULT_SIMULATED_KEYS,
   DEFAULT_SIMULATED_SEED,
@@ -123,13 +123,13 @@ const schema = z
   })
 
 /**
- * Opens the carrier the environment names. The simulated carrier reports its calls through `reports`
- * in-process; Twilio's arrive as signed HTTP callbacks, which the adapter checks with its auth token
- * (the HTTP edge lends it the same reports). A bad environment throws at once (ConfigError); the
+ * Opens the carrier the environment names. The simulated carrier reports its calls in-process, to the
+ * reports it is handed with `reportTo` once they exist; Twilio's arrive as signed HTTP callbacks, which the
+ * adapter checks with its auth token (the HTTP edge lends it the same reports). A bad environment throws at once (ConfigError); the
  * Twilio adapter, and its SDK, are loaded only when Twilio is the carrier (what that saves a start:
  * docs/performance.md).
  */
-export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger?: CarrierLogger): Promise<Carrier> {
+export function openCarrier(env: NodeJS.ProcessEnv, logger?: CarrierLogger): Promise<Carrier> {
   const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''))
   const parsed = schema.safeParse(given)
   if (!parsed.success) {
@@ -162,7 +162,6 @@ export function openCarrier(env: NodeJS.ProcessEnv, reports: CallReports, logger
     outcome,
     ...(answers ? { answers } : {}),
     delayMs: c.LEADLINE_SIMULATED_DELAY_MS,
-    reports,
     ...(logger?.error
       ? {
           onError: (err: unknown, report: SimulatedReport) =>

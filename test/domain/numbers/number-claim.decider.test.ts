@@ -46,3 +46,14 @@ t.test('a Messaging Service SID is claimed the same way; a sender of the wrong s
   given().when({ type: 'ClaimNumber', sender: MG, kind: 'phone_number', accountId: 'acc_A', use: 'caller_id', carrierHolds: null }).thenThrows(t, 'invalid_setting')
   given().when({ type: 'ClaimNumber', sender: '3125550100', kind: 'phone_number', accountId: 'acc_A', use: 'caller_id', carrierHolds: null }).thenThrows(t, 'invalid_setting')
 })
+
+t.test('a number held for a setting is claimed again when put in use; put in use, a setting\'s claim changes nothing', async (t) => {
+  const inUse: NumberClaimEvent = { type: 'NumberClaimed', data: { sender: X, kind: 'phone_number', accountId: 'acc_A', use: 'inbound', carrierHolds: 'incoming_number', claimedAt: NOW } }
+  given(claimedByA).when({ type: 'ClaimNumber', sender: X, kind: 'phone_number', accountId: 'acc_A', use: 'inbound', carrierHolds: 'incoming_number' }).then(t, (events, after) => {
+    t.same(events, [inUse])
+    t.equal(after.use, 'inbound')
+  })
+  given([inUse]).when({ type: 'ClaimNumber', sender: X, kind: 'phone_number', accountId: 'acc_A', use: 'caller_id', carrierHolds: 'incoming_number' }).then(t, [])
+  given([inUse]).when({ type: 'ClaimNumber', sender: X, kind: 'phone_number', accountId: 'acc_A', use: 'inbound', carrierHolds: 'incoming_number' }).then(t, [])
+  given(claimedByA).when({ type: 'ClaimNumber', sender: X, kind: 'phone_number', accountId: 'acc_B', use: 'inbound', carrierHolds: 'incoming_number' }).thenThrows(t, 'number_in_use')
+})

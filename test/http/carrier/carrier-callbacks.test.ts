@@ -24,9 +24,9 @@ async function acmeApp(t: Test) {
   const received: CarrierCallback[] = []
   let simulated: SimulatedCarrier | undefined
   const built = await dialingApp(t, {
-    carrier: (reports) => {
+    carrier: () => {
       // The simulation never reports here: acme's statuses come in over HTTP.
-      simulated = createSimulatedCarrier({ outcome: 'answered', delayMs: 60_000, reports })
+      simulated = createSimulatedCarrier({ outcome: 'answered', delayMs: 60_000 })
       const { placeCall } = simulated
       return {
         ...simulated,

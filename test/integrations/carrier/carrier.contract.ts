@@ -129,5 +129,25 @@ export function carrierContract(t: Test, harness: CarrierHarness): Promise<unkno
       t.match(textError, { failure: 'rejected', details: { carrierCode: 21211 } })
       t.equal(isRetryableCarrierFailure(textError), false)
     })
+
+    t.test('numbers: local numbers searched by area code, one bought (once a number is not for sale: rejected), pointed at Leadline', async (t) => {
+      const { carrier } = await harness.open(t)
+      if (carrier.searchNumbers === undefined) {
+        // A carrier without numbers of its own sells none and has none to point.
+        t.same([carrier.buyNumber, carrier.pointNumber], [undefined, undefined])
+        return
+      }
+      const found = await carrier.searchNumbers({ country: 'US', areaCode: '312', limit: 2 })
+      t.ok(found.length > 0 && found.length <= 2, 'at most the limit')
+      for (const n of found) t.match(n, { number: /^\+1312\d{7}$/, voice: true, sms: true })
+      const pick = found[0]?.number as string
+      const bought = await carrier.buyNumber?.(pick)
+      t.match(bought, { number: pick, sid: /^PN\w{32}$/ })
+      const pointed = await carrier.pointNumber?.(pick, 'https://leadline.example')
+      t.match(pointed, { number: pick, voiceUrl: `https://leadline.example/api/carrier/${harness.name}/voice`, voiceStatusUrl: `https://leadline.example/api/carrier/${harness.name}/voice-status`, smsUrl: `https://leadline.example/api/carrier/${harness.name}/sms` })
+      const refused = await carrier.buyNumber?.('+13125551234').then(() => null, (e: unknown) => e)
+      t.match(refused, { type: 'carrier_error', failure: 'rejected', details: { carrierCode: 21422 } })
+      t.equal(isRetryableCarrierFailure(refused), false)
+    })
   })
 }

@@ -47,6 +47,13 @@ function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
   }
 }
 
+/** The carrier the environment names, handed `reports` as the composition root hands it Leadline's. */
+async function reporting(env: NodeJS.ProcessEnv, reports: CallReports, logger?: CarrierLogger): Promise<Carrier> {
+  const carrier = await openCarrier(env, logger)
+  carrier.reportTo?.(reports)
+  return carrier
+}
+
 async function closing(t: Test, opening: Promise<Carrier>): Promise<Carrier> {
   const carrier = await opening
   t.teardown(() => carrier.close?.())
@@ -55,7 +62,7 @@ async function closing(t: Test, opening: Promise<Carrier>): Promise<Carrier> {
 
 t.test('no Twilio credentials: the simulated carrier, announced as such', async (t) => {
   const log = recordingLogger()
-  const carrier = await closing(t, openCarrier({ TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '  ' }, reportsTo(() => {}), log))
+  const carrier = await closing(t, reporting({ TWILIO_ACCOUNT_SID: '', TWILIO_AUTH_TOKEN: '  ' }, reportsTo(() => {}), log))
   t.equal(carrier.name, 'simulated')
   t.same(log.lines, [[{ carrier: 'simulated', outcome: 'answered', delayMs: 1500 }, SIMULATED_BANNER]])
   t.equal(SIMULATED_BANNER, 'carrier: simulated — no calls or texts reach real phones')
@@ -65,7 +72,7 @@ t.test('the simulated outcome and delay come from the environment', async (t) =>
   const updates: CallStatusUpdate[] = []
   const carrier = await closing(
     t,
-    openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'busy', LEADLINE_SIMULATED_DELAY_MS: '5' }, reportsTo((u) => void updates.push(u))),
+    reporting({ LEADLINE_SIMULATED_OUTCOME: 'busy', LEADLINE_SIMULATED_DELAY_MS: '5' }, reportsTo((u) => void updates.push(u))),
   )
   await carrier.placeCall(CALL)
   const deadline = Date.now() + 2000
@@ -81,7 +88,7 @@ t.test('a failing status handler is logged through logger.error', async (t) => {
   const logger: CarrierLogger = { info: () => {}, error: (fields, message) => void errors.push([fields, message]) }
   const carrier = await closing(
     t,
-    openCarrier(
+    reporting(
       { LEADLINE_SIMULATED_OUTCOME: 'no-answer', LEADLINE_SIMULATED_DELAY_MS: '0' },
       reportsTo(() => {
         throw new Error('nope')
@@ -104,7 +111,7 @@ t.test('Twilio credentials: the Twilio carrier, reaching TWILIO_API_URL through 
   const log = recordingLogger()
   const carrier = await closing(
     t,
-    openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: `${fake.url}/` }, reportsTo(() => {}), log),
+    reporting({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: `${fake.url}/` }, reportsTo(() => {}), log),
   )
   t.equal(carrier.name, 'twilio')
   const placed = await carrier.placeCall(CALL)
@@ -115,46 +122,46 @@ t.test('Twilio credentials: the Twilio carrier, reaching TWILIO_API_URL through 
 
 t.test('without TWILIO_API_URL the log names api.twilio.com', async (t) => {
   const log = recordingLogger()
-  const carrier = await closing(t, openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}), log))
+  const carrier = await closing(t, reporting({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}), log))
   t.equal(carrier.name, 'twilio')
   t.same(log.lines, [[{ carrier: 'twilio', accountSid: SID, apiUrl: 'https://api.twilio.com' }, 'carrier: twilio']])
 })
 
 t.test('bad configuration stops with clear messages', async (t) => {
-  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID })), [
     'TWILIO_AUTH_TOKEN: set both TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN for Twilio, or neither for the simulated carrier',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ TWILIO_AUTH_TOKEN: TOKEN })), [
     'TWILIO_ACCOUNT_SID: set both TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN for Twilio, or neither for the simulated carrier',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: 'SK123', TWILIO_AUTH_TOKEN: TOKEN }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: 'SK123', TWILIO_AUTH_TOKEN: TOKEN })), [
     'TWILIO_ACCOUNT_SID: must be a Twilio Account SID: AC followed by 32 hex characters',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: 'ftp://x.example' }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_URL: 'ftp://x.example' })), [
     'TWILIO_API_URL: must be an http(s) URL',
   ])
-  t.same(problems(() => openCarrier({ TWILIO_API_URL: 'http://127.0.0.1:4010' }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ TWILIO_API_URL: 'http://127.0.0.1:4010' })), [
     'TWILIO_API_URL: is only used with Twilio: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN too, or unset it',
   ])
-  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'voicemail' }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_OUTCOME: 'voicemail' })), [
     'LEADLINE_SIMULATED_OUTCOME: must be one of answered, no-answer, busy, cycle',
   ])
-  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: 'soon' }, reportsTo(() => {}))), [
+  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: 'soon' })), [
     'LEADLINE_SIMULATED_DELAY_MS: must be a number of milliseconds',
   ])
-  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '-5' }, reportsTo(() => {}))), ['LEADLINE_SIMULATED_DELAY_MS: must be 0 or more'])
-  t.match(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '1.5' }, reportsTo(() => {}))), [/whole number/])
+  t.same(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '-5' })), ['LEADLINE_SIMULATED_DELAY_MS: must be 0 or more'])
+  t.match(problems(() => openCarrier({ LEADLINE_SIMULATED_DELAY_MS: '1.5' })), [/whole number/])
 })
 
 t.test('LEADLINE_SIMULATED_ANSWERS: who answers, which keys, the seed, all in the start-up line', async (t) => {
   const log = recordingLogger()
   const env = { LEADLINE_SIMULATED_ANSWERS: 'human:60,machine:30,none:10', LEADLINE_SIMULATED_KEYS: '1:20, 2:20,9:10,none:50', LEADLINE_SIMULATED_SEED: '42' }
-  const carrier = await closing(t, openCarrier({ ...env, LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {}), log))
+  const carrier = await closing(t, reporting({ ...env, LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {}), log))
   t.same(log.lines, [
     [{ carrier: 'simulated', answers: 'human:60,machine:30,none:10', keys: '1:20,2:20,9:10,none:50', seed: 42, delayMs: 60000 }, SIMULATED_BANNER],
   ])
-  const again = await closing(t, openCarrier({ ...env, LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {})))
-  const other = await closing(t, openCarrier({ ...env, LEADLINE_SIMULATED_SEED: '43', LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {})))
+  const again = await closing(t, reporting({ ...env, LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {})))
+  const other = await closing(t, reporting({ ...env, LEADLINE_SIMULATED_SEED: '43', LEADLINE_SIMULATED_DELAY_MS: '60000' }, reportsTo(() => {})))
   const answers = async (c: Carrier) => {
     for (let i = 0; i < 40; i++) await c.placeCall(CALL)
     return (c as SimulatedCarrier).calls().map((call) => `${call.outcome}/${call.key}`)
@@ -166,12 +173,12 @@ t.test('LEADLINE_SIMULATED_ANSWERS: who answers, which keys, the seed, all in th
 
 t.test('LEADLINE_SIMULATED_ANSWERS alone: the fixed default seed and no keys pressed', async (t) => {
   const log = recordingLogger()
-  await closing(t, openCarrier({ LEADLINE_SIMULATED_ANSWERS: 'machine' }, reportsTo(() => {}), log))
+  await closing(t, reporting({ LEADLINE_SIMULATED_ANSWERS: 'machine' }, reportsTo(() => {}), log))
   t.same(log.lines, [[{ carrier: 'simulated', answers: 'machine:1', keys: 'none:1', seed: DEFAULT_SIMULATED_SEED, delayMs: 1500 }, SIMULATED_BANNER]])
 })
 
 t.test('bad simulated answers stop with clear messages', async (t) => {
-  const open = (env: NodeJS.ProcessEnv) => problems(() => openCarrier(env, reportsTo(() => {})))
+  const open = (env: NodeJS.ProcessEnv) => problems(() => openCarrier(env))
   t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human:60,voicemail:40' }), ['LEADLINE_SIMULATED_ANSWERS: "voicemail" is not one of human, machine, none, busy'])
   t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human:lots' }), ['LEADLINE_SIMULATED_ANSWERS: the weight of "human" must be a whole number, 0 or more (got "lots")'])
   t.same(open({ LEADLINE_SIMULATED_ANSWERS: 'human:0' }), ['LEADLINE_SIMULATED_ANSWERS: needs at least one weight above 0'])
@@ -198,7 +205,7 @@ t.test('a failing report other than a status is logged by its kind', async (t) =
       throw new Error('nope')
     },
   }
-  const carrier = await closing(t, openCarrier({ LEADLINE_SIMULATED_ANSWERS: 'machine', LEADLINE_SIMULATED_DELAY_MS: '0' }, reports, logger))
+  const carrier = await closing(t, reporting({ LEADLINE_SIMULATED_ANSWERS: 'machine', LEADLINE_SIMULATED_DELAY_MS: '0' }, reports, logger))
   const { callId } = await carrier.placeCall({ ...CALL, detectAnsweringMachine: true })
   const deadline = Date.now() + 2000
   while (errors.length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))

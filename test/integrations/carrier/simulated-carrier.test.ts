@@ -245,3 +245,15 @@ t.test('records every call and text it was asked for, rejected ones included', a
   snapshot[0]!.request.to = '+19999999999'
   t.equal(carrier.calls()[0]?.request.to, CALL.to, 'records cannot be changed from outside')
 })
+
+t.test('opened before the reports exist: no call is placed until reportTo hands them over, then calls play into them', async (t) => {
+  const carrier = createSimulatedCarrier({ outcome: 'busy', delayMs: 1 })
+  t.teardown(() => carrier.close())
+  await t.rejects(carrier.placeCall(CALL), { failure: 'rejected', message: /no reports/ })
+  t.same(carrier.calls(), [], 'a refused call is not recorded as placed')
+  const updates: CallStatusUpdate[] = []
+  carrier.reportTo(statusReports((u) => void updates.push(u)))
+  const { callId } = await carrier.placeCall(CALL)
+  await until(() => updates.length >= 2)
+  t.same(updates.map((u) => [u.callId, u.status]), [[callId, 'ringing'], [callId, 'busy']])
+})

@@ -23,6 +23,7 @@ import {
 } from '../carrier.port.ts'
 import { DEFAULT_SIMULATED_SEED, answerDrawer, type SimulatedAnswers, type SimulatedWho } from './simulated-answers.ts'
 import { callerDrawer, type SimulatedPersona } from './simulated-caller.ts'
+import { simulatedNumbers } from './simulated-numbers.ts'
 
 export type SimulatedAnswer = 'answered' | 'no-answer' | 'busy'
 /** `cycle` goes answered, no-answer, busy, answered, … one call after another. */
@@ -46,8 +47,11 @@ export interface SimulatedCarrierOptions {
   answers?: SimulatedAnswers
   /** Wait before the call "rings" and its outcome is reported. */
   delayMs: number
-  /** Receives each call's reports, in order; the next waits for the previous to settle. */
-  reports: CallReports
+  /**
+   * Receives each call's reports, in order; the next waits for the previous to settle. Given here when they
+   * exist before the carrier (tests), else through `reportTo` (the composition root). Calls are refused until then.
+   */
+  reports?: CallReports
   /** Told when a report throws or rejects; the carrier carries on. Default: one line on stderr. */
   onError?: (error: unknown, report: SimulatedReport) => void
   /** Timestamps of records and updates. */
@@ -110,6 +114,7 @@ export interface SimulatedCallUpdate {
 
 export interface SimulatedCarrier extends Carrier {
   readonly name: 'simulated'
+  reportTo(reports: CallReports): void
   /** Every live-call update it was asked for, in order. */
   updates(): SimulatedCallUpdate[]
   /** Every call it was asked to place, in order (rejected ones included, with a null id). */
@@ -177,7 +182,7 @@ const LEAD_DIAL: Readonly<Record<SimulatedWho, string>> = { human: 'completed', 
 
 export function createSimulatedCarrier(options: SimulatedCarrierOptions): SimulatedCarrier {
   const clock = options.clock ?? (() => new Date())
-  const { reports } = options
+  let reports: CallReports | null = options.reports ?? null
   const onError =
     options.onError ??
     ((error: unknown, report: SimulatedReport) => {
@@ -204,7 +209,13 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
     return { outcome, key: null }
   }
 
+  /** Only called for a placed call, and calls are placed only once there are reports. */
+  function to(): CallReports {
+    return reports as CallReports
+  }
+
   async function report(step: SimulatedReport): Promise<MenuAnswer | AgentKeyAnswer | null | undefined> {
+    const reports = to()
     switch (step.kind) {
       case 'status':
         await reports.recordCallStatus(step.update)
@@ -231,6 +242,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
   /** A simulated caller and the assistant, as ConversationRelay would carry them: the greeting, then turn by turn. */
   async function converse(callId: string, decisionId: string): Promise<void> {
     const record = (fields: Omit<SimulatedAssistantCall, 'callId' | 'decisionId'>) => assistantCalls.push({ callId, decisionId, ...fields })
+    const reports = to()
     const prepared = await reports.prepareAssistant(decisionId, callId)
     if (prepared === null) return
     if ('refuse' in prepared) return void record({ persona: null, said: [], heard: [prepared.refuse.goodbye], end: 'refused', handoffTo: null })
@@ -270,7 +282,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
   async function forAssistant(callId: string, decisionId: string, steps: readonly Step[]): Promise<readonly Step[]> {
     const answered = steps.findIndex((step) => step.kind === 'status' && step.status === 'in-progress')
     if (answered < 0 || steps.some((step) => step.kind === 'answered_by' && step.answeredBy !== 'human')) return steps
-    const call = await reports.answeredCall(decisionId).catch(() => null)
+    const call = await to().answeredCall(decisionId).catch(() => null)
     if (call?.onAnswer.kind !== 'assistant') return steps
     const after = Math.max(answered, steps.findIndex((step) => step.kind === 'answered_by'))
     return steps.flatMap((step, i): Step[] => {
@@ -285,7 +297,7 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
    */
   async function forAgentFirst(callId: string, decisionId: string, steps: readonly Step[]): Promise<readonly Step[]> {
     if (!drawAnswer || !steps.some((step) => step.kind === 'status' && step.status === 'in-progress')) return steps
-    const call = await reports.answeredCall(decisionId).catch(() => null)
+    const call = await to().answeredCall(decisionId).catch(() => null)
     if (call?.onAnswer.kind !== 'agent-first') return steps
     const human = steps.some((step) => step.kind === 'menu_key') || !steps.some((step) => step.kind === 'answered_by' && step.answeredBy !== 'human')
     const pressed = steps.find((step) => step.kind === 'menu_key')
@@ -330,8 +342,14 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
   return {
     name: 'simulated',
 
+    reportTo(given: CallReports): void {
+      reports = given
+    },
+
     async placeCall(r: PlaceCallRequest): Promise<PlacedCall> {
       refuseWhenClosed('call')
+      // Refused before it is recorded: nothing would ever report how it went.
+      if (reports === null) throw new CarrierError('rejected', 'the simulated carrier has no reports to play its calls into yet (reportTo); the call was not placed')
       const requestedAt = clock().toISOString()
       if (!E164.test(r.to)) {
         callRecords.push({ request: { ...r }, callId: null, outcome: null, key: null, requestedAt })
@@ -373,6 +391,8 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
       refuseWhenClosed('call update')
       updates.push({ callId, instructions, requestedAt: clock().toISOString() })
     },
+
+    ...simulatedNumbers(refuseWhenClosed),
 
     updates: () => updates.map((u) => ({ ...u })),
     calls: () => callRecords.map((c) => ({ ...c, request: { ...c.request } })),

@@ -25,6 +25,7 @@ import {
 import { handleTwilioCallback, twilioCallbackUrls } from './twilio-callbacks.ts'
 import { liveCallTwiml } from './answer-twiml.ts'
 import { twilioRelay } from './conversation-relay.ts'
+import { twilioNumbers, type TwilioNumberRequest } from './twilio-numbers.ts'
 
 export const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_TWILIO_TIMEOUT_MS = 10_000
@@ -76,6 +77,9 @@ interface Exchange {
 }
 
 const exchanges = new AsyncLocalStorage<Exchange>()
+
+/** What a request is about, in a failure's message. */
+type TwilioRequest = 'call' | 'text' | 'call update' | 'number check' | 'voicemail' | TwilioNumberRequest
 
 /**
  * Points a Twilio URL at `apiUrl`: `https://api.twilio.com/2010-04-01/Accounts/AC…/Calls.json` with
@@ -137,7 +141,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
   const client = twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false })
   let closed = false
 
-  async function perform<T>(what: 'call' | 'text' | 'call update' | 'number check' | 'voicemail', send: () => Promise<T>): Promise<T> {
+  async function perform<T>(what: TwilioRequest, send: () => Promise<T>): Promise<T> {
     if (closed) throw new CarrierError('rejected', `the twilio carrier is closed; the ${what} was not sent`)
     const exchange: Exchange = { sent: false }
     try {
@@ -212,6 +216,8 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       void client.calls
     },
 
+    ...twilioNumbers(client, perform),
+
     callbackUrls: twilioCallbackUrls,
 
     handleCallback: (callback, context) => handleTwilioCallback(options.authToken, callback, context),
@@ -243,7 +249,7 @@ function sidOf(resource: { sid?: unknown }, what: 'call' | 'text'): string {
   throw new CarrierError('unknown_outcome', `twilio accepted the ${what} request but answered without a sid; it may have been placed`)
 }
 
-function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text' | 'call update' | 'number check' | 'voicemail', timeoutMs: number): CarrierError {
+function toCarrierError(error: unknown, exchange: Exchange, what: TwilioRequest, timeoutMs: number): CarrierError {
   if (error instanceof CarrierError) return error
   const cause = { cause: error }
   const said = describe(error)
