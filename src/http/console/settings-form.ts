@@ -54,6 +54,16 @@ export interface SettingsFormValues {
   readonly messagingService: string
   /** The voice assistant's brief, as the form edits it: questions one a line, `Question? | a good answer`. */
   readonly brief: BriefFormValues
+  /** Inbound calls: business hours (blank: the calling hours), owner numbers (comma-separated), how they ring, voicemail. */
+  readonly inbound: InboundFormValues
+}
+
+export interface InboundFormValues {
+  readonly businessHours: string
+  readonly ring: string
+  /** Blank when the form had no inbound fields (an older page): the inbound settings stay as they are. */
+  readonly ringMode: string
+  readonly voicemail: boolean
 }
 
 export interface BriefFormValues {
@@ -151,6 +161,7 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     voicemailPerDay: String(settings.voicemailPerDay),
     messagingService: settings.messagingService ?? '',
     brief: briefValues(settings.assistantBrief),
+    inbound: { businessHours: settings.businessHours ?? '', ring: settings.inboundRing.join(', '), ringMode: settings.inboundRingMode, voicemail: settings.inboundVoicemail },
   }
 }
 
@@ -194,6 +205,7 @@ export function valuesFromForm(body: Body): SettingsFormValues {
       transferNumber: text(body, 'briefTransferNumber'), assistantName: text(body, 'briefAssistantName'), voice: text(body, 'briefVoice'),
       language: text(body, 'briefLanguage'), maxCallMinutes: text(body, 'briefMaxCallMinutes'), maxConcurrentCalls: text(body, 'briefMaxConcurrentCalls'),
     },
+    inbound: { businessHours: text(body, 'businessHours'), ring: text(body, 'inboundRing'), ringMode: text(body, 'inboundRingMode'), voicemail: body.inboundVoicemail !== undefined },
   }
 }
 
@@ -272,5 +284,12 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     messagingService: values.messagingService === '' ? null : values.messagingService,
     // A form without the assistant's fields (an older page) leaves the brief as it is.
     ...(Object.values(values.brief).every((v) => v === '') ? {} : { assistantBrief: briefOf(values.brief) as unknown as AssistantBrief }),
+    ...(values.inbound.ringMode === '' ? {} : {
+      businessHours: values.inbound.businessHours === '' ? null : values.inbound.businessHours,
+      // Read by the settings' own rules (E.164, at most five), as the CLI's flag is.
+      inboundRing: values.inbound.ring as unknown as readonly string[],
+      inboundRingMode: values.inbound.ringMode as AccountSettings['inboundRingMode'],
+      inboundVoicemail: values.inbound.voicemail,
+    }),
   }
 }

@@ -7,6 +7,7 @@
 
 import { dialConnected, type CallStatus, type CallStatusUpdate, type CarrierName } from '../../domain/lead/calls/call-status.ts'
 import type { OnAnswer } from '../../domain/dialing/on-answer.ts'
+import type { InboundCallReports } from './inbound-call.port.ts'
 
 // The domain owns what a call status is; adapters name it through the port as before.
 export type { CallStatus, CallStatusUpdate, CarrierName }
@@ -149,6 +150,12 @@ export interface Carrier {
    * simulated carrier), so any number is taken as given.
    */
   numberHeld?(number: string): Promise<NumberHeld | null>
+  /**
+   * The voicemail a caller left on inbound call `callId`, fetched from the carrier for a signed-in
+   * owner only and streamed on (never stored, logged or returned by a tool); null when there is none.
+   * Absent: the carrier keeps no recordings (the simulated one).
+   */
+  fetchVoicemail?(callId: string): Promise<{ readonly contentType: string; readonly body: Uint8Array } | null>
   /** The carrier account's own numbers (Twilio's IncomingPhoneNumbers). Absent: the numbers bought through Leadline are its list (the simulated carrier). */
   listNumbers?(): Promise<CarrierNumber[]>
   /** Local numbers the carrier has for sale, by area code or near a place (see `NumberSearch`). Rejects with CarrierError. */
@@ -387,6 +394,8 @@ export interface CallReports {
    * is not Leadline's, or `callId` is not its call in progress, or the call has had its session (a replayed handshake): the relay then closes the socket.
    */
   openAssistant(decisionId: string, callId: string): Promise<{ readonly conversation: RelayConversation } | AssistantRefusal | null>
+  /** A person calling an account's number (inbound-call.port.ts); absent where this server answers no calls. */
+  readonly inbound?: InboundCallReports
 }
 
 /** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */

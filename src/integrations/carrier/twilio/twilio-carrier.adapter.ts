@@ -79,7 +79,7 @@ interface Exchange {
 const exchanges = new AsyncLocalStorage<Exchange>()
 
 /** What a request is about, in a failure's message. */
-type TwilioRequest = 'call' | 'text' | 'call update' | 'number check' | TwilioNumberRequest
+type TwilioRequest = 'call' | 'text' | 'call update' | 'number check' | 'voicemail' | TwilioNumberRequest
 
 /**
  * Points a Twilio URL at `apiUrl`: `https://api.twilio.com/2010-04-01/Accounts/AC…/Calls.json` with
@@ -195,6 +195,20 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       if (incoming.some((n) => n.phoneNumber === number)) return 'incoming_number'
       const verified = await perform('number check', () => client.outgoingCallerIds.list({ phoneNumber: number, limit: 20 }))
       return verified.some((n) => n.phoneNumber === number) ? 'verified_caller_id' : null
+    },
+
+    async fetchVoicemail(callId: string) {
+      // The call's recording, by its call id through the SDK; its media with the account's credentials (the SDK's client parses bodies as text).
+      const [recording] = await perform('voicemail', () => client.recordings.list({ callSid: callId, limit: 1 }))
+      if (!recording) return null
+      const media = `${TWILIO_API_URL}/2010-04-01/Accounts/${options.accountSid}/Recordings/${recording.sid}.mp3`
+      const response = await fetch(apiUrl ? rewriteTwilioUrl(media, apiUrl) : media, {
+        headers: { authorization: `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      if (response.status === 404) return null
+      if (!response.ok) throw new CarrierError('rejected', `Twilio answered ${response.status} for the voicemail's media`)
+      return { contentType: response.headers.get('content-type') ?? 'audio/mpeg', body: new Uint8Array(await response.arrayBuffer()) }
     },
 
     warm(): void {
