@@ -18,7 +18,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
                        [--place-call-countries CC,CC|none] [--messaging-service MG…|off] [--google-key KEY|none]
-                       [--alert-to E164|none] [--alerts new_lead,callback,replied,payment|none]
+                       [--alert-to E164|none] [--alerts new_lead,callback,replied,payment,missed_call|none]
+                       [--missed-call-text TEMPLATE|off]
   leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
                        [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]
                        [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]   the voice assistant's brief
