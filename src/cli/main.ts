@@ -19,6 +19,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
                        [--place-call-countries CC,CC|none] [--messaging-service MG…|off] [--google-key KEY|none]
                        [--alert-to E164|none] [--alerts new_lead,callback,replied,payment,missed_call|none]
+                       [--business-hours SPEC|default] [--inbound-ring E164[,E164]|none]
+                       [--inbound-ring-mode sequential|simultaneous] [--inbound-voicemail on|off]
                        [--missed-call-text TEMPLATE|off]
   leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
                        [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]

@@ -34,6 +34,10 @@ function settingsLines(account: AccountState): string {
       ['messaging service', s.messagingService ?? '(none: texts go from the bare caller ID and may be filtered by carriers)'],
       ['owner alerts to', s.alertTo ?? '(not set: no alerts)'],
       ['owner alerts', s.alerts.length === 0 ? 'none' : s.alerts.join(',')],
+      ['business hours', s.businessHours ?? `${s.callingHours} (the calling hours)`],
+      ['inbound ring', s.inboundRing.length === 0 ? '(none: inbound calls go to the assistant or voicemail)' : s.inboundRing.join(',')],
+      ['inbound ring mode', s.inboundRingMode],
+      ['inbound voicemail', s.inboundVoicemail ? 'on (at most 120 s)' : 'off'],
       ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
       ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
       ['assistant brief', `${s.assistantBrief.questions.length} questions (leadline account brief ${account.accountId})`],
@@ -171,6 +175,10 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'google-key': { type: 'string' },
           'alert-to': { type: 'string' },
           alerts: { type: 'string' },
+          'business-hours': { type: 'string' },
+          'inbound-ring': { type: 'string' },
+          'inbound-ring-mode': { type: 'string' },
+          'inbound-voicemail': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -214,6 +222,13 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values['alert-to'] !== undefined) changes.alertTo = values['alert-to'].trim().toLowerCase() === 'none' ? null : values['alert-to'].trim()
       // Read by the settings' own rules (known kinds, none, order), as the console's form is.
       if (values.alerts !== undefined) changes.alerts = values.alerts as unknown as SettingsChange['alerts']
+      const business = values['business-hours']
+      if (business !== undefined) changes.businessHours = business.trim().toLowerCase() === 'default' ? null : business
+      // Read by the settings' own rules (E.164, at most five, none), as the console's form is.
+      if (values['inbound-ring'] !== undefined) changes.inboundRing = values['inbound-ring'] as unknown as SettingsChange['inboundRing']
+      if (values['inbound-ring-mode'] !== undefined) changes.inboundRingMode = values['inbound-ring-mode'].trim() as SettingsChange['inboundRingMode']
+      const inboundVoicemail = onOff(values['inbound-voicemail'], '--inbound-voicemail')
+      if (inboundVoicemail !== undefined) changes.inboundVoicemail = inboundVoicemail
       const googleKey = values['google-key']
       if (Object.keys(changes).length === 0 && googleKey === undefined) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {

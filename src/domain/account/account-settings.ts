@@ -9,7 +9,7 @@ import { DomainError } from '../shared/decider.ts'
 import { DEFAULT_CALLING_HOURS, normaliseCallingHours } from './calling-hours.ts'
 import { INDUSTRIES } from '../lead/intake/industry-fields.ts'
 import { DEFAULT_FOLLOW_UP, normaliseFollowUpPolicy } from '../dialing/follow-up-policy.ts'
-import { DEFAULT_ON_ANSWER, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
+import { DEFAULT_ON_ANSWER, MAX_AGENT_NUMBERS, formatOnAnswer, parseOnAnswer } from '../dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, DEFAULT_VOICEMAILS_PER_DAY, MAX_VOICEMAILS_PER_DAY, voicemailTemplateProblem } from '../dialing/voicemail.ts'
 import { ALERT_KINDS, type AlertKind } from '../owner-alerts/owner-alerts.events.ts'
 import { DEFAULT_BRIEF, assistantBriefSchema, type AssistantBrief } from './assistant-brief.ts'
@@ -66,6 +66,22 @@ export interface AccountSettings {
   readonly assistantBrief: AssistantBrief
   /** The text-back after a missed inbound call (missed-call-text.ts): `{business}`, `{first_name}`; null: none. */
   readonly missedCallText: string | null
+  /** When an inbound call rings the owner numbers (calling-hours syntax); null: the calling hours. */
+  readonly businessHours: string | null
+  /** The owner numbers (E.164, at most MAX_AGENT_NUMBERS) an inbound call rings within business hours; none: nobody is rung. */
+  readonly inboundRing: readonly string[]
+  /** Ring the owner numbers one after the other, or all at once (the first to press 1 takes the call). */
+  readonly inboundRingMode: 'sequential' | 'simultaneous'
+  /** A caller nobody took may leave a voicemail (at most INBOUND_VOICEMAIL_MAX_SECONDS). */
+  readonly inboundVoicemail: boolean
+}
+
+/** The longest inbound voicemail the carrier records. */
+export const INBOUND_VOICEMAIL_MAX_SECONDS = 120
+
+/** The hours inbound calls ring the owners: the business hours, else the calling hours. */
+export function businessHoursOf(settings: AccountSettings): string {
+  return settings.businessHours ?? settings.callingHours
 }
 
 export const DEFAULT_SETTINGS: AccountSettings = {
@@ -94,6 +110,10 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   alerts: ALERT_KINDS,
   assistantBrief: DEFAULT_BRIEF,
   missedCallText: DEFAULT_MISSED_CALL_TEXT,
+  businessHours: null,
+  inboundRing: [],
+  inboundRingMode: 'sequential',
+  inboundVoicemail: true,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -180,6 +200,18 @@ export const settingsChangeSchema = z
         const problem = template === null ? null : missedCallTextProblem(template)
         if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
       }),
+    businessHours: z.string().nullable(),
+    // `+1…,+1…` or an array; `none` (or nothing) for none. Stored once each, in the order given.
+    inboundRing: z
+      .union([z.string(), z.array(z.string())])
+      .transform((value) => [...new Set((typeof value === 'string' ? value.split(/[\s,]+/) : value).map((n) => n.trim()).filter((n) => n !== '' && n !== 'none'))])
+      .superRefine((list, ctx) => {
+        const bad = list.find((n) => !e164.test(n))
+        if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `"${bad}" is not an E.164 number such as +15551234567` })
+        if (list.length > MAX_AGENT_NUMBERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_AGENT_NUMBERS} numbers` })
+      }),
+    inboundRingMode: z.enum(['sequential', 'simultaneous'], { message: 'must be sequential or simultaneous' }),
+    inboundVoicemail: z.boolean(),
   })
   .partial()
   .strict()
@@ -195,6 +227,7 @@ export function validateSettingsChange(input: unknown): SettingsChange {
   }
   const change: { -readonly [K in keyof AccountSettings]?: AccountSettings[K] } = { ...parsed.data }
   if (change.callingHours !== undefined) change.callingHours = normaliseCallingHours(change.callingHours)
+  if (change.businessHours !== undefined && change.businessHours !== null) change.businessHours = normaliseCallingHours(change.businessHours)
   if (change.followUp !== undefined) change.followUp = normaliseFollowUpPolicy(change.followUp)
   if (change.onAnswer !== undefined) change.onAnswer = formatOnAnswer(parseOnAnswer(change.onAnswer))
   return change

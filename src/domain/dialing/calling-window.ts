@@ -200,6 +200,11 @@ function wallClock(ms: number, zone: string): WallClock {
   return { weekday: local.weekday, minutes: local.hour * 60 + local.minute }
 }
 
+/** Is `now` inside these weekly windows (calling-hours syntax) on the wall clock of `zone`? Business hours ask this. */
+export function withinWindows(windows: readonly CallingWindow[], zone: string, now: Date): boolean {
+  return insideWindows(windows, wallClock(now.getTime(), zone))
+}
+
 function insideWindows(windows: readonly CallingWindow[], wall: WallClock): boolean {
   const yesterday = wall.weekday === 1 ? 7 : wall.weekday - 1
   return windows.some((w) =>

@@ -1,10 +1,12 @@
 /**
  * The lead aggregate: one person per account and phone (last ten digits), composed of its slices.
  * Intake receives the person (intake/), calls rings them (calls/), payments asks them for money
- * (payments/), texts texts them (texts/); each owns its events, commands, evolve and decide. Every event and command belongs
+ * (payments/), texts texts them (texts/), inbound answers them when they call (inbound/); each owns its events, commands, evolve and decide. Every event and command belongs
  * to exactly one slice, which the compiler checks (`never` below). What crosses slices is decided
  * here: speed to lead with a new lead, a lead's follow-up stopped as it becomes do-not-call or
- * replies by text, and a follow-up text step decided as a text.
+ * replies by text, a follow-up text step decided as a text, and a person who calls in: a caller not on
+ * record becomes a lead, a call someone took stops follow-up (they were reached), a missed one brings
+ * the next follow-up forward to now.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import type { EventSummaries } from '../shared/printable.ts'
@@ -23,20 +25,23 @@ import { INITIAL_TEXTS, decideTexts, evolveTexts, isTextCommand, type TextComman
 import { TEXT_EFFECTS, TEXT_SUMMARIES, isTextEvent, type TextEvent } from './texts/texts.events.ts'
 import { INITIAL_ASSISTANT, decideAssistant, evolveAssistant, isAssistantCommand, type AssistantCommand, type AssistantState } from './assistant/assistant.decider.ts'
 import { ASSISTANT_SUMMARIES, isAssistantEvent, type AssistantEvent } from './assistant/assistant.events.ts'
+import { INITIAL_INBOUND, decideInbound, evolveInbound, inboundCallOfDecision, isInboundCommand, type InboundCommand, type InboundState } from './inbound/inbound.decider.ts'
+import { INBOUND_SUMMARIES, isInboundEvent, type InboundEvent } from './inbound/inbound.events.ts'
+import { followUpForInbound, newInboundLead } from './inbound-follow-up.ts'
 
 // A slice joins the aggregate here, and only here: its events, summaries and effects, its commands, its
 // state, and a line each in evolve and decide (the compiler's \`never\` checks fail until it has them all).
 
 /** Every event of a lead's stream (lead.events.ts names the stream). */
-export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent | TextEvent | AssistantEvent
+export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent | TextEvent | AssistantEvent | InboundEvent
 
 /** Every lead event type's one-line summary, from its slice: also the list of the lead's own event types. */
-export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES, ...TEXT_SUMMARIES, ...ASSISTANT_SUMMARIES }
+export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES, ...TEXT_SUMMARIES, ...ASSISTANT_SUMMARIES, ...INBOUND_SUMMARIES }
 
 /** Every effect a process performs on a lead, as its slice declares it: the claims read model follows them all. */
 export const LEAD_EFFECTS: readonly Effect[] = [...CALL_EFFECTS, ...PAYMENT_EFFECTS, ...TEXT_EFFECTS]
 
-export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand | AssistantCommand
+export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand | AssistantCommand | InboundCommand
 
 export interface LeadState extends IntakeState {
   readonly dialing: DialingState
@@ -46,6 +51,8 @@ export interface LeadState extends IntakeState {
   readonly texts: TextsState
   /** What the voice assistant recorded in its calls and how each ended (assistant/). */
   readonly assistant: AssistantState
+  /** The calls this person made to the account's number and how each went (inbound/). */
+  readonly inbound: InboundState
 }
 
 /** Did these intake events make the lead do-not-call (a sender's flag or the account's mark)? */
@@ -88,14 +95,31 @@ function decideCallsAndAfter(command: CallCommand, state: LeadState, now: Date):
 /** A call the assistant ended as opted out marks the lead do-not-call in the same append, as key 9 in the menu does. */
 function decideAssistantAndAfter(command: AssistantCommand, state: LeadState, now: Date): LeadEvent[] {
   const events: LeadEvent[] = decideAssistant(command, state, now)
+  // The assistant's session on an inbound call is that call taken: claimed as an owner's press would be.
+  if (command.type === 'OpenAssistantSession' && inboundCallOfDecision(state.inbound, command.decisionId) !== null) {
+    const after = events.reduce((s, event) => leadDecider.evolve(s, event), state)
+    const callId = inboundCallOfDecision(state.inbound, command.decisionId)?.callId as string
+    return [...events, ...decideInboundAndAfter({ type: 'ConnectInboundCall', callId, by: 'assistant', leg: null, ownerNumber: null }, after, now)]
+  }
   if (!events.some((e) => e.type === 'AssistantCallEnded' && e.data.disposition === 'opted_out') || state.doNotCall) return events
   const after = events.reduce((s, event) => leadDecider.evolve(s, event), state)
   const marked = decideIntake({ type: 'MarkDoNotCall', source: 'assistant_call' }, after, now)
   return [...events, ...marked, ...stopFollowUpForDoNotCall(after.dialing, now.toISOString())]
 }
 
+/** A caller not on record becomes a lead in the same append; a call taken or missed moves the lead's follow-up (inbound-follow-up.ts). */
+function decideInboundAndAfter(command: InboundCommand, state: LeadState, now: Date): LeadEvent[] {
+  if (command.type === 'ReceiveInboundCall' && !state.exists) {
+    const received = newInboundLead(command, state, now)
+    const after = received.reduce((s, event) => leadDecider.evolve(s, event), state)
+    return [...received, ...decideInbound(command, after, now, true)]
+  }
+  const events = decideInbound(command, state, now)
+  return [...events, ...followUpForInbound(command, state, events, now)]
+}
+
 /** Every state is a new object (evolve never changes one), so every new lead starts from this one; frozen, so nothing could. */
-const INITIAL_LEAD: LeadState = Object.freeze({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT })
+const INITIAL_LEAD: LeadState = Object.freeze({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT, inbound: INITIAL_INBOUND })
 
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
   initialState: () => INITIAL_LEAD,
@@ -114,6 +138,11 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       return { ...state, dialing, texts: evolveTexts(state.texts, event) }
     }
     if (isAssistantEvent(event)) return { ...state, assistant: evolveAssistant(state.assistant, event) }
+    if (isInboundEvent(event)) {
+      // A person who called in and was taken is reached, as one who answered a call is.
+      const reached = event.type === 'InboundCallConnected' && state.dialing.answeredAt === null
+      return { ...state, dialing: reached ? { ...state.dialing, answeredAt: event.data.at } : state.dialing, inbound: evolveInbound(state.inbound, event) }
+    }
     const _: never = event
     // An event type this version does not know (a newer writer, another feature): the lead stays as it was.
     return state
@@ -125,6 +154,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     if (isPaymentCommand(command)) return decidePayments(command, state, now)
     if (isTextCommand(command)) return decideTexts(command, state, now)
     if (isAssistantCommand(command)) return decideAssistantAndAfter(command, state, now)
+    if (isInboundCommand(command)) return decideInboundAndAfter(command, state, now)
     const _: never = command
     throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)
   },

@@ -59,6 +59,16 @@ export interface SettingsFormValues {
   readonly missedCallText: string | null
   /** The voice assistant's brief, as the form edits it: questions one a line, `Question? | a good answer`. */
   readonly brief: BriefFormValues
+  /** Inbound calls: business hours (blank: the calling hours), owner numbers (comma-separated), how they ring, voicemail. */
+  readonly inbound: InboundFormValues
+}
+
+export interface InboundFormValues {
+  readonly businessHours: string
+  readonly ring: string
+  /** Blank when the form had no inbound fields (an older page): the inbound settings stay as they are. */
+  readonly ringMode: string
+  readonly voicemail: boolean
 }
 
 export interface BriefFormValues {
@@ -158,6 +168,7 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     missedCallTextOn: settings.missedCallText !== null,
     missedCallText: settings.missedCallText ?? DEFAULT_MISSED_CALL_TEXT,
     brief: briefValues(settings.assistantBrief),
+    inbound: { businessHours: settings.businessHours ?? '', ring: settings.inboundRing.join(', '), ringMode: settings.inboundRingMode, voicemail: settings.inboundVoicemail },
   }
 }
 
@@ -203,6 +214,7 @@ export function valuesFromForm(body: Body): SettingsFormValues {
       transferNumber: text(body, 'briefTransferNumber'), assistantName: text(body, 'briefAssistantName'), voice: text(body, 'briefVoice'),
       language: text(body, 'briefLanguage'), maxCallMinutes: text(body, 'briefMaxCallMinutes'), maxConcurrentCalls: text(body, 'briefMaxConcurrentCalls'),
     },
+    inbound: { businessHours: text(body, 'businessHours'), ring: text(body, 'inboundRing'), ringMode: text(body, 'inboundRingMode'), voicemail: body.inboundVoicemail !== undefined },
   }
 }
 
@@ -282,5 +294,12 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     ...(values.missedCallText === null ? {} : { missedCallText: values.missedCallTextOn ? (values.missedCallText === '' ? DEFAULT_MISSED_CALL_TEXT : values.missedCallText) : null }),
     // A form without the assistant's fields (an older page) leaves the brief as it is.
     ...(Object.values(values.brief).every((v) => v === '') ? {} : { assistantBrief: briefOf(values.brief) as unknown as AssistantBrief }),
+    ...(values.inbound.ringMode === '' ? {} : {
+      businessHours: values.inbound.businessHours === '' ? null : values.inbound.businessHours,
+      // Read by the settings' own rules (E.164, at most five), as the CLI's flag is.
+      inboundRing: values.inbound.ring as unknown as readonly string[],
+      inboundRingMode: values.inbound.ringMode as AccountSettings['inboundRingMode'],
+      inboundVoicemail: values.inbound.voicemail,
+    }),
   }
 }

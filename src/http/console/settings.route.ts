@@ -88,6 +88,17 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <input type="number" id="voicemailPerDay" name="voicemailPerDay" min="0" max="${String(MAX_VOICEMAILS_PER_DAY)}" step="1" value="${values.voicemailPerDay}"${describedBy('voicemailPerDay', bad)}>
 </fieldset>
 
+<fieldset><legend>Calls in</legend>
+<p class="hint">When someone calls the account's number (see <a href="/docs/configuration#calls-in">calls in</a>).</p>
+<label for="businessHours">Business hours <span class="hint">Calling-hours syntax, such as <code>mon-fri 08:00-17:00</code>; empty: the calling hours. Outside them the owners are not rung.</span></label>
+<input type="text" id="businessHours" name="businessHours" value="${values.inbound.businessHours}"${describedBy('businessHours', bad)}>
+<label for="inboundRing">Ring these numbers <span class="hint">E.164, up to 5, comma-separated; each hears who is calling and presses 1 to take it. Empty: nobody is rung.</span></label>
+<input type="text" id="inboundRing" name="inboundRing" inputmode="tel" value="${values.inbound.ring}"${describedBy('inboundRing', bad)}>
+<label for="inboundRingMode">Ring them</label>
+<select id="inboundRingMode" name="inboundRingMode">${(['sequential', 'simultaneous'] as const).map((mode) => html`<option value="${mode}"${mode === values.inbound.ringMode ? html` selected` : ''}>${mode === 'sequential' ? 'one after the other' : 'all at once'}</option>`)}</select>
+<label class="check"><input type="checkbox" name="inboundVoicemail" value="on"${checked(values.inbound.voicemail)}> A caller nobody takes may leave a voicemail <span class="hint">At most 120 seconds; it stays with the carrier and plays on the lead's page.</span></label>
+</fieldset>
+
 <fieldset><legend>Missed calls</legend>
 <label class="check"><input type="checkbox" name="missedCallTextOn" value="on"${checked(values.missedCallTextOn)}> Text a caller back when nobody takes their call <span class="hint">At most one text a caller in any 24 hours, inside calling hours, never to a do-not-call or opted-out number.</span></label>
 <label for="missedCallText">Text-back message <span class="hint">{first_name} and {business} are filled in; the opt-out line is added. Empty: the default message.</span></label>

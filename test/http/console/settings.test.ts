@@ -175,3 +175,23 @@ t.test("another account's caller ID or Messaging Service is refused (number_in_u
   t.equal(await f.app.leadline.numbers.ownerOf('+15125550101'), null, 'the free number claimed on the way is released again: the change was refused')
   t.match((await f.app.leadline.accounts.require(f.accountId)).settings, { callerId: null, messagingService: null, timeZone: 'America/New_York' })
 })
+
+t.test('calls in: business hours, the owner numbers and how they ring, inbound voicemail; a page without them keeps them', async (t) => {
+  const f = await signedInConsole(t)
+  const page = (await f.browser.get('/app/settings')).body
+  t.match(page, /<input type="text" id="businessHours" name="businessHours" value="">/, 'empty: the calling hours')
+  t.match(page, /<option value="sequential" selected>one after the other<\/option>/)
+  t.match(page, /<input type="checkbox" name="inboundVoicemail" value="on" checked>/)
+  const inbound = { businessHours: 'mon-sat 07:00-19:00', inboundRing: '+15125550101, +15125550102', inboundRingMode: 'simultaneous', inboundVoicemail: undefined }
+  t.equal((await f.browser.post('/app/settings', form(inbound))).statusCode, 303)
+  const saved = { businessHours: 'mon-sat 07:00-19:00', inboundRing: ['+15125550101', '+15125550102'], inboundRingMode: 'simultaneous', inboundVoicemail: false }
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, saved)
+  const shown = (await f.browser.get('/app/settings')).body
+  t.match(shown, /name="inboundRing" inputmode="tel" value="\+15125550101, \+15125550102"/)
+  t.match(shown, /<option value="simultaneous" selected>all at once<\/option>/)
+  t.equal((await f.browser.post('/app/settings', form())).statusCode, 303)
+  t.match((await f.app.leadline.accounts.require(f.accountId)).settings, saved, 'a form without the inbound fields leaves them')
+  const refused = await f.browser.post('/app/settings', form({ ...inbound, inboundRing: '+15125550101, 555' }))
+  t.equal(refused.statusCode, 400)
+  t.match(refused.body, /is not an E\.164 number/)
+})

@@ -13,6 +13,7 @@ import { mayContact } from '../../dialing/may-call.ts'
 import { DomainError } from '../../shared/decider.ts'
 import { callbackTime, leadCallTarget, type LeadWithCalls, type WithTexts } from '../calls/calls.decider.ts'
 import type { CallbackRequested, FollowUpScheduled } from '../calls/calls.events.ts'
+import { inboundCallOfDecision, type InboundState } from '../inbound/inbound.decider.ts'
 import type { AssistantAnswer, AssistantDisposition, AssistantEvent, TranscriptTurn } from './assistant.events.ts'
 
 /** A callback further out than this is refused: the lead's interest does not keep that long. */
@@ -85,7 +86,7 @@ export function evolveAssistant(state: AssistantState, event: AssistantEvent): A
 
 export type AssistantDecision = AssistantEvent | CallbackRequested | FollowUpScheduled
 
-type Lead = LeadWithCalls & WithTexts & { readonly assistant: AssistantState }
+type Lead = LeadWithCalls & WithTexts & { readonly assistant: AssistantState; readonly inbound: InboundState }
 
 /**
  * Why a relay's session may not open for the carrier call `callId` of `decisionId`, or null when it
@@ -93,7 +94,12 @@ type Lead = LeadWithCalls & WithTexts & { readonly assistant: AssistantState }
  */
 export function sessionRefusal(state: Lead, decisionId: string, callId: string): DomainError | null {
   const call = state.dialing.calls[decisionId]
-  if (!state.exists || !call || call.callId !== callId || call.stage !== 'placed' || call.ended) return new DomainError('call_not_live', 'the call is not in progress')
+  // A person who called in: their call, while nobody else took it and it goes on (inbound.decider.ts).
+  const inbound = inboundCallOfDecision(state.inbound, decisionId)
+  const live = inbound !== null
+    ? inbound.callId === callId && inbound.ended === null && inbound.missed === null && inbound.connected === null
+    : call !== undefined && call.callId === callId && call.stage === 'placed' && !call.ended
+  if (!state.exists || !live) return new DomainError('call_not_live', 'the call is not in progress')
   const mine = state.assistant.calls[decisionId]
   if (mine?.sessionOpened || mine?.ended) return new DomainError('assistant_session_exists', 'the call has had its assistant session')
   return null
@@ -101,7 +107,7 @@ export function sessionRefusal(state: Lead, decisionId: string, callId: string):
 
 export function decideAssistant(command: AssistantCommand, state: Lead, now: Date): AssistantDecision[] {
   const at = now.toISOString()
-  const call = state.dialing.calls[command.decisionId]
+  const call = state.dialing.calls[command.decisionId] ?? inboundCallOfDecision(state.inbound, command.decisionId)
   if (!state.exists || !call) throw new DomainError('call_not_found', `no call decision ${command.decisionId} on this lead`)
   const mine = state.assistant.calls[command.decisionId] ?? NEW_CALL
   switch (command.type) {

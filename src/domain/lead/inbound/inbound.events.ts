@@ -35,7 +35,12 @@ export type InboundCallMissed = DomainEvent<'InboundCallMissed', { callId: strin
 /** The caller left a voicemail of `durationSeconds`; the recording stays with the carrier (no URL here, ever). */
 export type InboundVoicemailLeft = DomainEvent<'InboundVoicemailLeft', { callId: string; durationSeconds: number | null; at: string }>
 
-export type InboundEvent = InboundCallReceived | InboundCallConnected | InboundCallMissed | InboundVoicemailLeft
+/** After a missed call, the caller pressed the key that asks for a call back (get_next_actions lists them). */
+export type InboundCallbackRequested = DomainEvent<'InboundCallbackRequested', { callId: string; at: string }>
+/** The carrier's final word on the call (`completed`, `busy`, `no-answer`, `failed`, `canceled`) and its length. */
+export type InboundCallEnded = DomainEvent<'InboundCallEnded', { callId: string; status: string; durationSeconds: number | null; at: string }>
+
+export type InboundEvent = InboundCallReceived | InboundCallConnected | InboundCallMissed | InboundVoicemailLeft | InboundCallbackRequested | InboundCallEnded
 
 export function isInboundEvent(event: { readonly type: string }): event is InboundEvent {
   return Object.hasOwn(INBOUND_SUMMARIES, event.type)
@@ -56,4 +61,6 @@ export const INBOUND_SUMMARIES: EventSummaries<InboundEvent> = {
     d.by === 'assistant' ? 'inbound call answered by the assistant' : `inbound call taken by owner number ${(d.leg ?? 0) + 1}${d.ownerNumber !== null ? ` (${printable(d.ownerNumber)})` : ''}`,
   InboundCallMissed: (d) => `inbound call missed: ${MISSED[d.reason] ?? printable(d.reason)}${d.callbackRequested ? '; the caller asked for a call back' : ''}`,
   InboundVoicemailLeft: (d) => `the caller left a voicemail${d.durationSeconds !== null ? ` of ${d.durationSeconds} s` : ''} (kept with the carrier)`,
+  InboundCallbackRequested: () => 'the caller asked for a call back',
+  InboundCallEnded: (d) => `inbound call ended: ${printable(d.status)}${d.durationSeconds !== null ? `, ${d.durationSeconds} s` : ''}`,
 }
