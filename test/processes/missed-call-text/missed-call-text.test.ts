@@ -11,27 +11,27 @@ import { receiveLead } from '../../../src/commands/receive-lead.command.ts'
 import { placeCall } from '../../../src/commands/place-call.command.ts'
 import type { Leadline } from '../../../src/leadline.ts'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
+import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
+import type { LeadFields } from '../../../src/domain/lead/intake/normalize-lead-input.ts'
+import { newLeadId } from '../../../src/domain/shared/ids.ts'
 import type { RecordedEvent } from '../../../src/domain/event.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
-import { ALWAYS, CALLER_ID, dialingApp, fakeTwilio, leadEvents, leadEventTypes, manualClock, reopen, sleep, waitFor, waitForEvent } from '../../helpers/dialing-app.ts'
+import { ALWAYS, CALLER_ID, dialingApp, type ManualClock, fakeTwilio, leadEvents, leadEventTypes, manualClock, reopen, sleep, waitFor, waitForEvent } from '../../helpers/dialing-app.ts'
 
 const PHONE = '+13125550142'
 const OWNER = '+13125550199'
 const SETTINGS = { callerId: CALLER_ID, callingHours: ALWAYS, alertTo: OWNER, alerts: 'missed_call' }
-const carrierActor = { correlationId: 'corr_in', causationId: null, actor: { kind: 'carrier', id: 'twilio' }, schemaVersion: 1 } as const
 
-/** What the inbound voice route appends for a call nobody took: received (when it came in), then missed. */
-async function missCall(leadline: Pick<Leadline, 'store'>, accountId: string, callId: string, calledAt: Date, missedAt: Date): Promise<RecordedEvent> {
-  const stream = leadStream(accountId, PHONE.slice(-10))
-  const [lead] = await leadline.store.readStream(stream)
-  const leadId = (lead?.data as { leadId: string }).leadId
-  await leadline.store.appendToStream(stream, [
-    { type: 'InboundCallReceived', data: { leadId, callId, from: PHONE, to: CALLER_ID, newLead: false, withinBusinessHours: true, route: 'owners', at: calledAt.toISOString() }, metadata: carrierActor },
-  ], 'any')
-  await leadline.store.appendToStream(stream, [
-    { type: 'InboundCallMissed', data: { callId, reason: 'no_owner_answered', callbackRequested: true, at: missedAt.toISOString() }, metadata: carrierActor },
-  ], 'any')
-  return (await leadline.store.readStream(stream)).at(-1) as RecordedEvent
+/** What the inbound voice route decides for a call nobody took: received when it comes in, then missed (the inbound slice's commands). */
+async function missCall(leadline: Pick<Leadline, 'store' | 'commands' | 'accounts'>, accountId: string, callId: string, clock: ManualClock, ringMs = 40_000, phone = PHONE): Promise<RecordedEvent> {
+  const stream = leadStream(accountId, phone.slice(-10))
+  const fields = { phone, phoneLast10: phone.slice(-10), phoneRaw: phone, industryFields: {}, extraFields: [] } as unknown as LeadFields
+  const context = { actor: { kind: 'carrier', id: 'twilio' } } as const
+  await leadline.commands.handle(stream, leadDecider, { type: 'ReceiveInboundCall', accountId, newLeadId: newLeadId(clock.now().getTime()), fields, callId, from: phone, to: CALLER_ID, withinBusinessHours: true, route: 'owners' }, context)
+  clock.advance(ringMs)
+  const settings = (await leadline.accounts.get(accountId))!.settings
+  await leadline.commands.handle(stream, leadDecider, { type: 'MissInboundCall', callId, reason: 'no_owner_answered', settings }, context)
+  return (await leadline.store.readStream(stream)).find((e) => e.type === 'InboundCallMissed' && (e.data as { callId: string }).callId === callId) as RecordedEvent
 }
 
 const textsTo = (fake: Awaited<ReturnType<typeof fakeTwilio>>, to: string) => fake.messageRequests().filter((r) => r.form.To === to)
@@ -46,8 +46,7 @@ t.test('a missed call: one text back, an owner alert, and call_back at the top o
   await receiveLead(built.leadline, (await built.leadline.accounts.get(account.accountId))!, { phone: '+13125550143', name: 'Bo Diaz' }, operatorContext)
   clock.advance(30 * 60_000)
   const calledAt = clock.now()
-  clock.advance(40_000)
-  await missCall(built.leadline, account.accountId, 'CA100', calledAt, clock.now())
+  await missCall(built.leadline, account.accountId, 'CA100', clock)
 
   const sent = await waitForEvent(built.leadline, account.accountId, PHONE, 'TextSent')
   const texts = textsTo(fake, PHONE)
@@ -60,7 +59,7 @@ t.test('a missed call: one text back, an owner alert, and call_back at the top o
   t.match(decision?.metadata, { actor: { kind: 'process', id: 'missed-call-text' } })
 
   await waitFor('the owner alert', () => textsTo(fake, OWNER).length === 1)
-  t.equal(textsTo(fake, OWNER)[0]?.form.Body, 'Leadline: missed call from Jane Doe +13125550142 (Tue 10 Mar, 11:30 AM America/New_York); they asked for a call back')
+  t.equal(textsTo(fake, OWNER)[0]?.form.Body, 'Leadline: missed call from Jane Doe +13125550142 (Tue 10 Mar, 11:30 AM America/New_York)')
 
   await built.leadline.runner.catchUp()
   const next = await built.leadline.nextActions.getNextActions((await built.leadline.accounts.get(account.accountId))!)
@@ -72,7 +71,7 @@ t.test('a missed call: one text back, an owner alert, and call_back at the top o
   // A second missed call the same day: no second text (at most one a caller in any 24 hours); still listed, at the later time.
   clock.advance(60 * 60_000)
   const again = clock.now()
-  await missCall(built.leadline, account.accountId, 'CA101', again, clock.now())
+  await missCall(built.leadline, account.accountId, 'CA101', clock)
   const skipped = await waitForEvent(built.leadline, account.accountId, PHONE, 'MissedCallTextSkipped')
   t.match(skipped.data, { callId: 'CA101', reason: 'already_texted_back' })
   await built.leadline.runner.catchUp()
@@ -95,7 +94,7 @@ t.test('a do-not-call caller is neither texted back nor listed (they were answer
   const { account } = await built.createAccount('Acme Plumbing', { ...SETTINGS, speedToLead: false })
   const acct = (await built.leadline.accounts.get(account.accountId))!
   await receiveLead(built.leadline, acct, { phone: PHONE, name: 'Jane Doe', dnc: 'yes' }, operatorContext)
-  await missCall(built.leadline, account.accountId, 'CA200', clock.now(), clock.now())
+  await missCall(built.leadline, account.accountId, 'CA200', clock)
   const skipped = await waitForEvent(built.leadline, account.accountId, PHONE, 'MissedCallTextSkipped')
   t.match(skipped.data, { callId: 'CA200', reason: 'do_not_call' })
   await built.leadline.runner.catchUp()
@@ -116,7 +115,7 @@ t.test('a crash between the missed call and its text-back: one text after the re
 
   // The node that took the call appends the missed call and dies before any process reacts to it.
   const crashed = await reopen(t, first, { fake, clock, start: false })
-  await missCall(crashed.leadline, account.accountId, 'CA300', clock.now(), clock.now())
+  await missCall(crashed.leadline, account.accountId, 'CA300', clock)
   await crashed.app.close()
   await crashed.leadline.close()
 
@@ -133,7 +132,7 @@ t.test('a crash between the missed call and its text-back: one text after the re
   // A text-back decided on a node that died before its texter claimed it: sent once by the next start.
   const dying = await reopen(t, first, { fake, clock, start: false })
   clock.advance(25 * 60 * 60_000)
-  const second = await missCall(dying.leadline, account.accountId, 'CA301', clock.now(), clock.now())
+  const second = await missCall(dying.leadline, account.accountId, 'CA301', clock)
   t.match(await dying.leadline.missedCallText.decide(second), { kind: 'texted' })
   await dying.app.close()
   await dying.leadline.close()
@@ -145,4 +144,19 @@ t.test('a crash between the missed call and its text-back: one text after the re
   const types = await leadEventTypes(again.leadline, account.accountId, PHONE)
   t.equal(types.filter((type) => type === 'MissedCallTextSent').length, 2)
   t.equal(types.filter((type) => type === 'TextDecided').length, 2, 'never a second decision for one call')
+})
+
+t.test('a caller Leadline had not met becomes a lead, is texted back as "there", and is listed as call_back', async (t) => {
+  const fake = await fakeTwilio(t)
+  const clock = manualClock('2026-03-10T15:00:00Z')
+  const built = await dialingApp(t, { fake, clock })
+  const { account } = await built.createAccount('Acme Plumbing', { ...SETTINGS, speedToLead: true, alerts: 'none' })
+  const stranger = '+13125550177'
+  await missCall(built.leadline, account.accountId, 'CA400', clock, 30_000, stranger)
+  await waitForEvent(built.leadline, account.accountId, stranger, 'TextSent')
+  t.match(textsTo(fake, stranger)[0]?.form, { Body: /^Hi there, sorry we missed your call at Acme Plumbing\./ })
+  t.equal(fake.callRequests().length, 0, 'nobody dials a person who called in')
+  await built.leadline.runner.catchUp()
+  const next = await built.leadline.nextActions.getNextActions((await built.leadline.accounts.get(account.accountId))!)
+  t.match(next.stale_leads, [{ phone: stranger, why: 'call_back', called_at: '2026-03-10T15:00:00.000Z' }])
 })
