@@ -22,6 +22,7 @@ import { answeredCall } from './commands/answered-call.ts'
 import { pressAgentKey, recordLeadDial } from './commands/agent-first.command.ts'
 import { recordInboundText } from './commands/receive-text.command.ts'
 import { openAssistantCall, prepareAssistantCall } from './commands/assistant-call.ts'
+import { inboundCallReports } from './commands/inbound-call.command.ts'
 import { NODE_ID } from './processes/effect-process.ts'
 import { AccountsQueries } from '../projections/accounts/accounts.queries.ts'
 import { NumbersQueries } from '../projections/numbers/numbers.queries.ts'
@@ -228,6 +229,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     recordInboundText: async (text) => (await recordInboundText({ ...live, numbers: numberClaims }, text)).recorded,
     prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
     openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
+    inbound: inboundCallReports({ ...live, numbers: numberClaims, assistant: () => assistant }),
   }
   const carrier = options.carrier ? options.carrier(callReports) : await openCarrier(options.env ?? process.env, callReports, options.logger)
   carrierRef = carrier

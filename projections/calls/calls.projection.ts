@@ -11,6 +11,7 @@ import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts'
 import { parseLeadStream } from '../../src/domain/lead/lead.events.ts'
+import { inboundDecisionId } from '../../src/domain/lead/inbound/inbound.decider.ts'
 
 const stageSql = sqlTemplate((set) => `UPDATE calls SET ${set} WHERE decision_id = ?`)
 
@@ -35,12 +36,14 @@ export const callsProjection: Projection = {
   name: 'calls',
   // 3: how each call went (who answered, duration, voicemail, menu key, callback) for list_calls and get_call, and paused follow-ups.
   // 4: `lead_attempt_at`, when the call rang the lead (agent-first: once the lead is dialed), for the daily cap.
-  version: 4,
+  // 5: `direction`, and a row for each call a person made to the account's number (keyed inb_<call id>).
+  version: 5,
   handles: [
     'CallDecided', 'CallAttemptStarted', 'CallPlaced', 'CallFailed', 'CallOutcomeUnknown', 'CallExpired', 'CallAnswered', 'CallNotAnswered',
     'CallCompleted', 'FollowUpScheduled', 'FollowUpRescheduled', 'FollowUpStopped', 'OwnerLegStarted', 'AgentUnavailable', 'AssistantFallbackStarted',
     'CallReachedMachine', 'VoicemailLeft', 'VoicemailFailed', 'VoicemailSkipped', 'MenuKeyPressed', 'CallbackRequested', 'OwnerConnectEnded',
     'FollowUpPaused', 'FollowUpResumed', 'LeadDialStarted',
+    'InboundCallReceived', 'InboundCallConnected', 'InboundCallMissed', 'InboundCallbackRequested', 'InboundVoicemailLeft', 'InboundCallEnded',
   ],
   tables: ['calls', 'follow_ups', 'call_legs', 'follow_up_pauses'],
 
@@ -71,7 +74,8 @@ export const callsProjection: Projection = {
         menu_choice TEXT,
         callback_at TEXT,
         owner_connected INTEGER,
-        lead_attempt_at TEXT
+        lead_attempt_at TEXT,
+        direction TEXT NOT NULL DEFAULT 'outbound'
       );
       CREATE INDEX IF NOT EXISTS calls_by_account ON calls (account_id, decided_position);
       CREATE INDEX IF NOT EXISTS calls_by_call_id ON calls (call_id);
@@ -184,6 +188,31 @@ export const callsProjection: Projection = {
       }
       case 'FollowUpStopped':
         statement(db, 'DELETE FROM follow_ups WHERE stream = ?').run(recorded.stream)
+        return
+      case 'InboundCallReceived': {
+        const d = event.data
+        const accountId = parseLeadStream(recorded.stream)?.accountId ?? ''
+        statement(
+          db,
+          `INSERT OR IGNORE INTO calls (decision_id, stream, account_id, lead_id, purpose, attempt, from_number, to_number, decided_at, decided_position, stage, call_id, direction)
+           VALUES (?, ?, ?, ?, 'inbound', 0, ?, ?, ?, ?, 'placed', ?, 'inbound')`,
+        ).run(inboundDecisionId(d.callId), recorded.stream, accountId, d.leadId, d.from, d.to, d.at, recorded.position, d.callId)
+        return
+      }
+      case 'InboundCallConnected':
+        setStage(db, inboundDecisionId(event.data.callId), "answered = 1, outcome = 'answered', answered_by = ?, owner_connected = ?", event.data.by, event.data.by === 'owner' ? 1 : null)
+        return
+      case 'InboundCallMissed':
+        setStage(db, inboundDecisionId(event.data.callId), "outcome = 'missed', failure_message = ?", event.data.reason)
+        return
+      case 'InboundCallbackRequested':
+        setStage(db, inboundDecisionId(event.data.callId), 'callback_at = ?', event.data.at)
+        return
+      case 'InboundVoicemailLeft':
+        setStage(db, inboundDecisionId(event.data.callId), "voicemail = 'left'")
+        return
+      case 'InboundCallEnded':
+        setStage(db, inboundDecisionId(event.data.callId), "outcome = CASE answered WHEN 1 THEN 'completed' ELSE outcome END, duration_seconds = ?, ended_at = ?", event.data.durationSeconds, event.data.at)
         return
       default:
         return

@@ -19,6 +19,8 @@ export interface CallRow {
   readonly carrier: string | null
   readonly outcome: string | null
   readonly answered: boolean
+  /** `outbound`: Leadline called the lead; `inbound`: the person called the account's number (purpose `inbound`). */
+  readonly direction: 'outbound' | 'inbound'
 }
 
 /** A call as list_calls and get_call show it: what happened, never a recording or a transcript (the log keeps those apart). */
@@ -52,10 +54,10 @@ export interface DueFollowUp {
 
 const SELECT = `SELECT decision_id AS decisionId, stream, account_id AS accountId, lead_id AS leadId, purpose, attempt,
   from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, call_id AS callId,
-  carrier, outcome, answered FROM calls`
+  carrier, outcome, answered, direction FROM calls`
 
 const DETAIL = `SELECT decision_id AS decisionId, stream, account_id AS accountId, lead_id AS leadId, purpose, attempt,
-  from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, call_id AS callId, carrier, outcome, answered,
+  from_number AS "from", to_number AS "to", decided_at AS decidedAt, stage, call_id AS callId, carrier, outcome, answered, direction,
   ended_at AS endedAt, failure_message AS failureMessage, answered_by AS answeredBy, machine, duration_seconds AS durationSeconds,
   voicemail, menu_choice AS menuChoice, callback_at AS callbackAt, owner_connected AS ownerConnected FROM calls`
 

@@ -19,7 +19,8 @@ export async function answeredCall(deps: LiveCallDeps & { readonly inboundLeads:
     businessName: account.name,
     leadName: lead?.fullName ?? lead?.firstName ?? null,
     onAnswer: fallback ? { kind: 'assistant' } : onAnswer,
-    callerId: call.from,
+    // A person who called in: the account's number is the one they called (`to`).
+    callerId: call.direction === 'inbound' ? call.to : call.from,
     leadSource: lead?.source ?? null,
     leadLine: lead ? leadFieldsLine(lead) : null,
   }

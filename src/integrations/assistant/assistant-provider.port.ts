@@ -37,6 +37,8 @@ export interface CallFacts {
   /** The zone times are spoken and read in: the lead's, else the account's. */
   readonly timeZone: string
   readonly now: Date
+  /** The person called the account's number (an inbound call): the assistant answers, it did not call them. */
+  readonly calledIn?: boolean
 }
 
 export interface TurnRequest {

@@ -7,6 +7,7 @@
 
 import { dialConnected, type CallStatus, type CallStatusUpdate, type CarrierName } from '../../domain/lead/calls/call-status.ts'
 import type { OnAnswer } from '../../domain/dialing/on-answer.ts'
+import type { InboundCallReports } from './inbound-call.port.ts'
 
 // The domain owns what a call status is; adapters name it through the port as before.
 export type { CallStatus, CallStatusUpdate, CarrierName }
@@ -317,6 +318,8 @@ export interface CallReports {
    * is not Leadline's, or `callId` is not its call in progress, or the call has had its session (a replayed handshake): the relay then closes the socket.
    */
   openAssistant(decisionId: string, callId: string): Promise<{ readonly conversation: RelayConversation } | AssistantRefusal | null>
+  /** A person calling an account's number (inbound-call.port.ts); absent where this server answers no calls. */
+  readonly inbound?: InboundCallReports
 }
 
 /** What the HTTP edge lends a carrier's callbacks: the adapter holds its own secret, Leadline's state stays here. */

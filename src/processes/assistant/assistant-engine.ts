@@ -137,11 +137,13 @@ export class AssistantEngine implements Assistant {
       await this.record(call, account.settings, 'no_conversation', why, []).catch((error: unknown) => deps.logger?.warn({ err: error, decisionId: call.decisionId }, 'assistant: the refused call was not recorded'))
       return refusal(reason, goodbye)
     }
-    if (lead.doNotCall) return end('do_not_call', 'Sorry for the call. You will not be called again. Goodbye.', 'the lead is do-not-call')
+    // A person who called in is answered whatever the hours or the do-not-call list say: they called (inbound.decider.ts).
+    const calledIn = call.direction === 'inbound'
+    if (lead.doNotCall && !calledIn) return end('do_not_call', 'Sorry for the call. You will not be called again. Goodbye.', 'the lead is do-not-call')
     // The hours as they stand now (the daily limit counted this call when it was decided).
     const { attemptTimes: _calls, textTimes: _texts, ...target } = leadCallTarget(lead, 'follow_up', call.to)
-    const check = mayContact('call', account.settings, target, now)
-    if (!check.allowed) return end(check.reason ?? 'not_allowed', `Sorry to call at this time. Someone from ${business} will be in touch. Goodbye.`, `not allowed now: ${check.message}`)
+    const check = calledIn ? null : mayContact('call', account.settings, target, now)
+    if (check !== null && !check.allowed) return end(check.reason ?? 'not_allowed', `Sorry to call at this time. Someone from ${business} will be in touch. Goodbye.`, `not allowed now: ${check.message}`)
     const brief = account.settings.assistantBrief
     const running = this.open_.get(start.accountId)
     const others = running ? running.size - (running.has(start.callSid) ? 1 : 0) : 0
@@ -150,10 +152,11 @@ export class AssistantEngine implements Assistant {
     }
     const row = deps.inboundLeads.get(call.accountId, { leadId: call.leadId })
     const name = row?.fullName ?? row?.firstName ?? lead.fields?.fullName ?? lead.fields?.firstName ?? null
-    const zone = leadTimeZone({ ...(lead.fields?.state ? { state: lead.fields.state } : {}), phone: call.to })?.zone ?? account.settings.timeZone
+    const zone = leadTimeZone({ ...(lead.fields?.state ? { state: lead.fields.state } : {}), phone: calledIn ? call.from : call.to })?.zone ?? account.settings.timeZone
     const facts: CallFacts = {
       businessName: business, assistantName: brief.assistantName, questions: brief.questions, canTransfer: brief.transferNumber !== null,
       leadName: name === null ? null : name.replace(/[^\p{L}\p{N}' .-]/gu, ' ').replace(/\s+/g, ' ').trim().slice(0, 60) || null, timeZone: zone, now,
+      ...(calledIn ? { calledIn } : {}),
     }
     // The model sees only what the allow-list lets through (model-view.ts): never a withheld-looking value.
     const source = row?.source ? withoutWithheldValues(row.source) : null

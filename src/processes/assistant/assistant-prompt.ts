@@ -40,6 +40,7 @@ export function leadFields(
 export function greeting(facts: CallFacts, scripted: boolean): string {
   const hello = facts.leadName === null ? 'Hi' : `Hi ${facts.leadName}`
   const what = scripted ? 'an automated assistant (a simple scripted one, not a person)' : 'an automated assistant, not a person'
+  if (facts.calledIn === true) return `${hello}, thanks for calling ${facts.businessName}. This is ${facts.assistantName}, ${what}. Nobody can come to the phone right now, but I can help. ${READY_QUESTION}`
   return `${hello}, this is ${facts.assistantName}, ${what}, calling for ${facts.businessName} about the request you sent us. ${READY_QUESTION}`
 }
 
@@ -51,7 +52,9 @@ export function systemPrompt(settings: AccountSettings, facts: CallFacts, lead: 
   const fields = lead.fields.length === 0 ? 'none' : lead.fields.map(([n, v]) => `${n}: ${v}`).join('; ')
   return [
     `You are ${facts.assistantName}, an automated voice assistant calling on behalf of ${facts.businessName}. You are on a phone call: speak in short, plain sentences, no lists, no markup, no emoji.`,
-    `You already greeted the lead, said you are an automated assistant, and asked if now is a good time.`,
+    facts.calledIn === true
+      ? `The lead called the business's number and nobody could take the call, so you answered it: you did not call them. You already thanked them for calling, said you are an automated assistant, and asked if now is a good time.`
+      : `You already greeted the lead, said you are an automated assistant, and asked if now is a good time.`,
     `About the business: ${brief.business === '' ? '(no description given)' : brief.business}`,
     `The lead: name ${lead.name ?? 'unknown'}; source ${lead.source ?? 'unknown'}; fields: ${fields}.`,
     `Ask these questions, one at a time, in order, and call record_answer as each is answered:\n${questions}`,

@@ -4,7 +4,8 @@
  * the voicemail), `answer` (the TwiML for an answered call, in the account's on-answer mode),
  * `menu` (the key the lead pressed in the greeting's menu), `whisper` (the TwiML played to the owner
  * before the bridge) and `owner-dial` (how the owner's leg of a connect ended); agent-first's
- * `agent-key` and `lead-dial` are answered in agent-first-callbacks.ts; `sms` is the messaging
+ * `agent-key` and `lead-dial` are answered in agent-first-callbacks.ts; a person calling the account's
+ * number (`voice`, `voice-status` and the call's steps) in inbound-callbacks.ts; `sms` is the messaging
  * webhook of the account's number (an inbound text, answered with an empty TwiML response). Every request must carry a
  * valid `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token,
  * before anything is read or recorded. Each is safe to receive twice: the commands behind them
@@ -23,13 +24,14 @@ import {
 } from '../carrier.port.ts'
 import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, sayAndHangUp, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
+import { INBOUND_HOOKS, handleInboundCallback } from './inbound-callbacks.ts'
 import { ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, assistantEndTwiml, assistantTwiml, assistantWhisperTwiml, parseHandoffData, relayUrl } from './conversation-relay.ts'
 
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, ...AGENT_FIRST_HOOKS])
+const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, ...AGENT_FIRST_HOOKS, ...INBOUND_HOOKS])
 /** The messaging webhook's answer: nothing said in TwiML (a keyword's reply goes through `sendText`, claimed once). */
 const EMPTY_RESPONSE = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
@@ -75,6 +77,7 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
   }
 
   if (AGENT_FIRST_HOOKS.includes(callback.hook)) return handleAgentFirstCallback(callback, context)
+  if (INBOUND_HOOKS.includes(callback.hook)) return handleInboundCallback(callback, context)
   const unknown: CarrierCallbackAnswer = { kind: 'refused', refusal: 'not_found', detail: 'unknown call decision' }
   const decision = callback.query.decision
   if (typeof decision !== 'string') return unknown
