@@ -46,6 +46,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline operator-token                          a token for /metrics and /readyz's details (shown once)
   leadline demo [--account ACCOUNT_ID]             five leads through speed to lead on the simulated carrier, and what happened
+  leadline simulate inbound-call --account ACCOUNT_ID --from +1… [--scenario owner-answers|owner-declines|no-answer|voicemail|assistant|callback]
+                                                   a person calls the account's number on the simulated carrier
   leadline config [--check]                        the effective configuration and where each value came from
                                                    (./.env is read; the environment wins); --check: only check it
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
@@ -116,6 +118,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   demo: async (args, io) => (await import('./commands/demo.command.ts')).demoCommand(args, io),
+  simulate: async (args, io) => (await import('./commands/simulate.command.ts')).simulateCommand(args, io),
   config: async (args, io) => (await import('./commands/config.command.ts')).configCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),

@@ -144,9 +144,29 @@ export interface Carrier {
    * simulated carrier), so any number is taken as given.
    */
   numberHeld?(number: string): Promise<NumberHeld | null>
+  /**
+   * The simulated carrier only: a person at `from` calls the account's number `to`, played through the
+   * same inbound reports a real carrier's voice webhook reaches, as `scenario` says. Absent for a real carrier.
+   */
+  simulateInboundCall?(call: { readonly from: string; readonly to: string }, scenario: SimulatedInboundScenario): Promise<SimulatedInboundCall>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>
+}
+
+/** What a simulated caller does: the owner takes it, every owner declines, nobody answers, a voicemail, the assistant, the call-back key. */
+export const SIMULATED_INBOUND_SCENARIOS = ['owner-answers', 'owner-declines', 'no-answer', 'voicemail', 'assistant', 'callback'] as const
+export type SimulatedInboundScenario = (typeof SIMULATED_INBOUND_SCENARIOS)[number]
+
+/** A simulated inbound call as it went: what the caller and the owners heard and did, step by step. */
+export interface SimulatedInboundCall {
+  readonly callId: string
+  readonly from: string
+  readonly to: string
+  readonly scenario: SimulatedInboundScenario
+  /** `refused`: the number is no account's, or the caller's number was withheld. */
+  readonly outcome: 'connected' | 'assistant' | 'voicemail' | 'missed' | 'refused'
+  readonly steps: readonly string[]
 }
 
 /** How a carrier account holds a number: bought or ported in (Twilio's IncomingPhoneNumbers), or only verified as a caller ID (OutgoingCallerIds). */
