@@ -18,6 +18,7 @@ import { leadWebhookRoutes } from './lead-webhook.route.ts'
 import { facebookLeadAdsRoutes } from './facebook-lead-ads.route.ts'
 import { eventsRoutes } from './events.route.ts'
 import { leadsRoutes } from './leads.route.ts'
+import { simulateInboundRoutes } from './simulate-inbound.route.ts'
 import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
 import { signInRoutes } from './sign-in.route.ts'
@@ -74,6 +75,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(assetsRoute)
   await fastify.register(signInRoutes)
   await fastify.register(leadsRoutes)
+  await fastify.register(simulateInboundRoutes)
   await fastify.register(leadWebhookRoutes)
   await fastify.register(facebookLeadAdsRoutes)
   await fastify.register(eventsRoutes)
