@@ -11,6 +11,10 @@
  *   its member, from an array as an element;
  * - a `{name, value}` pair (the shape in which a lead's preserved webhook fields travel) whose name
  *   mentions a recording or a transcript is dropped, as its member would be.
+ *
+ * A caller's voicemail (issue #43) is stricter still: it never reaches the log at all. The carrier
+ * keeps it; InboundVoicemailLeft records its length only (MEDIA_FREE_EVENTS), and a signed-in owner's
+ * console fetches it from the carrier by call id. Were a URL to slip in, the filter above removes it.
  */
 import type { CallRecordingAvailable, CallTranscriptAvailable } from './lead/calls/calls.events.ts'
 import type { TextReceived } from './lead/intake/intake.events.ts'
@@ -29,6 +33,9 @@ export const MEDIA_MEMBERS = {
   // Every prompt and reply of a voice assistant call (issue #29): in the log, never in an answer.
   AssistantTranscriptRecorded: 'transcript',
 } as const satisfies { readonly [E in CallRecordingAvailable | CallTranscriptAvailable | TextReceived | AssistantTranscriptRecorded as E['type']]: keyof E['data'] }
+
+/** Events about a caller's voicemail or call that carry no recording, transcript or URL, ever: only ids, times, lengths, outcomes. */
+export const MEDIA_FREE_EVENTS = ['InboundCallReceived', 'InboundCallConnected', 'InboundCallMissed', 'InboundVoicemailLeft', 'InboundCallbackRequested', 'InboundCallEnded'] as const
 
 const SENSITIVE_NAME = /recording|transcript/i
 const MEDIA_URL = /https?:\/\/[^\s"'<>]*?\/(?:recordings?|transcriptions?|transcripts?)(?=[/.?#\s"'<>]|$)/i

@@ -55,3 +55,40 @@ t.test('every event that holds a recording or a transcript loses it to the filte
     t.same(withoutRecordings(event.data), event.type === 'TextReceived' ? rest : { decisionId: 'dec_1', callId: 'CA1', at: NOW.toISOString() }, `${event.type} as it leaves`)
   }
 })
+
+t.test('a caller\'s voicemail never reaches the log: for any call and any voicemail, the inbound events hold no URL and nothing the filter would remove', async (t) => {
+  const fc = (await import('fast-check')).default
+  const { MEDIA_FREE_EVENTS } = await import('../../src/domain/recordings-policy.ts')
+  const { holdsRecordingUrl } = await import('../../src/domain/recordings-policy.ts')
+  const callId = fc.stringMatching(/^CA[0-9a-f]{32}$/)
+  const step = fc.oneof(
+    fc.record({ type: fc.constant('RecordInboundVoicemail' as const), durationSeconds: fc.option(fc.double({ min: 0, max: 10_000, noNaN: true })) }),
+    fc.record({ type: fc.constant('RequestInboundCallback' as const) }),
+    fc.record({ type: fc.constant('ConnectInboundCall' as const), leg: fc.integer({ min: 0, max: 4 }) }),
+    fc.record({ type: fc.constant('EndInboundCall' as const), status: fc.constantFrom('completed', 'busy', 'no-answer', 'failed', 'canceled'), durationSeconds: fc.option(fc.nat()) }),
+  )
+  fc.assert(
+    fc.property(callId, fc.boolean(), fc.array(step, { maxLength: 6 }), (id, missed, steps) => {
+      const commands: LeadCommand[] = [{
+        type: 'ReceiveInboundCall', accountId: 'acc_1', newLeadId: 'ld_1', callId: id, from: PHONE, to: '+13125550100', withinBusinessHours: !missed, route: missed ? 'voicemail' : 'owners',
+        fields: { phone: PHONE, phoneLast10: PHONE.slice(-10), phoneRaw: PHONE, industryFields: {}, extraFields: [] },
+      }]
+      if (missed) commands.push({ type: 'MissInboundCall', callId: id, reason: 'outside_business_hours', settings: ON })
+      for (const s of steps) {
+        if (s.type === 'RecordInboundVoicemail') commands.push({ type: s.type, callId: id, durationSeconds: s.durationSeconds })
+        else if (s.type === 'RequestInboundCallback') commands.push({ type: s.type, callId: id })
+        else if (s.type === 'ConnectInboundCall') commands.push({ type: s.type, callId: id, by: 'owner', leg: s.leg, ownerNumber: '+13125550171' })
+        else commands.push({ type: s.type, callId: id, status: s.status, durationSeconds: s.durationSeconds, settings: ON })
+      }
+      for (const event of play(commands).filter((e) => e.type.startsWith('Inbound'))) {
+        if (!(MEDIA_FREE_EVENTS as readonly string[]).includes(event.type)) return false
+        const json = JSON.stringify(event.data)
+        if (holdsRecordingUrl(json) || /:\/\//.test(json)) return false
+        if (JSON.stringify(withoutRecordings(event.data)) !== json) return false
+      }
+      return true
+    }),
+    { numRuns: 200 },
+  )
+  t.pass('no inbound event carries a recording or a URL')
+})

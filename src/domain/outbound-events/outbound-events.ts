@@ -25,6 +25,8 @@ export const OUTBOUND_EVENT_TYPES = [
   'payment.requested',
   'payment.settled',
   'assistant.call_ended',
+  'call.inbound.connected',
+  'call.inbound.missed',
 ] as const
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number]
 
@@ -51,6 +53,9 @@ const TABLE = {
     decision_id: d.decisionId, call_id: d.callId, disposition: d.disposition, answers: d.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: d.callbackAt, why: d.why,
     provider: d.provider, at: d.endedAt,
   })],
+  // A person who called the account's number: who took it, or why nobody did. Never a voicemail or its URL.
+  InboundCallConnected: ['call.inbound.connected', (d: Of<'InboundCallConnected'>) => ({ call_id: d.callId, taken_by: d.by, owner_number: d.ownerNumber, at: d.at })],
+  InboundCallMissed: ['call.inbound.missed', (d: Of<'InboundCallMissed'>) => ({ call_id: d.callId, reason: d.reason, at: d.at })],
 } as const satisfies { readonly [T in LeadEvent['type']]?: readonly [OutboundEventType, (data: Of<T>) => Record<string, unknown>] }
 
 /** The domain event types that become outbound events (what the delivery process is fed). */

@@ -21,6 +21,7 @@ import type { AssistantState } from '../../domain/lead/assistant/assistant.decid
 import type { AssistantDisposition } from '../../domain/lead/assistant/assistant.events.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
+import { inboundSection } from './inbound-calls-view.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { simulateInboundSection } from './simulate-inbound.route.ts'
@@ -29,7 +30,7 @@ export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
 
 const RESULT: Readonly<Record<Exclude<CallResult, 'answered' | 'machine'>, string>> = {
-  no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown', agent_unavailable: 'no owner took the call', in_progress: 'in progress',
+  no_answer: 'no answer', busy: 'busy', failed: 'the call failed', unknown: 'outcome unknown', agent_unavailable: 'no owner took the call', missed: 'missed', in_progress: 'in progress',
 }
 const MENU: Readonly<Record<MenuChoice, string>> = {
   connect: 'pressed 1 to talk to someone', callback: 'pressed 2 to be called back', opt_out: 'pressed 9: opted out, no more calls', none: 'made no choice in the menu',
@@ -216,6 +217,7 @@ ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="t
 ${state.notes.length === 0 ? html`<p class="muted">No notes. An assistant adds them with <code>add_note</code>; the timeline keeps every one.</p>` : html`<ul class="notes">${state.notes.toReversed().map((note) => html`<li><span class="when">${timeElement(note.at, zone)} · ${describeActor(note.author)}</span><p>${note.text}</p></li>`)}</ul>
 ${state.notesTotal > state.notes.length ? html`<p class="muted">The newest ${state.notes.length} of ${state.notesTotal}; the timeline has every one.</p>` : ''}`}
 </section>
+${inboundSection(state.inbound, zone)}
 ${assistantSection(state.assistant, zone)}
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
 ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div class="table-wrap"><table>

@@ -12,6 +12,7 @@ import type { LeadState } from '../../domain/lead/lead.decider.ts'
 import type { CallSummary } from '../../domain/lead/calls/call-summary.ts'
 import { CALL_RESULTS } from '../../domain/lead/calls/call-outcome.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
+import { inboundOutcome, lastInboundCall } from '../../domain/lead/inbound/inbound.decider.ts'
 import type { InboundLead } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { RPC_CODES, RpcError } from './json-rpc.ts'
 import type { ToolContext } from './tool.ts'
@@ -203,6 +204,29 @@ export function assistantOutputOf(state: LeadState): z.output<typeof assistantOu
   return {
     calls,
     last: last?.disposition == null ? null : { disposition: last.disposition, answers: last.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: last.callbackAt, why: last.why, ended_at: last.endedAt },
+  }
+}
+
+export const lastInboundOutput = z
+  .object({
+    call_id: z.string().describe("The carrier's call id (CA…); list_calls and get_call show the call (direction inbound)"),
+    at: z.string().describe('When the person called'),
+    result: z.enum(['connected', 'missed', 'ringing', 'ended']).describe('connected: an owner or the assistant took it; missed: nobody could; ringing: still being put through'),
+    taken_by: z.enum(['owner', 'assistant']).nullable().describe('Who took it; null when nobody did'),
+    missed_reason: z.string().nullable().describe('outside_business_hours, no_owner_answered, no_owner_numbers or caller_hung_up; null unless missed'),
+    callback_requested_at: z.string().nullable().describe('When the caller pressed the key asking for a call back'),
+    voicemail_seconds: z.number().int().nullable().describe('The length of the voicemail they left (played only in the console, never returned here); null when none'),
+    calls_in: z.number().int().describe('Calls this person made to the account in all'),
+  })
+  .nullable()
+  .describe("The last time this person called the account's number; null when they never did")
+
+export function lastInboundOutputOf(state: LeadState): z.output<typeof lastInboundOutput> {
+  const call = lastInboundCall(state.inbound)
+  if (call === null) return null
+  return {
+    call_id: call.callId, at: call.receivedAt, result: inboundOutcome(call), taken_by: call.connected?.by ?? null, missed_reason: call.missed?.reason ?? null,
+    callback_requested_at: call.callbackRequestedAt, voicemail_seconds: call.voicemail?.durationSeconds ?? null, calls_in: state.inbound.order.length,
   }
 }
 

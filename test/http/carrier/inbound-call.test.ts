@@ -183,3 +183,90 @@ t.test('forged and replayed webhooks change nothing; an unowned number hears a p
   t.equal((await app.events('+13125550199')).length, 0)
   t.equal((await app.post(`voice-key?call=CAnothing&leg=0`, { Digits: '1' })).status, 404, 'a call Leadline never answered')
 })
+
+t.test('visible: list_calls and get_call show direction inbound (outbound on the others), get_lead the last inbound contact; never the recording', async (t) => {
+  const app = await inboundApp(t, { inboundRing: [] }, manualClock('2026-03-11T03:00:00Z'))
+  await knownLead(app)
+  const { operatorContext } = await import('../../helpers/build-app.ts')
+  const { key } = await app.built.leadline.accounts.createApiKey(app.account.accountId, ['read'], 'read', operatorContext)
+  let id = 0
+  const tool = async (name: string, args: Record<string, unknown>) => {
+    const response = await app.built.app.inject({
+      method: 'POST', url: '/api/mcp', headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
+    })
+    return { raw: response.body, content: (response.json() as { result: { structuredContent: Record<string, unknown> } }).result.structuredContent }
+  }
+  const call = newCallSid()
+  const menu = await app.post('voice', voiceParams(call, JANE))
+  await app.post(hookPath(menu.body, 'voice-record'), { CallSid: call, RecordingUrl: 'https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/RE99', RecordingSid: 'RE99', RecordingDuration: '31' })
+  await app.post('voice-status', { CallSid: call, CallStatus: 'completed', CallDuration: '44' })
+  await app.built.leadline.runner.catchUp()
+
+  const listed = await tool('list_calls', { phone: JANE })
+  t.match(listed.content.calls, [{ decision_id: `inb_${call}`, call_id: call, direction: 'inbound', purpose: 'inbound', from: JANE, to: CALLER_ID, result: 'missed', voicemail: 'left', failure_message: 'outside_business_hours', duration_seconds: 44 }])
+  const got = await tool('get_call', { call_id: call })
+  t.match(got.content.call, { direction: 'inbound', result: 'missed' })
+  const lead = await tool('get_lead', { phone: JANE })
+  t.match(lead.content.last_inbound, { call_id: call, result: 'missed', taken_by: null, missed_reason: 'outside_business_hours', voicemail_seconds: 31, calls_in: 1 })
+  for (const answer of [listed.raw, got.raw, lead.raw]) t.notMatch(answer, /RE99|Recordings|api\.twilio\.com/, 'no recording, no URL')
+})
+
+/** Jane received with speed to lead on, her call rung out: a follow-up pending an hour on. */
+async function pendingFollowUp(app: App) {
+  await knownLead(app)
+  await app.fake.waitForCalls(1)
+  const { waitForEvent } = await import('../../helpers/dialing-app.ts')
+  await waitForEvent(app.built.leadline, app.account.accountId, JANE, 'CallPlaced')
+  const sid = placedCalls(app.fake)[0]?.sid as string
+  if ((await app.post('status', { CallSid: sid, CallStatus: 'no-answer', AccountSid: app.fake.accountSid })).status !== 204) throw new Error('the status callback was refused')
+  const scheduled = (await app.events()).find((e) => e.type === 'FollowUpScheduled')?.data as { dueAt: string }
+  return scheduled
+}
+
+const FOLLOW_UP = { speedToLead: true, followUp: '1h, 1d', callsPerSecond: 100 }
+
+t.test('a returned call counts: a lead with follow-up pending who calls in and is taken by an owner is reached; follow-up stops', async (t) => {
+  const app = await inboundApp(t, FOLLOW_UP)
+  const pending = await pendingFollowUp(app)
+  t.equal(pending.dueAt, '2026-03-10T16:00:00.000Z')
+  const call = newCallSid()
+  await app.post('voice', voiceParams(call, JANE))
+  await app.post(`voice-key?call=${call}&leg=0`, { CallSid: 'CAowner', Digits: '1' })
+  const log = await app.events()
+  t.match(log.slice(-2).map((e) => [e.type, (e.data as { reason?: string }).reason]), [['InboundCallConnected', undefined], ['FollowUpStopped', 'answered']])
+  app.clock.advance(2 * 3600 * 1000)
+  await app.built.leadline.runner.catchUp()
+  t.equal(app.built.leadline.calls.dueFollowUps(app.clock.now().toISOString()).length, 0, 'no follow-up falls due')
+})
+
+t.test('a missed call in brings the pending follow-up forward to now, inside the calling hours', async (t) => {
+  const app = await inboundApp(t, FOLLOW_UP)
+  await pendingFollowUp(app)
+  app.clock.advance(10 * 60 * 1000)
+  const call = newCallSid()
+  await app.post('voice', voiceParams(call, JANE))
+  await app.post(`voice-dial?call=${call}&leg=0`, { CallSid: call, DialCallStatus: 'no-answer' })
+  await app.post(`voice-dial?call=${call}&leg=1`, { CallSid: call, DialCallStatus: 'no-answer' })
+  const moved = (await app.events()).find((e) => e.type === 'FollowUpRescheduled')
+  t.match(moved?.data, { dueAt: '2026-03-10T15:10:00.000Z', reason: 'called_in' }, 'due now, not in 50 minutes')
+  await app.built.leadline.runner.catchUp()
+  t.equal(app.built.leadline.calls.dueFollowUps(app.clock.now().toISOString()).length, 1, 'the follow-up is due now')
+})
+
+t.test('nobody to ring, the assistant on: it answers, told the person called in; its session takes the call, once', async (t) => {
+  const app = await inboundApp(t, { inboundRing: [], onAnswer: 'assistant' })
+  await knownLead(app, { do_not_call: true })
+  const call = newCallSid()
+  const voice = await app.post('voice', voiceParams(call, JANE))
+  t.match(voice.body, new RegExp(`<Connect action="[^"]*assistant-end\\?decision=inb_${call}" method="POST"><ConversationRelay url="ws://leadline\\.test/api/carrier/twilio/relay\\?decision=inb_${call}&amp;call=${call}"`))
+  t.match(voice.body, /welcomeGreeting="Hi Jane Doe, thanks for calling Acme Roofing\. This is [^"]*automated assistant[^"]*"/, 'a do-not-call caller is answered too: they called')
+  t.notOk((await app.events()).some((e) => e.type === 'InboundCallMissed'), 'not missed: the assistant has it')
+  const opened = await app.built.leadline.callReports.openAssistant(`inb_${call}`, call)
+  t.ok(opened !== null && 'conversation' in opened, 'the relay opens the live conversation')
+  t.match((await app.events()).find((e) => e.type === 'InboundCallConnected')?.data, { callId: call, by: 'assistant' })
+  t.equal(await app.built.leadline.callReports.openAssistant(`inb_${call}`, call), null, 'a replayed handshake opens nothing')
+  if (opened !== null && 'conversation' in opened) await opened.conversation.close('ended')
+  const { state } = await app.built.leadline.commands.load(`lead-${app.account.accountId}-3125550142`, (await import('../../../src/domain/lead/lead.decider.ts')).leadDecider)
+  t.ok(state.doNotCall, 'still do-not-call')
+})

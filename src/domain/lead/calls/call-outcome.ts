@@ -6,7 +6,7 @@
 import type { CallRecord } from './calls.decider.ts'
 
 /** How a call ended up, in one word (the disposition): its answer, a machine, why nobody answered, or `in_progress` while it is not over. */
-export const CALL_RESULTS = ['answered', 'machine', 'no_answer', 'busy', 'failed', 'unknown', 'agent_unavailable', 'in_progress'] as const
+export const CALL_RESULTS = ['answered', 'machine', 'no_answer', 'busy', 'failed', 'unknown', 'agent_unavailable', 'missed', 'in_progress'] as const
 export type CallResult = (typeof CALL_RESULTS)[number]
 
 /** What the outcome is read from: the same facts in the lead's record and in the calls read model. */
@@ -25,6 +25,8 @@ export interface CallOutcomeFacts {
 
 const NOT_ANSWERED: Readonly<Record<string, CallResult>> = {
   busy: 'busy', 'no-answer': 'no_answer', canceled: 'no_answer', failed: 'failed', machine: 'machine', agent_unavailable: 'agent_unavailable',
+  // A person who called in and nobody took it (inbound.decider.ts).
+  missed: 'missed',
 }
 
 export function callResult(call: CallOutcomeFacts): CallResult {

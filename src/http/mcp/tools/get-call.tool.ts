@@ -9,7 +9,7 @@ export const tool = defineTool({
   title: 'Get a call',
   summary: 'One call and how it went',
   description:
-    "One call of this account, by the carrier's call id (call_id, as place_call and list_calls return it) or Leadline's (decision_id, from list_calls): its result (answered, machine, no_answer, busy, failed, unknown, agent_unavailable, in_progress), the carrier's status, who answered, the duration, voicemail, the key the lead pressed, the callback they asked for, and whether they were connected to the owner. Never a recording or a transcript. A call that is not this account's is call_not_found.",
+    "One call of this account, by the carrier's call id (call_id, as place_call and list_calls return it) or Leadline's (decision_id, from list_calls): its direction (outbound, or inbound when the person called the account's number), its result (answered, machine, no_answer, busy, failed, unknown, agent_unavailable, missed, in_progress), the carrier's status, who answered, the duration, voicemail, the key the lead pressed, the callback they asked for, and whether they were connected to the owner. Never a recording or a transcript. A call that is not this account's is call_not_found.",
   scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: {
