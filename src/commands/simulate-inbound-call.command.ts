@@ -6,7 +6,6 @@
 import { leadStream, LEAD_SUMMARIES } from '../domain/lead/lead.events.ts'
 import { normalizePhone } from '../domain/lead/intake/phone.ts'
 import { DomainError } from '../domain/shared/decider.ts'
-import type { EventSummaries } from '../domain/shared/printable.ts'
 import type { CommandHandler } from '../eventstore/command-handler.ts'
 import { SIMULATED_INBOUND_SCENARIOS, type Carrier, type SimulatedInboundCall, type SimulatedInboundScenario } from '../integrations/carrier/carrier.port.ts'
 import type { Accounts } from './accounts.ts'
@@ -52,11 +51,12 @@ export async function simulateInboundCall(
   const before = (await deps.commands.load(stream, leadDecider)).events.length
   const call = await simulate.call(deps.carrier, { from: phone.phone.e164, to }, scenario)
   const events = (await deps.commands.load(stream, leadDecider)).events.slice(before)
-  const summaries = LEAD_SUMMARIES as unknown as EventSummaries<{ type: string; data: unknown }>
+  // Each recorded event read back by its own slice's summary, as `leadline history` reads it.
+  const summaries = LEAD_SUMMARIES as unknown as Readonly<Record<string, ((data: unknown) => string) | undefined>>
   return {
     ...call,
     accountId,
     stream,
-    events: events.map((e) => ({ type: e.type, summary: (summaries as Record<string, ((d: unknown) => string) | undefined>)[e.type]?.(e.data) ?? e.type })),
+    events: events.map((e) => ({ type: e.type, summary: summaries[e.type]?.(e.data) ?? e.type })),
   }
 }
