@@ -118,6 +118,8 @@ export interface FakeTwilio {
   numberListRequests(): RecordedRequest[]
   /** The account buys (or ports in) `number`: from now on it is one of its IncomingPhoneNumbers. */
   addIncomingNumber(number: string): void
+  /** A caller left a voicemail on call `callSid`: `GET Recordings.json?CallSid=` lists it and `Recordings/{Sid}.mp3` serves `audio`. Returns its sid. */
+  addRecording(callSid: string, audio: Uint8Array, durationSeconds?: number): string
   /** Requests that reached `Calls/{Sid}.json` (call updates), of one call when `sid` is given. */
   callUpdates(sid?: string): RecordedRequest[]
   /** Applies `fault` to each of the next `times` API requests (queued after any already programmed). */
@@ -200,6 +202,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
   /** The form each created call was created with, by sid: where its callbacks go. */
   const calls = new Map<string, FormFields>()
   const incomingNumbers = [...(options.incomingNumbers ?? [])]
+  /** Voicemails by recording sid: the call they were left on and their audio. */
+  const recordings = new Map<string, { callSid: string; audio: Uint8Array; duration: number }>()
   const verifiedCallerIds = [...(options.verifiedCallerIds ?? [])]
 
   function notify(): void {
@@ -252,6 +256,8 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
         status: 401,
       })
     }
+    const recording = route === null || entry.method !== 'GET' ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/Recordings(?:\/(RE[0-9a-f]{32}))?\.(json|mp3)$/.exec(route)
+    if (recording !== null && recording[1] === accountSid) return serveRecording(entry, res, recording[2], recording[3] as string)
     const list = route === null ? null : /^\/2010-04-01\/Accounts\/([^/]+)\/(IncomingPhoneNumbers|OutgoingCallerIds)\.json$/.exec(route)
     const updated = match?.[3]
     const listing = list !== null && entry.method === 'GET' && list[1] === accountSid
@@ -371,6 +377,27 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     return action
   }
 
+  /** `Recordings.json?CallSid=` (a page, as the SDK's list reads it) or one recording's `.mp3`. */
+  function serveRecording(entry: RecordedRequest, res: http.ServerResponse, sid: string | undefined, extension: string): void {
+    if (sid === undefined && extension === 'json') {
+      entry.outcome = 'listed'
+      const callSid = new URL(entry.path, 'http://fake').searchParams.get('CallSid')
+      const uri = `/2010-04-01/Accounts/${accountSid}/Recordings.json`
+      const found = [...recordings].filter(([, r]) => callSid === null || r.callSid === callSid).map(([recordingSid, r]) => ({
+        sid: recordingSid, account_sid: accountSid, call_sid: r.callSid, duration: String(r.duration), status: 'completed', channels: 1, source: 'RecordVerb',
+        media_url: `https://api.twilio.com/2010-04-01/Accounts/${accountSid}/Recordings/${recordingSid}`, uri: `/2010-04-01/Accounts/${accountSid}/Recordings/${recordingSid}.json`,
+      }))
+      return answer(entry, res, 200, { recordings: found, page: 0, page_size: 50, start: 0, end: found.length, uri, first_page_uri: uri, next_page_uri: null, previous_page_uri: null })
+    }
+    const found = sid === undefined ? undefined : recordings.get(sid)
+    if (found === undefined || extension !== 'mp3') return answer(entry, res, 404, twilioErrorBody(404, 20404, `The requested resource ${entry.path} was not found`))
+    entry.outcome = 'listed'
+    entry.status = 200
+    notify()
+    res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': found.audio.byteLength })
+    res.end(Buffer.from(found.audio))
+  }
+
   function answer(
     entry: RecordedRequest,
     res: http.ServerResponse,
@@ -396,6 +423,11 @@ export async function startFakeTwilio(options: FakeTwilioOptions = {}): Promise<
     requests: () => [...recorded],
     callRequests: () => recorded.filter((r) => r.path.endsWith('/Calls.json')),
     numberListRequests: () => recorded.filter((r) => /\/(IncomingPhoneNumbers|OutgoingCallerIds)\.json(\?|$)/.test(r.path)),
+    addRecording(callSid, audio, durationSeconds = 1) {
+      const sid = `RE${randomBytes(16).toString('hex')}`
+      recordings.set(sid, { callSid, audio, duration: durationSeconds })
+      return sid
+    },
     addIncomingNumber(number) {
       incomingNumbers.push(number)
     },

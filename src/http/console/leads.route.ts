@@ -21,7 +21,7 @@ import type { AssistantState } from '../../domain/lead/assistant/assistant.decid
 import type { AssistantDisposition } from '../../domain/lead/assistant/assistant.events.ts'
 import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { html, type Html, type HtmlValue } from './html.ts'
-import { inboundSection } from './inbound-calls-view.ts'
+import { inboundSection, voicemailRoute } from './inbound-calls-view.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { simulateInboundSection } from './simulate-inbound.route.ts'
@@ -88,6 +88,7 @@ export const leadsRoutes: FastifyPluginAsync = async (fastify) => {
 
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
+    voicemailRoute(routes, fastify)
 
     routes.get<{ Querystring: ListQuery }>('/leads', async (request, reply) => {
       const frame = frameOf(request, reply, 'leads')
@@ -217,7 +218,7 @@ ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="t
 ${state.notes.length === 0 ? html`<p class="muted">No notes. An assistant adds them with <code>add_note</code>; the timeline keeps every one.</p>` : html`<ul class="notes">${state.notes.toReversed().map((note) => html`<li><span class="when">${timeElement(note.at, zone)} · ${describeActor(note.author)}</span><p>${note.text}</p></li>`)}</ul>
 ${state.notesTotal > state.notes.length ? html`<p class="muted">The newest ${state.notes.length} of ${state.notesTotal}; the timeline has every one.</p>` : ''}`}
 </section>
-${inboundSection(state.inbound, zone)}
+${inboundSection(state.inbound, lead.leadId, zone, leadline.carrier.fetchVoicemail !== undefined)}
 ${assistantSection(state.assistant, zone)}
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
 ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div class="table-wrap"><table>

@@ -149,6 +149,12 @@ export interface Carrier {
    * same inbound reports a real carrier's voice webhook reaches, as `scenario` says. Absent for a real carrier.
    */
   simulateInboundCall?(call: { readonly from: string; readonly to: string }, scenario: SimulatedInboundScenario): Promise<SimulatedInboundCall>
+  /**
+   * The voicemail a caller left on inbound call `callId`, fetched from the carrier for a signed-in
+   * owner only and streamed on (never stored, logged or returned by a tool); null when there is none.
+   * Absent: the carrier keeps no recordings (the simulated one).
+   */
+  fetchVoicemail?(callId: string): Promise<{ readonly contentType: string; readonly body: Uint8Array } | null>
   /** Loads now what the first request would load, so the first call after a start is as quick as the next; sends nothing. */
   warm?(): void
   close?(): Promise<void>

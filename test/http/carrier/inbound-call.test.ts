@@ -270,3 +270,41 @@ t.test('nobody to ring, the assistant on: it answers, told the person called in;
   const { state } = await app.built.leadline.commands.load(`lead-${app.account.accountId}-3125550142`, (await import('../../../src/domain/lead/lead.decider.ts')).leadDecider)
   t.ok(state.doNotCall, 'still do-not-call')
 })
+
+t.test("a voicemail plays in the console for the account's signed-in owner, streamed from Twilio by call id; nobody else gets it", async (t) => {
+  const app = await inboundApp(t, {}, manualClock('2026-03-11T03:00:00Z'))
+  await knownLead(app)
+  const { Browser, ownerWithPassword } = await import('../console/console-helpers.ts')
+  const call = newCallSid()
+  const menu = await app.post('voice', voiceParams(call, JANE))
+  const audio = new Uint8Array([0x49, 0x44, 0x33, 4, 0, 0, 1, 2, 3, 250, 251])
+  const sid = app.fake.addRecording(call, audio, 9)
+  await app.post(hookPath(menu.body, 'voice-record'), { CallSid: call, RecordingSid: sid, RecordingUrl: `https://api.twilio.com/2010-04-01/Accounts/AC1/Recordings/${sid}`, RecordingDuration: '9' })
+  await app.built.leadline.runner.catchUp()
+  const leadId = ((await app.events())[0]?.data as { leadId: string }).leadId
+  const path = `/app/leads/${leadId}/voicemail/${call}`
+
+  const stranger = new Browser(app.built)
+  t.not((await stranger.get(path)).statusCode, 200, 'not without a session')
+
+  await ownerWithPassword(app.built, app.account.accountId, 'owner@example.com')
+  const owner = new Browser(app.built)
+  t.equal((await owner.signIn('owner@example.com')).statusCode, 303)
+  const page = await owner.get(`/app/leads/${leadId}`)
+  t.match(page.body, `<audio controls preload="none" src="${path}"></audio>`)
+  t.notMatch(page.body, new RegExp(`${sid}|Recordings|api\\.twilio\\.com`), 'the page holds no recording URL')
+  const played = await app.built.app.inject({ method: 'GET', url: path, headers: { cookie: owner.cookieHeader() } })
+  t.equal(played.statusCode, 200)
+  t.equal(played.headers['content-type'], 'audio/mpeg')
+  t.match(String(played.headers['cache-control']), /no-store/)
+  t.same([...played.rawPayload], [...audio], 'the bytes Twilio holds')
+  t.ok(app.fake.requests().some((r) => r.path.includes(`Recordings.json?CallSid=${call}`)), 'found by call id through the SDK')
+  t.equal((await app.built.app.inject({ method: 'GET', url: `/app/leads/${leadId}/voicemail/CAother`, headers: { cookie: owner.cookieHeader() } })).statusCode, 404, 'a call without a voicemail')
+
+  const other = await app.built.createAccount('Other Co')
+  await ownerWithPassword(app.built, other.account.accountId, 'other@example.com')
+  const outsider = new Browser(app.built)
+  await outsider.signIn('other@example.com')
+  t.equal((await app.built.app.inject({ method: 'GET', url: path, headers: { cookie: outsider.cookieHeader() } })).statusCode, 404, "another account's owner gets nothing")
+  t.notMatch(JSON.stringify(await app.events()), new RegExp(`${sid}|Recordings`), 'nothing of it on the log')
+})

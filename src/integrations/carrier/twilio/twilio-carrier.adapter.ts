@@ -137,7 +137,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
   const client = twilio(options.accountSid, options.authToken, { httpClient, autoRetry: false })
   let closed = false
 
-  async function perform<T>(what: 'call' | 'text' | 'call update' | 'number check', send: () => Promise<T>): Promise<T> {
+  async function perform<T>(what: 'call' | 'text' | 'call update' | 'number check' | 'voicemail', send: () => Promise<T>): Promise<T> {
     if (closed) throw new CarrierError('rejected', `the twilio carrier is closed; the ${what} was not sent`)
     const exchange: Exchange = { sent: false }
     try {
@@ -193,6 +193,20 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
       return verified.some((n) => n.phoneNumber === number) ? 'verified_caller_id' : null
     },
 
+    async fetchVoicemail(callId: string) {
+      // The call's recording, by its call id through the SDK; its media with the account's credentials (the SDK's client parses bodies as text).
+      const [recording] = await perform('voicemail', () => client.recordings.list({ callSid: callId, limit: 1 }))
+      if (!recording) return null
+      const media = `${TWILIO_API_URL}/2010-04-01/Accounts/${options.accountSid}/Recordings/${recording.sid}.mp3`
+      const response = await fetch(apiUrl ? rewriteTwilioUrl(media, apiUrl) : media, {
+        headers: { authorization: `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      if (response.status === 404) return null
+      if (!response.ok) throw new CarrierError('rejected', `Twilio answered ${response.status} for the voicemail's media`)
+      return { contentType: response.headers.get('content-type') ?? 'audio/mpeg', body: new Uint8Array(await response.arrayBuffer()) }
+    },
+
     warm(): void {
       // The SDK loads a resource's code on first use: load the calls resource now, sending nothing.
       void client.calls
@@ -229,7 +243,7 @@ function sidOf(resource: { sid?: unknown }, what: 'call' | 'text'): string {
   throw new CarrierError('unknown_outcome', `twilio accepted the ${what} request but answered without a sid; it may have been placed`)
 }
 
-function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text' | 'call update' | 'number check', timeoutMs: number): CarrierError {
+function toCarrierError(error: unknown, exchange: Exchange, what: 'call' | 'text' | 'call update' | 'number check' | 'voicemail', timeoutMs: number): CarrierError {
   if (error instanceof CarrierError) return error
   const cause = { cause: error }
   const said = describe(error)
