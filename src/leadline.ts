@@ -62,6 +62,7 @@ import { OutboundDeliveries } from './read-models/outbound-deliveries.ts'
 import { OutboundEvents, intakeFlood, type DeliveryPolicy } from './processes/outbound-events/outbound-events.process.ts'
 import { IntakeGauge } from './processes/intake-gauge.ts'
 import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
+import { MissedCallTextBack } from './processes/missed-call-text/missed-call-text.process.ts'
 import { EventSubscriptions } from './commands/event-subscriptions.ts'
 import type { Assistant } from './processes/assistant/conversation.ts'
 import { AssistantEngine } from './processes/assistant/assistant-engine.ts'
@@ -170,6 +171,8 @@ export interface Leadline {
   readonly intake: IntakeGauge
   /** Texts the owner of what they asked to hear of. */
   readonly ownerAlerts: OwnerAlerts
+  /** Decides the text-back after each missed inbound call (the texter sends it). */
+  readonly missedCallText: MissedCallTextBack
   /** The voice assistant's conversations (issue #29): what the ConversationRelay route talks to. */
   readonly assistant: Assistant
   readonly clock: () => Date
@@ -281,7 +284,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, receivers, deliveries: outboundDeliveries, outboundEvents, clock })
-  const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor()]
+  const missedCallText = new MissedCallTextBack({ commands, accounts, ...(options.logger ? { logger: options.logger } : {}) })
+  const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor(), missedCallText.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   // Outbound events have a runner of their own: they pause while intake is busy, and must not hold up dialing.
   const outboundRunner = new ProcessRunner(store, views, OUTBOUND_EVENTS, [outboundEvents.reactor()], options.logger, { maxBatchSize: 100, inheritCheckpoint: PROCESSES })
@@ -291,7 +295,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, assistant, intake,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
@@ -315,6 +319,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       closed = true
       if (sweeper) clearInterval(sweeper)
       await followUps.stop()
+      // Text-backs decided before the texter stops, which sends what it was fed.
+      await missedCallText.stop()
       await Promise.all(effectProcesses.map((p) => p.stop()))
       await ownerAlerts.stop()
       await processes.stop()

@@ -1,6 +1,6 @@
 /**
  * get_next_actions: the leads that need a person (or an agent) now. First what leads asked for: a
- * text back (a reply), then a callback that is due, a lead the voice assistant qualified, and a press of 1 that reached
+ * call back (they called and nobody took it), a text back (a reply), then a callback that is due, a lead the voice assistant qualified, and a press of 1 that reached
  * nobody. Then the stale ones:
  * contacted but not touched back for longer than the account's threshold, or new and never contacted
  * 15 minutes after arriving. Each comes with the suggested call and when it is next allowed (mayCall).
@@ -19,8 +19,10 @@ export interface StaleLead {
   /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
   readonly last_touch: string
   readonly attempts: number
-  /** `replied`, `callback_due`, `assistant_qualified`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
+  /** `call_back`, `replied`, `callback_due`, `assistant_qualified`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
   readonly why: Why
+  /** `call_back` only: when the missed inbound call came in (ISO UTC). */
+  readonly called_at?: string
   readonly suggested_action: string
   /** ISO UTC when the suggested call is next allowed; null when never. */
   readonly next_allowed_at: string | null
@@ -33,7 +35,7 @@ export interface NextActions {
   readonly stale_leads: StaleLead[]
 }
 
-export type Why = 'replied' | 'callback_due' | 'assistant_qualified' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
+export type Why = 'call_back' | 'replied' | 'callback_due' | 'assistant_qualified' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15
@@ -53,6 +55,8 @@ function duration(minutes: number): string {
 
 function suggestedAction(row: LeadActivityRow, why: Why): string {
   switch (why) {
+    case 'call_back':
+      return `call back: the lead called at ${row.missedCallAt} and nobody took the call`
     case 'replied':
       return `replied: call now: the lead texted back at ${row.repliedAt} and nobody has called since`
     case 'callback_due':
@@ -118,13 +122,14 @@ export class NextActionsQueries {
     const id = account.accountId
 
     // What the leads asked for comes first, each group newest first; a lead is listed once, for its most urgent reason.
+    const missedCalls = this.queries.missedCalls(id, limit)
     const replied = this.queries.replied(id, limit)
     const due = this.queries.callbacksDue(id, now.toISOString(), limit)
     const qualified = this.queries.qualified(id, limit)
     const missed = this.queries.connectsMissed(id, limit)
     const asked: Array<[LeadActivityRow, Why]> = []
     const listed = new Set<string>()
-    for (const [rows, why] of [[replied, 'replied'], [due, 'callback_due'], [qualified, 'assistant_qualified'], [missed, 'connect_missed']] as const) {
+    for (const [rows, why] of [[missedCalls, 'call_back'], [replied, 'replied'], [due, 'callback_due'], [qualified, 'assistant_qualified'], [missed, 'connect_missed']] as const) {
       for (const row of rows) {
         if (listed.has(row.stream) || asked.length >= limit) continue
         asked.push([row, why])
@@ -156,11 +161,13 @@ export class NextActionsQueries {
       last_touch: row.lastTouchAt,
       attempts: row.attempts,
       why,
+      ...(why === 'call_back' && row.missedCallAt !== null ? { called_at: row.missedCallAt } : {}),
       suggested_action: suggestedAction(row, why),
       next_allowed_at: nextAllowed(row),
       lead_zones: leadTimeZones({ phone: row.phone, ...(row.state ? { state: row.state } : {}) }).map((z) => z.zone),
     }))
 
+    const calledIn = missedCalls.length < limit ? missedCalls.length : this.queries.countMissedCalls(id)
     const replies = replied.length < limit ? replied.length : this.queries.countReplied(id)
     const callbacks = due.length < limit ? due.length : this.queries.countCallbacksDue(id, now.toISOString())
     const connects = missed.length < limit ? missed.length : this.queries.countConnectsMissed(id)
@@ -171,6 +178,7 @@ export class NextActionsQueries {
         ? `No stale leads: every contacted lead was touched within ${duration(staleAfter)} and no new lead has waited over ${NEVER_CONTACTED_AFTER_MINUTES} minutes for a first contact.`
         : `${plural(untouched, 'lead was', 'leads were')} contacted but untouched for over ${duration(staleAfter)}; ${plural(never, 'new lead has', 'new leads have')} not been contacted ${NEVER_CONTACTED_AFTER_MINUTES} minutes after arriving.`
     const wanted = [
+      ...(calledIn > 0 ? [`${plural(calledIn, 'lead', 'leads')} called and ${calledIn === 1 ? 'was' : 'were'} not answered`] : []),
       ...(replies > 0 ? [`${plural(replies, 'lead', 'leads')} replied by text and ${replies === 1 ? 'was' : 'were'} not called since`] : []),
       ...(callbacks > 0 ? [`${plural(callbacks, 'lead is', 'leads are')} due the callback they asked for`] : []),
       ...(connects > 0 ? [`${plural(connects, 'lead', 'leads')} pressed 1 to talk to someone and ${connects === 1 ? 'was' : 'were'} not connected`] : []),

@@ -8,10 +8,14 @@
  * `callback_by` says which) until a call is decided for it, and `connect_missed_at`, when the
  * lead pressed 1 and the owner's leg did not connect, until another call goes out to the lead; and
  * `qualified_at`, when the voice assistant ended a call as qualified, until another call is decided.
+ * Above them all, `missed_call_at`: when the lead last called the account's number and nobody took the
+ * call (InboundCallMissed; the time the call came in), until a call goes out to them or a later call of
+ * theirs is taken.
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
+import type { InboundCallReceived } from '../../src/domain/lead/inbound/inbound.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { sqlTemplate, statement } from '../../src/read-models/statement-cache.ts'
 
@@ -32,10 +36,12 @@ export const staleLeadsProjection: Projection = {
   // 3: replied_at (LeadReplied). 4: a text sent (send_sms, a follow-up text) is a contact. 5: qualified_at (AssistantCallEnded).
   // 6: a callback scheduled by the account (CallbackScheduled) is due like the lead's own; callback_by.
   // 7: the indexes of the columns most leads leave empty hold only the leads that have them (what their queries ask for).
-  version: 7,
+  // 8: missed_call_at (InboundCallMissed, at the time the call came in: InboundCallReceived).
+  version: 8,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'CallPlaced', 'CallAnswered',
     'CallbackRequested', 'CallbackScheduled', 'OwnerConnectEnded', 'LeadReplied', 'AssistantCallEnded',
+    'InboundCallReceived', 'InboundCallMissed', 'InboundCallConnected',
     ...INBOUND_TOUCHES, ...OUTBOUND_CONTACTS,
   ],
   tables: ['lead_activity'],
@@ -61,7 +67,9 @@ export const staleLeadsProjection: Projection = {
         callback_by TEXT,
         connect_missed_at TEXT,
         replied_at TEXT,
-        qualified_at TEXT
+        qualified_at TEXT,
+        inbound_call_at TEXT,
+        missed_call_at TEXT
       );
       CREATE INDEX IF NOT EXISTS lead_activity_never_contacted ON lead_activity (account_id, contacted, do_not_call, received_at);
       CREATE INDEX IF NOT EXISTS lead_activity_pending ON lead_activity (account_id, do_not_call, pending_since) WHERE pending_since IS NOT NULL;
@@ -69,6 +77,7 @@ export const staleLeadsProjection: Projection = {
       CREATE INDEX IF NOT EXISTS lead_activity_connect_missed ON lead_activity (account_id, do_not_call, connect_missed_at) WHERE connect_missed_at IS NOT NULL;
       CREATE INDEX IF NOT EXISTS lead_activity_replied ON lead_activity (account_id, do_not_call, replied_at) WHERE replied_at IS NOT NULL;
       CREATE INDEX IF NOT EXISTS lead_activity_qualified ON lead_activity (account_id, do_not_call, qualified_at) WHERE qualified_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS lead_activity_missed_call ON lead_activity (account_id, do_not_call, missed_call_at) WHERE missed_call_at IS NOT NULL;
     `)
   },
 
@@ -115,13 +124,13 @@ export const staleLeadsProjection: Projection = {
         const { placedAt: at, ownerLeg } = (event as Extract<LeadEvent, { type: 'CallPlaced' }>).data
         // Agent-first rings the owner first: no contact with the lead yet.
         if (ownerLeg !== undefined) return
-        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, connect_missed_at = NULL, replied_at = NULL', at, at)
+        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, connect_missed_at = NULL, replied_at = NULL, missed_call_at = NULL', at, at)
         return
       }
       case 'LeadDialStarted': {
         // Agent-first: the owner pressed 1 and the lead is dialed: a call to the lead, as CallPlaced is for the others.
         const { at } = (event as Extract<LeadEvent, { type: 'LeadDialStarted' }>).data
-        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, replied_at = NULL', at, at)
+        touch(db, recorded.stream, at, ', contacted = 1, last_contact_at = ?, pending_since = ?, replied_at = NULL, missed_call_at = NULL', at, at)
         return
       }
       case 'LeadReplied': {
@@ -146,6 +155,18 @@ export const staleLeadsProjection: Projection = {
         statement(db, 'UPDATE lead_activity SET connect_missed_at = ? WHERE stream = ?').run(connected ? null : at, recorded.stream)
         return
       }
+      case 'InboundCallReceived': {
+        // The lead calling in is a touch back; when it came in is what a call back is listed with.
+        const { at } = (event as InboundCallReceived).data
+        touch(db, recorded.stream, at, ', pending_since = NULL, inbound_call_at = ?', at)
+        return
+      }
+      case 'InboundCallMissed':
+        statement(db, 'UPDATE lead_activity SET missed_call_at = coalesce(inbound_call_at, ?) WHERE stream = ?').run((event.data as { at: string }).at, recorded.stream)
+        return
+      case 'InboundCallConnected':
+        touch(db, recorded.stream, (event.data as { at: string }).at, ', pending_since = NULL, missed_call_at = NULL')
+        return
       case 'CallAnswered':
         touch(db, recorded.stream, (event as Extract<LeadEvent, { type: 'CallAnswered' }>).data.at, ', pending_since = NULL')
         return

@@ -24,11 +24,13 @@ export interface LeadActivityRow {
   readonly qualifiedAt: string | null
   /** When the lead last texted back, until a call goes out to the lead after it. */
   readonly repliedAt: string | null
+  /** When the lead's missed inbound call came in, until a call goes out to them or a later call of theirs is taken. */
+  readonly missedCallAt: string | null
 }
 
 const COLUMNS = `stream, lead_id AS leadId, name, phone, state, source, received_at AS receivedAt, last_touch_at AS lastTouchAt,
   last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, callback_by AS callbackBy, connect_missed_at AS connectMissedAt,
-  replied_at AS repliedAt, qualified_at AS qualifiedAt`
+  replied_at AS repliedAt, qualified_at AS qualifiedAt, missed_call_at AS missedCallAt`
 
 /** Counting stops here: a summary says "1,000+" rather than scanning a huge book on every call. */
 export const COUNT_CAP = 1000
@@ -50,6 +52,21 @@ export class StaleLeadsQueries {
       this.db,
       `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND pending_since IS NOT NULL AND pending_since <= ? ORDER BY pending_since LIMIT ?`,
     ).all(accountId, cutoff, limit) as LeadActivityRow[]
+  }
+
+  /** Leads that called in and were missed, not called back since; the latest call first. */
+  missedCalls(accountId: string, limit: number): LeadActivityRow[] {
+    return statement(
+      this.db,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND missed_call_at IS NOT NULL ORDER BY missed_call_at DESC LIMIT ?`,
+    ).all(accountId, limit) as LeadActivityRow[]
+  }
+
+  countMissedCalls(accountId: string): number {
+    return (statement(
+      this.db,
+      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND missed_call_at IS NOT NULL LIMIT ?)',
+    ).get(accountId, COUNT_CAP) as { n: number }).n
   }
 
   /** Leads that texted back and were not called since; the latest reply first. */

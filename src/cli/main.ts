@@ -18,9 +18,10 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--stale-after 24h] [--stripe-account acct_…|none] [--currency CODE]
                        [--pay-text TEMPLATE] [--allowed-countries CC,CC|default]
                        [--place-call-countries CC,CC|none] [--messaging-service MG…|off] [--google-key KEY|none]
-                       [--alert-to E164|none] [--alerts new_lead,callback,replied,payment|none]
+                       [--alert-to E164|none] [--alerts new_lead,callback,replied,payment,missed_call|none]
                        [--business-hours SPEC|default] [--inbound-ring E164[,E164]|none]
                        [--inbound-ring-mode sequential|simultaneous] [--inbound-voicemail on|off]
+                       [--missed-call-text TEMPLATE|off]
   leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
                        [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]
                        [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]   the voice assistant's brief
@@ -49,6 +50,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline user link --account ACCOUNT_ID --email EMAIL     a new one-time set-password link
   leadline operator-token                          a token for /metrics and /readyz's details (shown once)
   leadline demo [--account ACCOUNT_ID]             five leads through speed to lead on the simulated carrier, and what happened
+  leadline simulate inbound-call --account ACCOUNT_ID --from +1… [--scenario owner-answers|owner-declines|no-answer|voicemail|assistant|callback]
+                                                   a person calls the account's number on the simulated carrier
   leadline config [--check]                        the effective configuration and where each value came from
                                                    (./.env is read; the environment wins); --check: only check it
   leadline leads --account ACCOUNT_ID [--source S] [--vendor V] [--since ISO] [--dnc yes|no] [--limit N] [--cursor C]
@@ -120,6 +123,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   demo: async (args, io) => (await import('./commands/demo.command.ts')).demoCommand(args, io),
+  simulate: async (args, io) => (await import('./commands/simulate.command.ts')).simulateCommand(args, io),
   config: async (args, io) => (await import('./commands/config.command.ts')).configCommand(args, io),
   'operator-token': async (args, io) => (await import('./commands/operator-token.command.ts')).operatorTokenCommand(args, io),
   leads: async (args, io) => (await import('./commands/leads.command.ts')).leadsCommand(args, io),

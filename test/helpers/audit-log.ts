@@ -36,6 +36,7 @@ export const operator: Actor = { kind: 'operator', id: 'auditor' }
 const apiKey: Actor = { kind: 'api_key', id: KEY_ID }
 const dialer: Actor = { kind: 'process', id: 'dialer' }
 const texter: Actor = { kind: 'process', id: 'texter' }
+const missedCallText: Actor = { kind: 'process', id: 'missed-call-text' }
 const speedToLead: Actor = { kind: 'process', id: 'speed-to-lead' }
 const carrier: Actor = { kind: 'carrier', id: 'twilio' }
 const payments: Actor = { kind: 'payments', id: 'stripe' }
@@ -136,6 +137,9 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextSent', data: { textId: 'txt_1', messageId: 'SM444', carrier: 'twilio', at: '2026-03-11T16:17:02.000Z' } }, texter],
   [{ type: 'TextFailed', data: { textId: 'txt_2', failure: 'rejected', message: 'not a mobile number', carrierCode: 21614, at: '2026-03-11T16:17:03.000Z' } }, texter],
   [{ type: 'TextOutcomeUnknown', data: { textId: 'txt_3', reason: 'the node stopped before the carrier answered', at: '2026-03-11T16:17:04.000Z' } }, texter],
+  // The missed-call text-back (issue #43): one decided for a missed call, one skipped with why.
+  [{ type: 'MissedCallTextSent', data: { callId: 'CA0000000000000000000000000000aud1', textId: 'txt_1', missedAt: '2026-03-11T16:16:58.000Z', at: '2026-03-11T16:17:00.000Z' } }, missedCallText],
+  [{ type: 'MissedCallTextSkipped', data: { callId: 'CA0000000000000000000000000000aud2', reason: 'already_texted_back', message: 'the caller was texted back after a missed call in the last 24 hours', missedAt: '2026-03-11T16:18:00.000Z', at: '2026-03-11T16:18:01.000Z' } }, missedCallText],
   // Issue #30: an agent's note, edit, callback and pause of the cadence.
   [{ type: 'NoteAdded', data: { leadId: 'ld_audit0000000000a', noteId: 'note_1', text: 'Prefers mornings; ask about the skylight.', author: apiKey, at: '2026-03-11T16:18:00.000Z' } }, apiKey],
   [{ type: 'LeadEdited', data: { leadId: 'ld_audit0000000000a', changes: {}, customFields: [{ name: 'roof_age', value: '12' }], editedAt: '2026-03-11T16:19:00.000Z' } }, apiKey],

@@ -28,6 +28,7 @@ function settingsLines(account: AccountState): string {
       ['stripe account', s.stripeAccount ?? '(not connected)'],
       ['currency', s.currency],
       ['pay-link text', s.payLinkTemplate],
+      ['missed-call text', s.missedCallText ?? 'off (no text-back after a missed call)'],
       ['allowed countries', s.allowedCountries?.join(',') ?? `${s.defaultCountry} (the default country)`],
       ['place_call also', s.placeCallCountries?.join(',') ?? '(no other country)'],
       ['messaging service', s.messagingService ?? '(none: texts go from the bare caller ID and may be filtered by carriers)'],
@@ -167,6 +168,7 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'stripe-account': { type: 'string' },
           currency: { type: 'string' },
           'pay-text': { type: 'string' },
+          'missed-call-text': { type: 'string' },
           'allowed-countries': { type: 'string' },
           'place-call-countries': { type: 'string' },
           'messaging-service': { type: 'string' },
@@ -209,6 +211,8 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values['stripe-account'] !== undefined) changes.stripeAccount = values['stripe-account'] === 'none' ? null : values['stripe-account']
       if (values.currency !== undefined) changes.currency = values.currency
       if (values['pay-text'] !== undefined) changes.payLinkTemplate = values['pay-text']
+      // `off` is read by the setting's own rules, as every edge reads it.
+      if (values['missed-call-text'] !== undefined) changes.missedCallText = values['missed-call-text']
       const allowed = values['allowed-countries']
       if (allowed !== undefined) changes.allowedCountries = allowed.trim().toLowerCase() === 'default' ? null : allowed.split(',')
       const placeCall = values['place-call-countries']

@@ -14,6 +14,7 @@ import { DEFAULT_VOICEMAIL, DEFAULT_VOICEMAILS_PER_DAY, MAX_VOICEMAILS_PER_DAY, 
 import { ALERT_KINDS, type AlertKind } from '../owner-alerts/owner-alerts.events.ts'
 import { DEFAULT_BRIEF, assistantBriefSchema, type AssistantBrief } from './assistant-brief.ts'
 import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
+import { DEFAULT_MISSED_CALL_TEXT, MISSED_CALL_TEXT_OFF, missedCallTextProblem } from '../lead/texts/missed-call-text.ts'
 
 export interface AccountSettings {
   /** IANA zone: calling hours and ages are computed here, never in the server's zone. */
@@ -63,6 +64,8 @@ export interface AccountSettings {
   readonly alerts: readonly AlertKind[]
   /** What the voice assistant says and asks, and its limits (assistant-brief.ts); replaced whole. */
   readonly assistantBrief: AssistantBrief
+  /** The text-back after a missed inbound call (missed-call-text.ts): `{business}`, `{first_name}`; null: none. */
+  readonly missedCallText: string | null
   /** When an inbound call rings the owner numbers (calling-hours syntax); null: the calling hours. */
   readonly businessHours: string | null
   /** The owner numbers (E.164, at most MAX_AGENT_NUMBERS) an inbound call rings within business hours; none: nobody is rung. */
@@ -106,6 +109,7 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   alertTo: null,
   alerts: ALERT_KINDS,
   assistantBrief: DEFAULT_BRIEF,
+  missedCallText: DEFAULT_MISSED_CALL_TEXT,
   businessHours: null,
   inboundRing: [],
   inboundRingMode: 'sequential',
@@ -187,6 +191,15 @@ export const settingsChangeSchema = z
       })
       .transform((list) => ALERT_KINDS.filter((k) => list.includes(k))),
     assistantBrief: assistantBriefSchema,
+    // `off` (any case) or null turns it off; anything else is a template.
+    missedCallText: z
+      .string()
+      .nullable()
+      .transform((text) => (text === null || text.trim().toLowerCase() === MISSED_CALL_TEXT_OFF ? null : text))
+      .superRefine((template, ctx) => {
+        const problem = template === null ? null : missedCallTextProblem(template)
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem })
+      }),
     businessHours: z.string().nullable(),
     // `+1…,+1…` or an array; `none` (or nothing) for none. Stored once each, in the order given.
     inboundRing: z

@@ -49,6 +49,9 @@ export interface AlertContext {
 export interface AlertDetail {
   readonly amount?: string
   readonly callbackAt?: string
+  /** A missed inbound call: when it was missed, and whether the caller pressed the key asking for a call back. */
+  readonly missedAt?: string
+  readonly callbackRequested?: boolean
 }
 
 /**
@@ -91,6 +94,8 @@ function sentence(kind: AlertKind, who: string, context: AlertContext, detail: A
       return `Leadline: ${who} replied by text (read it in the console)`
     case 'payment':
       return `Leadline: ${who} paid${detail.amount ? ` ${detail.amount}` : ''}`
+    case 'missed_call':
+      return `Leadline: missed call from ${who}${detail.missedAt ? ` (${alertTime(detail.missedAt, context.timeZone)})` : ''}${detail.callbackRequested ? '; they asked for a call back' : ''}`
   }
 }
 

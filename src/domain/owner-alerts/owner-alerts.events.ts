@@ -9,7 +9,7 @@ import type { DomainEvent } from '../shared/decider.ts'
 import { printable, type EventSummaries } from '../shared/printable.ts'
 
 /** What an owner may be alerted of, as `--alerts` names it. */
-export const ALERT_KINDS = ['new_lead', 'callback', 'replied', 'payment'] as const
+export const ALERT_KINDS = ['new_lead', 'callback', 'replied', 'payment', 'missed_call'] as const
 export type AlertKind = (typeof ALERT_KINDS)[number]
 
 /** The domain event each kind reports. */
@@ -18,6 +18,7 @@ export const ALERT_SOURCES: { readonly [K in AlertKind]: string } = {
   callback: 'CallbackRequested',
   replied: 'LeadReplied',
   payment: 'PaymentSettled',
+  missed_call: 'InboundCallMissed',
 }
 
 export function alertKindOf(eventType: string): AlertKind | null {

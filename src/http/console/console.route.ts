@@ -21,6 +21,7 @@ import { leadsRoutes } from './leads.route.ts'
 import { phoneNumbersRoutes } from './phone-numbers.route.ts'
 import { callsRoutes } from './calls.route.ts'
 import { reportsRoutes } from './reports.route.ts'
+import { simulateInboundRoutes } from './simulate-inbound.route.ts'
 import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
 import { signInRoutes } from './sign-in.route.ts'
@@ -79,6 +80,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(leadsRoutes)
   await fastify.register(callsRoutes)
   await fastify.register(reportsRoutes)
+  await fastify.register(simulateInboundRoutes)
   await fastify.register(leadWebhookRoutes)
   await fastify.register(facebookLeadAdsRoutes)
   await fastify.register(eventsRoutes)

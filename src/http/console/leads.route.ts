@@ -25,6 +25,7 @@ import { inboundSection, voicemailRoute } from './inbound-calls-view.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { consoleItem, consolePage } from './console.schema.ts'
+import { simulateInboundSection } from './simulate-inbound.route.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
@@ -226,6 +227,7 @@ ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div c
 <tbody>${payments.map((p) => html`<tr><td>${timeElement(p.requestedAt, zone)}</td><td class="num">${money(p.amountCents, p.currency)}</td><td>${p.description}</td><td>${p.stage.replace(/_/g, ' ')}</td>
 <td class="${p.status === 'settled' ? 'ok' : p.status === 'open' ? '' : 'bad'}">${p.status}${p.settledAt ? html` ${timeElement(p.settledAt, zone)}` : ''}</td></tr>`)}</tbody></table></div>`}
 </section>
+${simulateInboundSection(leadline.carrier.name, lead.leadId, frame.csrfToken, request.query)}
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
 <p class="muted">Everything that happened to this lead, oldest first, replayed from the log${found.chain ? '' : '; its hash chain is intact'}.</p>
 ${found.chain ? html`<p class="error" role="alert">This lead's history fails verification at revision ${found.chain.revision} (${found.chain.problem}): tell the operator (<code>leadline audit verify</code>).</p>` : ''}

@@ -9,6 +9,7 @@ import { formatFollowUpSteps, parseFollowUpPolicy } from '../../domain/dialing/f
 import type { AssistantBrief } from '../../domain/account/assistant-brief.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
+import { DEFAULT_MISSED_CALL_TEXT } from '../../domain/lead/texts/missed-call-text.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { formField } from './session.ts'
 
@@ -52,6 +53,10 @@ export interface SettingsFormValues {
   readonly voicemailPerDay: string
   /** The Twilio Messaging Service (MG…) texts go through; blank: from the bare caller ID. */
   readonly messagingService: string
+  /** Text a caller back after a missed inbound call. */
+  readonly missedCallTextOn: boolean
+  /** Its template; blank: the default text; null: a form without the field (an older page) leaves the setting as it is. */
+  readonly missedCallText: string | null
   /** The voice assistant's brief, as the form edits it: questions one a line, `Question? | a good answer`. */
   readonly brief: BriefFormValues
   /** Inbound calls: business hours (blank: the calling hours), owner numbers (comma-separated), how they ring, voicemail. */
@@ -160,6 +165,8 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     voicemailUrl: settings.voicemailUrl ?? '',
     voicemailPerDay: String(settings.voicemailPerDay),
     messagingService: settings.messagingService ?? '',
+    missedCallTextOn: settings.missedCallText !== null,
+    missedCallText: settings.missedCallText ?? DEFAULT_MISSED_CALL_TEXT,
     brief: briefValues(settings.assistantBrief),
     inbound: { businessHours: settings.businessHours ?? '', ring: settings.inboundRing.join(', '), ringMode: settings.inboundRingMode, voicemail: settings.inboundVoicemail },
   }
@@ -200,6 +207,8 @@ export function valuesFromForm(body: Body): SettingsFormValues {
     voicemailUrl: text(body, 'voicemailUrl'),
     voicemailPerDay: text(body, 'voicemailPerDay'),
     messagingService: text(body, 'messagingService'),
+    missedCallTextOn: body.missedCallTextOn !== undefined,
+    missedCallText: body.missedCallText === undefined ? null : text(body, 'missedCallText'),
     brief: {
       business: text(body, 'briefBusiness'), questions: text(body, 'briefQuestions'), callbackWindows: text(body, 'briefCallbackWindows'),
       transferNumber: text(body, 'briefTransferNumber'), assistantName: text(body, 'briefAssistantName'), voice: text(body, 'briefVoice'),
@@ -282,6 +291,7 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     voicemailUrl: values.voicemailUrl === '' ? null : values.voicemailUrl,
     voicemailPerDay: voicemails,
     messagingService: values.messagingService === '' ? null : values.messagingService,
+    ...(values.missedCallText === null ? {} : { missedCallText: values.missedCallTextOn ? (values.missedCallText === '' ? DEFAULT_MISSED_CALL_TEXT : values.missedCallText) : null }),
     // A form without the assistant's fields (an older page) leaves the brief as it is.
     ...(Object.values(values.brief).every((v) => v === '') ? {} : { assistantBrief: briefOf(values.brief) as unknown as AssistantBrief }),
     ...(values.inbound.ringMode === '' ? {} : {

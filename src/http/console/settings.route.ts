@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DAY_NAMES } from '../../domain/account/calling-hours.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { MAX_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
+import { MAX_MISSED_CALL_TEXT } from '../../domain/lead/texts/missed-call-text.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
@@ -97,6 +98,12 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <label for="inboundRingMode">Ring them</label>
 <select id="inboundRingMode" name="inboundRingMode">${(['sequential', 'simultaneous'] as const).map((mode) => html`<option value="${mode}"${mode === values.inbound.ringMode ? html` selected` : ''}>${mode === 'sequential' ? 'one after the other' : 'all at once'}</option>`)}</select>
 <label class="check"><input type="checkbox" name="inboundVoicemail" value="on"${checked(values.inbound.voicemail)}> A caller nobody takes may leave a voicemail <span class="hint">At most 120 seconds; it stays with the carrier and plays on the lead's page.</span></label>
+</fieldset>
+
+<fieldset><legend>Missed calls</legend>
+<label class="check"><input type="checkbox" name="missedCallTextOn" value="on"${checked(values.missedCallTextOn)}> Text a caller back when nobody takes their call <span class="hint">At most one text a caller in any 24 hours, inside calling hours, never to a do-not-call or opted-out number.</span></label>
+<label for="missedCallText">Text-back message <span class="hint">{first_name} and {business} are filled in; the opt-out line is added. Empty: the default message.</span></label>
+<textarea id="missedCallText" name="missedCallText" rows="3" maxlength="${String(MAX_MISSED_CALL_TEXT)}"${describedBy('missedCallText', bad)}>${values.missedCallText ?? ''}</textarea>
 </fieldset>
 
 <fieldset><legend>Follow-up</legend>

@@ -151,6 +151,11 @@ export interface Carrier {
    */
   numberHeld?(number: string): Promise<NumberHeld | null>
   /**
+   * The simulated carrier only: a person at `from` calls the account's number `to`, played through the
+   * same inbound reports a real carrier's voice webhook reaches, as `scenario` says. Absent for a real carrier.
+   */
+  simulateInboundCall?(call: { readonly from: string; readonly to: string }, scenario: SimulatedInboundScenario): Promise<SimulatedInboundCall>
+  /**
    * The voicemail a caller left on inbound call `callId`, fetched from the carrier for a signed-in
    * owner only and streamed on (never stored, logged or returned by a tool); null when there is none.
    * Absent: the carrier keeps no recordings (the simulated one).
@@ -223,6 +228,21 @@ export interface PointedNumber {
   readonly voiceStatusUrl: string
   readonly smsUrl: string
   readonly before: { readonly voiceUrl: string | null; readonly voiceStatusUrl: string | null; readonly smsUrl: string | null } | null
+}
+
+/** What a simulated caller does: the owner takes it, every owner declines, nobody answers, a voicemail, the assistant, the call-back key. */
+export const SIMULATED_INBOUND_SCENARIOS = ['owner-answers', 'owner-declines', 'no-answer', 'voicemail', 'assistant', 'callback'] as const
+export type SimulatedInboundScenario = (typeof SIMULATED_INBOUND_SCENARIOS)[number]
+
+/** A simulated inbound call as it went: what the caller and the owners heard and did, step by step. */
+export interface SimulatedInboundCall {
+  readonly callId: string
+  readonly from: string
+  readonly to: string
+  readonly scenario: SimulatedInboundScenario
+  /** `refused`: the number is no account's, or the caller's number was withheld. */
+  readonly outcome: 'connected' | 'assistant' | 'voicemail' | 'missed' | 'refused'
+  readonly steps: readonly string[]
 }
 
 /** How a carrier account holds a number: bought or ported in (Twilio's IncomingPhoneNumbers), or only verified as a caller ID (OutgoingCallerIds). */

@@ -1,6 +1,6 @@
 /**
  * Owner alerts (issue #28): texts the owner's own number (`alertTo`) when a lead arrives, asks for a
- * callback, replies, or pays, as the account's `alerts` setting asks. Fed by the process runner. Each
+ * callback, replies, pays, or calls in and nobody takes it, as the account's `alerts` setting asks. Fed by the process runner. Each
  * alert is claimed before the carrier is asked, by the first event of a stream named for the
  * reported event (`alert-{accountId}-{eventId}`, appended with `no_stream`): at most one text per
  * event, on any number of nodes and across crashes. Alerts go out at any hour: the owner asked for
@@ -14,6 +14,7 @@ import { parseLeadStream } from '../../domain/lead/lead.events.ts'
 import type { LeadReceived } from '../../domain/lead/intake/intake.events.ts'
 import type { CallbackRequested } from '../../domain/lead/calls/calls.events.ts'
 import type { PaymentSettled } from '../../domain/lead/payments/payments.events.ts'
+import type { InboundCallMissed } from '../../domain/lead/inbound/inbound.events.ts'
 import { formatAmount } from '../../domain/account/pay-link-text.ts'
 import { ALERT_SOURCES, alertKindOf, ownerAlertStream, type AlertKind, type OwnerAlertEvent } from '../../domain/owner-alerts/owner-alerts.events.ts'
 import { alertText, type AlertDetail, type AlertLead } from '../../domain/owner-alerts/alert-text.ts'
@@ -118,5 +119,9 @@ function detail(kind: AlertKind, event: RecordedEvent): AlertDetail {
     return { amount: formatAmount(amountCents, currency) }
   }
   if (kind === 'callback') return { callbackAt: (event as unknown as CallbackRequested).data.callbackAt }
+  if (kind === 'missed_call') {
+    const { at, callbackRequested } = (event as unknown as InboundCallMissed).data
+    return { missedAt: at, callbackRequested }
+  }
   return {}
 }

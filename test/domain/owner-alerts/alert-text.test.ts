@@ -17,6 +17,11 @@ t.test('the texts, as the owner reads them; a time in the account zone, named', 
   t.equal(alertText('callback', lead('Jane Doe'), CONTEXT, { callbackAt: '2026-11-26T16:00:00.000Z' }), 'Leadline: Jane Doe +13125550142 asked to be called back (Thu 26 Nov, 10:00 AM America/Chicago)')
   t.equal(alertText('replied', lead(null, null), CONTEXT), 'Leadline: …0142 replied by text (read it in the console)')
   t.equal(alertText('payment', lead('Jane Doe'), CONTEXT, { amount: '$125.00' }), 'Leadline: Jane Doe +13125550142 paid $125.00')
+  t.equal(
+    alertText('missed_call', lead('Jane Doe'), CONTEXT, { missedAt: '2026-11-26T16:00:00.000Z', callbackRequested: false }),
+    'Leadline: missed call from Jane Doe +13125550142 (Thu 26 Nov, 10:00 AM America/Chicago)',
+  )
+  t.equal(alertText('missed_call', lead(null), CONTEXT, { missedAt: '2026-11-26T16:00:00.000Z', callbackRequested: true }), 'Leadline: missed call from +13125550142 (Thu 26 Nov, 10:00 AM America/Chicago); they asked for a call back')
   t.equal(alertTime('2026-07-01T23:30:00.000Z', 'Europe/London'), 'Thu 2 Jul, 12:30 AM Europe/London', 'the zone\'s own date and summer time')
   t.equal(alertTime('2026-11-26T16:00:00.000Z', 'Asia/Kolkata'), 'Thu 26 Nov, 9:30 PM Asia/Kolkata')
   t.notMatch(alertText('callback', lead('Jane'), CONTEXT, { callbackAt: '2026-11-26T16:00:00.000Z' }), /\d{4}-\d\d-\d\dT|Z\)/, 'no UTC ISO time')
@@ -59,7 +64,7 @@ t.test('60 characters a field, and never more than 2 segments, whatever the name
   const names = ['x'.repeat(1000), 'ō'.repeat(1000), '😀'.repeat(1000), `${'a '.repeat(500)}https://evil.example`, 'Jane Doe', '', '\u200b'.repeat(1000)]
   for (const name of names) {
     for (const kind of ALERT_KINDS) {
-      const text = alertText(kind, lead(name), CONTEXT, { amount: '$1,250,000.00', callbackAt: '2026-11-26T16:00:00.000Z' })
+      const text = alertText(kind, lead(name), CONTEXT, { amount: '$1,250,000.00', callbackAt: '2026-11-26T16:00:00.000Z', missedAt: '2026-11-26T16:00:00.000Z', callbackRequested: true })
       t.ok(textSegments(text).segments <= 2, `${kind}, ${JSON.stringify(name.slice(0, 8))}…: ${textSegments(text).segments} segments`)
       t.match(text, /\+13125550142/, 'the lead\'s own number is always there')
     }

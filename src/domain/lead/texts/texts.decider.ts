@@ -17,6 +17,7 @@ import type { IntakeState } from '../intake/intake.decider.ts'
 import { leadAttemptTimes } from '../calls/lead-attempts.ts'
 import { MAX_TEXT_CHARACTERS, textSegments, withOptOutLine, type TextSegments } from './text-body.ts'
 import type { TextEvent, TextReason } from './texts.events.ts'
+import { MISSED_CALL_TEXT_EVERY_MS, MISSED_CALL_TEXT_WITHIN_MS, renderMissedCallText } from './missed-call-text.ts'
 
 export type TextStage = 'decided' | 'started' | 'sent' | 'failed' | 'unknown' | 'expired'
 
@@ -46,9 +47,11 @@ export interface TextsState {
   readonly texts: Readonly<Record<string, TextRecord>>
   /** Text ids in the order they were decided. */
   readonly order: readonly string[]
+  /** Missed inbound calls whose text-back was decided: the call id → the text's id, or null when none was sent (skipped). */
+  readonly textBacks: Readonly<Record<string, string | null>>
 }
 
-export const INITIAL_TEXTS: TextsState = { texts: {}, order: [] }
+export const INITIAL_TEXTS: TextsState = { texts: {}, order: [], textBacks: {} }
 
 /** What the texts slice reads of the lead: who the person is, whether they may be contacted, their calls (a state's cap counts them) and texts. */
 export type LeadWithTexts = IntakeState & { readonly dialing: DialingState; readonly texts: TextsState }
@@ -63,10 +66,16 @@ export type TextCommand =
   | { type: 'RecordTextUnknown'; textId: string; reason: string }
   /** A text decided (or claimed) before the backup a restore brought back, not known as sent: never sent. */
   | { type: 'ExpireText'; textId: string; reason: string }
+  /**
+   * Text back the caller of missed inbound call `callId` (missed at `missedAt`) once, or record why not.
+   * `business`: the account's name for `{business}`; `textId`: the text's id if one is decided.
+   */
+  | { type: 'DecideMissedCallText'; settings: AccountSettings; business: string; callId: string; missedAt: string; textId: string }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const TEXT_COMMAND_TYPES: { readonly [T in TextCommand['type']]: true } = {
   DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, ExpireText: true,
+  DecideMissedCallText: true,
 }
 
 export function isTextCommand(command: { readonly type: string }): command is TextCommand {
@@ -88,7 +97,7 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
         step: d.step ?? null, idempotencyKey: d.idempotencyKey, decidedAt: d.at, stage: 'decided', startedAt: null, messageId: null, carrier: null,
         failure: null, failureMessage: null, endedAt: null,
       }
-      return { texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
+      return { ...state, texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
     }
     case 'TextAttemptStarted':
       return update(state, event.data.textId, { stage: 'started', startedAt: event.data.at })
@@ -100,6 +109,10 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
       return update(state, event.data.textId, { stage: 'unknown', failure: 'unknown_outcome', failureMessage: event.data.reason, endedAt: event.data.at })
     case 'TextExpired':
       return update(state, event.data.textId, { stage: 'expired', failure: 'expired', failureMessage: event.data.reason, endedAt: event.data.at })
+    case 'MissedCallTextSent':
+      return { ...state, textBacks: { ...state.textBacks, [event.data.callId]: event.data.textId } }
+    case 'MissedCallTextSkipped':
+      return { ...state, textBacks: { ...state.textBacks, [event.data.callId]: null } }
     default: {
       const _: never = event
       return state
@@ -222,9 +235,54 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
       if (text.stage !== 'decided' && text.stage !== 'started') return []
       return [{ type: 'TextExpired', data: { textId: text.textId, reason: command.reason, at } }]
     }
+    case 'DecideMissedCallText':
+      return decideMissedCallText(command, state, now)
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the texts slice has no command ${(command as { type: string }).type}`)
     }
   }
+}
+
+/** A caller's first name in the text-back is cut to this many characters, as in a follow-up text. */
+const MAX_NAME_IN_TEXT_BACK = 60
+
+/** A text-back decided after `since`: the one a caller gets in any 24 hours (exactly 24 hours later, the next may go). */
+function textedBackSince(state: LeadWithTexts, since: number): boolean {
+  return state.texts.order.some((id) => {
+    const text = state.texts.texts[id]
+    return text?.reason === 'missed_call' && Date.parse(text.decidedAt) > since
+  })
+}
+
+/**
+ * The text-back after a missed inbound call: decided once a call (the process reacting to the missed
+ * call may run again after a crash), at most one a caller in any 24 hours, and only when the one
+ * contact policy allows a text now. Outside the texting window it is skipped, not queued: by the
+ * window's opening the owner has the call-back at the top of get_next_actions and an alert.
+ */
+function decideMissedCallText(command: Extract<TextCommand, { type: 'DecideMissedCallText' }>, state: LeadWithTexts, now: Date): TextEvent[] {
+  if (!state.exists || !state.fields) throw new DomainError('lead_not_found', 'lead not found')
+  if (Object.hasOwn(state.texts.textBacks, command.callId)) return []
+  const at = now.toISOString()
+  const { callId, missedAt, settings } = command
+  const skipped = (reason: string, message: string): TextEvent[] => [{ type: 'MissedCallTextSkipped', data: { callId, reason, message, missedAt, at } }]
+  if (settings.missedCallText === null) return skipped('text_back_off', 'the account turned the missed-call text-back off')
+  if (now.getTime() - Date.parse(missedAt) > MISSED_CALL_TEXT_WITHIN_MS) {
+    return skipped('too_late', `the missed call reached the text-back more than ${MISSED_CALL_TEXT_WITHIN_MS / 60_000} minutes after it ended`)
+  }
+  if (textedBackSince(state, now.getTime() - MISSED_CALL_TEXT_EVERY_MS)) return skipped('already_texted_back', 'the caller was texted back after a missed call in the last 24 hours')
+  const check = checkText(settings, state, now)
+  if (!check.allowed) return skipped(check.reason as string, check.message)
+  const fields = state.fields
+  const firstName = (fields.firstName ?? fields.fullName?.split(/\s+/)[0] ?? '').slice(0, MAX_NAME_IN_TEXT_BACK).trim()
+  const body = renderMissedCallText(settings.missedCallText, { business: command.business, firstName: firstName === '' ? null : firstName })
+  let decided: TextEvent[]
+  try {
+    decided = decideTexts({ type: 'DecideText', settings, textId: command.textId, reason: 'missed_call', body, idempotencyKey: null }, state, now)
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error
+    return skipped(error.code, error.message)
+  }
+  return [...decided, { type: 'MissedCallTextSent', data: { callId, textId: command.textId, missedAt, at } }]
 }

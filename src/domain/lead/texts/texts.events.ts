@@ -3,8 +3,8 @@ import type { DomainEvent } from '../../shared/decider.ts'
 import { plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 import { effectOf, type Effect } from '../../shared/effect.ts'
 
-/** Why the text goes out: the send_sms tool, or a text step of the follow-up policy. */
-export type TextReason = 'send_sms' | 'follow_up'
+/** Why the text goes out: the send_sms tool, a text step of the follow-up policy, or the text-back after a missed inbound call. */
+export type TextReason = 'send_sms' | 'follow_up' | 'missed_call'
 
 /**
  * The decision to text this person once. Exactly one exists per text id (and per idempotency key).
@@ -37,13 +37,27 @@ export type TextOutcomeUnknown = DomainEvent<'TextOutcomeUnknown', { textId: str
 /** Never sent: the log was restored from a backup taken before it was known to have gone out (`reason`: `restored_from_backup`). */
 export type TextExpired = DomainEvent<'TextExpired', { textId: string; reason: string; at: string }>
 
-export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired
+/**
+ * The decision to text back the caller of missed inbound call `callId` (issue #43): appended with the
+ * text's own `TextDecided` (reason `missed_call`, id `textId`), in the same append, once a call. It marks
+ * the decision, not the delivery: the texter sends it and records TextSent or TextFailed on `textId`.
+ * Nothing the caller said or typed is in it.
+ */
+export type MissedCallTextSent = DomainEvent<'MissedCallTextSent', { callId: string; textId: string; missedAt: string; at: string }>
+/**
+ * No text-back for missed call `callId`, and why: `text_back_off`, `already_texted_back` (one in the
+ * last 24 hours), `too_late` (the missed call reached the process long after), or the contact policy's
+ * refusal (`do_not_call`, `suppressed`, `outside_calling_hours`, `no_caller_id`, …). Decided once a call.
+ */
+export type MissedCallTextSkipped = DomainEvent<'MissedCallTextSkipped', { callId: string; reason: string; message: string; missedAt: string; at: string }>
+
+export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped
 
 export function isTextEvent(event: { readonly type: string }): event is TextEvent {
   return Object.hasOwn(TEXT_SUMMARIES, event.type)
 }
 
-const REASON: Readonly<Record<TextReason, string>> = { send_sms: 'send_sms tool', follow_up: 'follow-up' }
+const REASON: Readonly<Record<TextReason, string>> = { send_sms: 'send_sms tool', follow_up: 'follow-up', missed_call: 'missed-call text-back' }
 
 // Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
 // The body is the business's own words (not the lead's), shown clipped; the whole is in the log.
@@ -55,6 +69,8 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
   TextFailed: (d) => `text not sent: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   TextOutcomeUnknown: (d) => `text outcome unknown: ${printable(d.reason)} (never resent)`,
   TextExpired: (d) => `text expired, never sent: ${printable(d.reason)}`,
+  MissedCallTextSent: (d) => `missed call ${printable(d.callId)} texted back (text ${printable(d.textId)})`,
+  MissedCallTextSkipped: (d) => `missed call ${printable(d.callId)} not texted back: ${printable(d.reason)}: ${printable(d.message)}`,
 }
 
 /**

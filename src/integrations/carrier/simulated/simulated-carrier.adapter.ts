@@ -20,7 +20,10 @@ import {
   type PlacedCall,
   type SendTextRequest,
   type SentText,
+  type SimulatedInboundCall,
+  type SimulatedInboundScenario,
 } from '../carrier.port.ts'
+import { playInboundCall } from './simulated-inbound-call.ts'
 import { DEFAULT_SIMULATED_SEED, answerDrawer, type SimulatedAnswers, type SimulatedWho } from './simulated-answers.ts'
 import { callerDrawer, type SimulatedPersona } from './simulated-caller.ts'
 import { simulatedNumbers } from './simulated-numbers.ts'
@@ -339,11 +342,26 @@ export function createSimulatedCarrier(options: SimulatedCarrierOptions): Simula
     if (closed) throw new CarrierError('rejected', `the simulated carrier is closed; the ${what} was not sent`)
   }
 
+  /** How an inbound call with the assistant went, as lines of its steps: never what was said (a transcript stays on the log). */
+  async function conversed(callId: string, decisionId: string): Promise<string[]> {
+    await converse(callId, decisionId)
+    const talk = assistantCalls.filter((c) => c.callId === callId).at(-1)
+    if (talk === undefined) return ['the assistant did not take the call']
+    const turns = `the simulated caller and the assistant talk (${talk.said.length} turns)`
+    return [turns, talk.end === 'transfer' ? `the assistant hands the call to ${talk.handoffTo ?? 'the owner'}` : `the call ends (${talk.end})`]
+  }
+
   return {
     name: 'simulated',
 
     reportTo(given: CallReports): void {
       reports = given
+    },
+
+    async simulateInboundCall(call: { readonly from: string; readonly to: string }, scenario: SimulatedInboundScenario): Promise<SimulatedInboundCall> {
+      refuseWhenClosed('inbound call')
+      if (reports === null || reports.inbound === undefined) throw new CarrierError('rejected', 'simulated: this server answers no inbound calls')
+      return playInboundCall(reports.inbound, { callId: simulatedId('CA'), ...call }, scenario, conversed)
     },
 
     async placeCall(r: PlaceCallRequest): Promise<PlacedCall> {
