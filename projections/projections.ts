@@ -8,5 +8,7 @@ import { staleLeadsProjection } from './stale-leads/stale-leads.projection.ts'
 import { usersProjection } from './users/users.projection.ts'
 import { facebookLeadAdsProjection } from './facebook-lead-ads/facebook-lead-ads.projection.ts'
 import { numbersProjection } from './numbers/numbers.projection.ts'
+import { leadStatusProjection } from './lead-status/lead-status.projection.ts'
+import { conversationsProjection } from './conversations/conversations.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, leadStatusProjection, conversationsProjection] as const

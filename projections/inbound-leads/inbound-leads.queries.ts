@@ -34,6 +34,8 @@ export interface InboundLeadsFilter {
   /** ISO time: only leads received at or after it. */
   readonly since?: string
   readonly doNotCall?: boolean
+  /** Where the lead stands (the lead-status read model's `status`: new, calling, replied, …). */
+  readonly status?: string
   /** Words found in the name or email, or digits found in the phone (the console's search box). */
   readonly search?: string
   readonly limit?: number
@@ -169,6 +171,10 @@ export class InboundLeadsQueries {
     if (filter.doNotCall !== undefined) {
       where.push('do_not_call = ?')
       params.push(filter.doNotCall ? 1 : 0)
+    }
+    if (filter.status !== undefined) {
+      where.push('stream IN (SELECT stream FROM lead_status WHERE account_id = ? AND status = ?)')
+      params.push(accountId, filter.status)
     }
     if (filter.search !== undefined && filter.search.trim() !== '') {
       const text = filter.search.trim().slice(0, 100)

@@ -46,9 +46,11 @@ export interface TextsState {
   readonly texts: Readonly<Record<string, TextRecord>>
   /** Text ids in the order they were decided. */
   readonly order: readonly string[]
+  /** The lead's last text the owner read in the console (its message id); null before they read any. */
+  readonly readThrough: string | null
 }
 
-export const INITIAL_TEXTS: TextsState = { texts: {}, order: [] }
+export const INITIAL_TEXTS: TextsState = { texts: {}, order: [], readThrough: null }
 
 /** What the texts slice reads of the lead: who the person is, whether they may be contacted, their calls (a state's cap counts them) and texts. */
 export type LeadWithTexts = IntakeState & { readonly dialing: DialingState; readonly texts: TextsState }
@@ -63,10 +65,12 @@ export type TextCommand =
   | { type: 'RecordTextUnknown'; textId: string; reason: string }
   /** A text decided (or claimed) before the backup a restore brought back, not known as sent: never sent. */
   | { type: 'ExpireText'; textId: string; reason: string }
+  /** The owner opened the lead's conversation: every text received so far is read (nothing when none is new). */
+  | { type: 'MarkConversationRead' }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const TEXT_COMMAND_TYPES: { readonly [T in TextCommand['type']]: true } = {
-  DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, ExpireText: true,
+  DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, ExpireText: true, MarkConversationRead: true,
 }
 
 export function isTextCommand(command: { readonly type: string }): command is TextCommand {
@@ -88,7 +92,7 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
         step: d.step ?? null, idempotencyKey: d.idempotencyKey, decidedAt: d.at, stage: 'decided', startedAt: null, messageId: null, carrier: null,
         failure: null, failureMessage: null, endedAt: null,
       }
-      return { texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
+      return { ...state, texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
     }
     case 'TextAttemptStarted':
       return update(state, event.data.textId, { stage: 'started', startedAt: event.data.at })
@@ -100,6 +104,8 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
       return update(state, event.data.textId, { stage: 'unknown', failure: 'unknown_outcome', failureMessage: event.data.reason, endedAt: event.data.at })
     case 'TextExpired':
       return update(state, event.data.textId, { stage: 'expired', failure: 'expired', failureMessage: event.data.reason, endedAt: event.data.at })
+    case 'ConversationRead':
+      return { ...state, readThrough: event.data.throughMessageId }
     default: {
       const _: never = event
       return state
@@ -221,6 +227,15 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
       const text = requireText(state, command.textId)
       if (text.stage !== 'decided' && text.stage !== 'started') return []
       return [{ type: 'TextExpired', data: { textId: text.textId, reason: command.reason, at } }]
+    }
+    case 'MarkConversationRead': {
+      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+      const received = state.textsReceived
+      const last = received.at(-1)
+      // Nothing received, or read through the latest already: reading again changes nothing.
+      if (last === undefined || last === state.texts.readThrough) return []
+      const unread = received.length - (state.texts.readThrough === null ? 0 : received.lastIndexOf(state.texts.readThrough) + 1)
+      return [{ type: 'ConversationRead', data: { leadId: state.leadId, throughMessageId: last, unread, at } }]
     }
     default: {
       const _: never = command

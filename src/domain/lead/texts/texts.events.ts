@@ -37,7 +37,13 @@ export type TextOutcomeUnknown = DomainEvent<'TextOutcomeUnknown', { textId: str
 /** Never sent: the log was restored from a backup taken before it was known to have gone out (`reason`: `restored_from_backup`). */
 export type TextExpired = DomainEvent<'TextExpired', { textId: string; reason: string; at: string }>
 
-export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired
+/**
+ * The owner read the lead's text conversation in the console, through inbound message `throughMessageId`
+ * (`unread`: how many of the lead's texts were new to them). What the texts said is not here.
+ */
+export type ConversationRead = DomainEvent<'ConversationRead', { leadId: string; throughMessageId: string; unread: number; at: string }>
+
+export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired | ConversationRead
 
 export function isTextEvent(event: { readonly type: string }): event is TextEvent {
   return Object.hasOwn(TEXT_SUMMARIES, event.type)
@@ -55,6 +61,7 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
   TextFailed: (d) => `text not sent: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   TextOutcomeUnknown: (d) => `text outcome unknown: ${printable(d.reason)} (never resent)`,
   TextExpired: (d) => `text expired, never sent: ${printable(d.reason)}`,
+  ConversationRead: (d) => `text conversation read in the console (${plural(d.unread, 'new text')})`,
 }
 
 /**
