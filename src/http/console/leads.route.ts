@@ -249,7 +249,7 @@ ${fieldRows([
 ])}
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
-<tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${PURPOSE[c.purpose] ?? c.purpose}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
+<tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${c.ownerNumbers ? 'Click-to-call (you first)' : (PURPOSE[c.purpose] ?? c.purpose)}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
 <td>${callRowWords(c)}</td></tr>`)}</tbody></table></div>`}
 </section>
 <section aria-labelledby="notes"><h2 id="notes">Notes</h2>

@@ -5,6 +5,7 @@
  */
 import t from 'tap'
 import { leadStream } from '../../../src/domain/lead/lead.events.ts'
+import { readLeadHistory } from '../../../src/audit/lead-history.ts'
 import { placedCalls, waitFor } from '../../helpers/dialing-app.ts'
 import { cockpit, formKey, OWNER_PHONE, PEOPLE, queueNames } from './cockpit-fixture.ts'
 
@@ -62,6 +63,20 @@ t.test('Call: the owner is rung first, the lead only after they press 1; a doubl
   // A new form key is a new call; the daily limit and every other rule still apply to it.
   const again = await c.browser.get('/app/home')
   t.notOk(queueNames(again.body).includes('Ann Able'), 'Ann was called: she leaves the new-lead part of the queue')
+
+  // The owner's timeline: the account's zone named, plain actors, no process, node, token, call or decision ids.
+  const lead = await c.browser.get(`/app/leads/${c.ids.ann}`)
+  const timeline = lead.body.slice(lead.body.indexOf('<ol class="timeline">'), lead.body.indexOf('</ol>', lead.body.indexOf('<ol class="timeline">')))
+  t.match(timeline, /<time datetime="2026-03-10T15:20:00.000Z">2026-03-10 10:20 CDT<\/time> · You<\/span>call decided: click-to-call from the console, attempt 1, \+13125550100 → \+17735550101; the owner \(\+13125550177\) is rung first<\/li>/)
+  t.match(timeline, 'Your lead source</span>lead received: Ann Able')
+  t.match(timeline, 'Leadline</span>call placed to owner number 1 (+13125550177), before the lead, through twilio</li>')
+  t.match(timeline, 'The phone company</span>owner number 1 pressed 1: dialing the lead (+17735550101)')
+  t.notMatch(timeline, /process |node |wht_|dec_|usr_|CA[0-9a-f]{32}|idempotency|T\d\d:\d\d:\d\d(?:\.\d+)?Z</, 'no internal labels, no UTC strings')
+  // The audit view keeps them: what `leadline history` prints.
+  const audit = (await readLeadHistory(c.built.leadline.store, c.accountId, PEOPLE.ann.phone.slice(-10), null))?.history.entries ?? []
+  t.ok(audit.some((e) => /^process /.test(e.actorText)), 'the history names the process')
+  t.ok(audit.some((e) => /on node /.test(e.summary)), 'and the node')
+  t.ok(audit.some((e) => /\(call CA[0-9a-f]{32}\)/.test(e.summary)), "and the carrier's call id")
 })
 
 t.test('Call refuses a do-not-call lead with the rule, and rings nobody; a form without its key changes nothing', async (t) => {
