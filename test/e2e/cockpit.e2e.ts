@@ -97,7 +97,7 @@ if (!existsSync(CHROMIUM)) {
     async function check(t: Test, page: Page, name: string, view: keyof typeof VIEWS) {
       t.ok(await fits(page), `${name} (${view}): nothing is wider than the screen`)
       t.same(await accessibilityProblems(page), [], `${name} (${view}): no serious or critical accessibility violation`)
-      await page.screenshot({ path: `${SCREENSHOTS}cockpit-${name}-${view}.png`, fullPage: view === 'desktop' })
+      await page.screenshot({ path: `${SCREENSHOTS}console-${name}-${view}.png`, fullPage: view === 'desktop' })
     }
 
     await t.test('desktop: the queue, a click-to-call, the Inbox and a reply', async (t) => {
