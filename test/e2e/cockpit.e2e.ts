@@ -94,9 +94,10 @@ if (!existsSync(CHROMIUM)) {
     }
 
     /** The page fits, passes axe, and is saved for the docs. */
-    async function check(t: Test, page: Page, name: string, view: keyof typeof VIEWS) {
+    async function check(t: Test, page: Page, name: string, view: keyof typeof VIEWS, show?: string) {
       t.ok(await fits(page), `${name} (${view}): nothing is wider than the screen`)
       t.same(await accessibilityProblems(page), [], `${name} (${view}): no serious or critical accessibility violation`)
+      if (show !== undefined) await page.locator(show).evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView())
       await page.screenshot({ path: `${SCREENSHOTS}console-${name}-${view}.png`, fullPage: view === 'desktop' })
     }
 
@@ -142,8 +143,7 @@ if (!existsSync(CHROMIUM)) {
       await page.goto(`${baseUrl}/app/leads?status=replied`)
       await check(t, page, 'leads-status', 'phone')
       await page.locator('tbody tr a').first().click()
-      await page.locator('#conversation').scrollIntoViewIfNeeded()
-      await check(t, page, 'conversation', 'phone')
+      await check(t, page, 'conversation', 'phone', '#conversation')
       t.same(problems, [], 'no console errors, CSP violations or failed requests')
     })
   })
