@@ -172,10 +172,6 @@ export class InboundLeadsQueries {
       where.push('do_not_call = ?')
       params.push(filter.doNotCall ? 1 : 0)
     }
-    if (filter.status !== undefined) {
-      where.push('stream IN (SELECT stream FROM lead_status WHERE account_id = ? AND status = ?)')
-      params.push(accountId, filter.status)
-    }
     if (filter.search !== undefined && filter.search.trim() !== '') {
       const text = filter.search.trim().slice(0, 100)
       const digits = text.replace(/\D/g, '')
@@ -193,7 +189,13 @@ export class InboundLeadsQueries {
       where.push('received_position < ?')
       params.push(this.decodeCursor(accountId, filter.cursor))
     }
-    const sql = `SELECT ${COLUMNS} FROM inbound_leads WHERE ${where.join(' AND ')} ORDER BY received_position DESC LIMIT ?`
+    // By status (the lead-status read model): its index walks that status's leads newest first, each found here by its stream.
+    const from = filter.status === undefined
+      ? 'inbound_leads'
+      : '(SELECT stream AS status_stream, received_position AS status_position FROM lead_status WHERE account_id = ? AND status = ?) AS by_status CROSS JOIN inbound_leads ON inbound_leads.stream = by_status.status_stream'
+    if (filter.status !== undefined) params.unshift(accountId, filter.status)
+    const order = filter.status === undefined ? 'received_position' : 'by_status.status_position'
+    const sql = `SELECT ${COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} DESC LIMIT ?`
     let statement = this.pages.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare(sql).raw()

@@ -49,6 +49,7 @@ export const leadStatusProjection: Projection = {
         stream TEXT PRIMARY KEY,
         account_id TEXT NOT NULL,
         lead_id TEXT NOT NULL,
+        received_position INTEGER NOT NULL,
         status TEXT NOT NULL DEFAULT 'new',
         do_not_call INTEGER NOT NULL DEFAULT 0,
         paid INTEGER NOT NULL DEFAULT 0,
@@ -59,7 +60,7 @@ export const leadStatusProjection: Projection = {
         voicemail INTEGER NOT NULL DEFAULT 0,
         calls INTEGER NOT NULL DEFAULT 0
       );
-      CREATE INDEX IF NOT EXISTS lead_status_by_status ON lead_status (account_id, status);
+      CREATE INDEX IF NOT EXISTS lead_status_by_status ON lead_status (account_id, status, received_position);
     `)
   },
 
@@ -69,7 +70,8 @@ export const leadStatusProjection: Projection = {
     switch (event.type) {
       case 'LeadReceived': {
         const { leadId, accountId, fields } = event.data
-        statement(db, 'INSERT OR IGNORE INTO lead_status (stream, account_id, lead_id) VALUES (?, ?, ?)').run(stream, accountId, leadId)
+        // Inbound Leads' own order (its received_position): the list by status walks this index newest first.
+        statement(db, 'INSERT OR IGNORE INTO lead_status (stream, account_id, lead_id, received_position) VALUES (?, ?, ?, ?)').run(stream, accountId, leadId, recorded.position)
         if (fields.doNotCall === true) set(db, stream, 'do_not_call = 1')
         return
       }

@@ -12,6 +12,7 @@ import { leadStream } from '../../../src/domain/lead/lead.events.ts'
 import { replay } from '../../../src/audit/replay.ts'
 import { leadStatusProjection } from '../../../projections/lead-status/lead-status.projection.ts'
 import { conversationsProjection } from '../../../projections/conversations/conversations.projection.ts'
+import { LEADS_PAGE_SIZE } from '../../../src/http/console/leads.route.ts'
 import { BEN_TEXT, cockpit, formKey, listNames, PEOPLE } from './cockpit-fixture.ts'
 
 const ESCAPED_TEXT = "Can you call me after 5? I&#39;m at work &#60;b&#62;now&#60;/b&#62;"
@@ -135,4 +136,19 @@ t.test('what a lead texted is in the console only: no tool answer, event summary
   t.match(out.join(''), 'text received from', 'the history has the text event')
   t.notMatch(out.join(''), /call me after 5/, 'but not what it said')
   t.match(BEN_TEXT, /call me after 5/)
+})
+
+t.test('the list by status pages newest first, as the whole list does', async (t) => {
+  const c = await cockpit(t)
+  for (let i = 0; i < LEADS_PAGE_SIZE + 2; i++) {
+    await c.built.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': c.token }, payload: { name: `Person ${i}`, phone: `617-555-${String(1000 + i)}` } })
+  }
+  await c.built.leadline.runner.catchUp()
+  const first = await c.browser.get('/app/leads?status=new')
+  const names = listNames(first.body)
+  t.equal(names.length, LEADS_PAGE_SIZE)
+  t.equal(names[0], `Person ${LEADS_PAGE_SIZE + 1}`, 'newest first')
+  const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1]?.replaceAll('&#38;', '&')
+  t.match(next, /status=new/, 'the next page keeps the filter')
+  t.same(listNames((await c.browser.get(next as string)).body), ['Person 1', 'Person 0', 'Ann Able'])
 })
