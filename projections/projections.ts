@@ -9,5 +9,7 @@ import { usersProjection } from './users/users.projection.ts'
 import { facebookLeadAdsProjection } from './facebook-lead-ads/facebook-lead-ads.projection.ts'
 import { numbersProjection } from './numbers/numbers.projection.ts'
 import { reportsProjection } from './reports/reports.projection.ts'
+import { leadStatusProjection } from './lead-status/lead-status.projection.ts'
+import { conversationsProjection } from './conversations/conversations.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection] as const

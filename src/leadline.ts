@@ -8,6 +8,8 @@ import { CommandHandler } from './eventstore/command-handler.ts'
 import type { EventStore } from './eventstore/event-store.port.ts'
 import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
+import { LeadStatusQueries } from '../projections/lead-status/lead-status.queries.ts'
+import { ConversationsQueries } from '../projections/conversations/conversations.queries.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
 import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
@@ -133,6 +135,10 @@ export interface Leadline {
   /** Performs call decisions (speed to lead, follow-ups, place_call), paced per account. */
   readonly dialer: Dialer
   readonly nextActions: NextActionsQueries
+  /** Where each lead stands (the console's status column and filter). */
+  readonly leadStatus: LeadStatusQueries
+  /** Leads with texts the owner has not read (the console's Inbox). */
+  readonly conversations: ConversationsQueries
   readonly followUps: FollowUpScheduler
   readonly carrier: Carrier
   /** What the carrier reports about its calls and asks while one is live, recorded through commands. */
@@ -251,6 +257,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)
   const apiKeyUsage = new ApiKeyUsage(views, clock)
   const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), calls, clock)
+  const leadStatus = new LeadStatusQueries(views)
+  const conversations = new ConversationsQueries(views)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const facebookSettings = options.facebook === undefined ? facebookConfig(options.env ?? process.env) : options.facebook
   const facebookLeadAds = new FacebookLeadAds({
@@ -293,7 +301,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, followUps, carrier, callReports, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, assistant, intake,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

@@ -34,6 +34,8 @@ export interface InboundLeadsFilter {
   /** ISO time: only leads received at or after it. */
   readonly since?: string
   readonly doNotCall?: boolean
+  /** Where the lead stands (the lead-status read model's `status`: new, calling, replied, …). */
+  readonly status?: string
   /** Words found in the name or email, or digits found in the phone (the console's search box). */
   readonly search?: string
   readonly limit?: number
@@ -187,7 +189,13 @@ export class InboundLeadsQueries {
       where.push('received_position < ?')
       params.push(this.decodeCursor(accountId, filter.cursor))
     }
-    const sql = `SELECT ${COLUMNS} FROM inbound_leads WHERE ${where.join(' AND ')} ORDER BY received_position DESC LIMIT ?`
+    // By status (the lead-status read model): its index walks that status's leads newest first, each found here by its stream.
+    const from = filter.status === undefined
+      ? 'inbound_leads'
+      : '(SELECT stream AS status_stream, received_position AS status_position FROM lead_status WHERE account_id = ? AND status = ?) AS by_status CROSS JOIN inbound_leads ON inbound_leads.stream = by_status.status_stream'
+    if (filter.status !== undefined) params.unshift(accountId, filter.status)
+    const order = filter.status === undefined ? 'received_position' : 'by_status.status_position'
+    const sql = `SELECT ${COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${order} DESC LIMIT ?`
     let statement = this.pages.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare(sql).raw()

@@ -7,7 +7,7 @@
  */
 import type { AccountState } from '../../src/domain/account/account.decider.ts'
 import { callPermission, leadHoursKey, type CallPermission } from '../../src/domain/dialing/calling-window.ts'
-import { mayCall } from '../../src/domain/dialing/may-call.ts'
+import { mayCall, type CallCheck } from '../../src/domain/dialing/may-call.ts'
 import { leadTimeZones } from '../../src/domain/dialing/lead-time-zone.ts'
 import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from './stale-leads.queries.ts'
 
@@ -33,6 +33,13 @@ export interface StaleLead {
 export interface NextActions {
   readonly summary: string
   readonly stale_leads: StaleLead[]
+}
+
+/** The same page with the policy's whole answer for each lead's call (which rule holds it back): the console's call-now queue. */
+export interface CallQueue extends NextActions {
+  readonly checks: ReadonlyMap<string, CallCheck>
+  /** What the read model knows of each (when they replied, asked for a callback, pressed 1), by lead id. */
+  readonly rows: ReadonlyMap<string, LeadActivityRow>
 }
 
 export type Why = 'call_back' | 'replied' | 'callback_due' | 'assistant_qualified' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
@@ -114,6 +121,12 @@ export class NextActionsQueries {
 
   /** The page get_next_actions answers: the stale leads and a summary of how many there are. */
   async getNextActions(account: AccountState, options: { limit?: number } = {}): Promise<NextActions> {
+    const { summary, stale_leads } = await this.getCallQueue(account, options)
+    return { summary, stale_leads }
+  }
+
+  /** get_next_actions' page, each lead with mayCall's answer for its call now (by lead id). */
+  async getCallQueue(account: AccountState, options: { limit?: number } = {}): Promise<CallQueue> {
     const now = this.clock()
     const limit = Math.min(Math.max(Math.trunc(options.limit ?? DEFAULT_NEXT_ACTIONS), 1), MAX_NEXT_ACTIONS)
     const staleAfter = account.settings.staleAfterMinutes
@@ -152,7 +165,13 @@ export class NextActionsQueries {
       ...waiting.slice(0, takeWaiting).map((row) => [row, 'contacted_untouched'] as [LeadActivityRow, Why]),
     ]
     const recentCalls = this.calls.decidedSince(page.map(([row]) => row.stream), new Date(now.getTime() - DAY_MS).toISOString())
-    const nextAllowed = this.nextAllowedFor(account, now, recentCalls)
+    const checkOf = this.checkFor(account, now, recentCalls)
+    const checks = new Map<string, CallCheck>()
+    const nextAllowed = (row: LeadActivityRow): string | null => {
+      const check = checkOf(row)
+      checks.set(row.leadId, check)
+      return check.allowed ? now.toISOString() : check.nextAllowedAt
+    }
     const stale_leads = page.map(([row, why]): StaleLead => ({
       lead_id: row.leadId,
       name: row.name,
@@ -183,14 +202,15 @@ export class NextActionsQueries {
       ...(callbacks > 0 ? [`${plural(callbacks, 'lead is', 'leads are')} due the callback they asked for`] : []),
       ...(connects > 0 ? [`${plural(connects, 'lead', 'leads')} pressed 1 to talk to someone and ${connects === 1 ? 'was' : 'were'} not connected`] : []),
     ]
-    return { summary: wanted.length === 0 ? stale : `${wanted.join('; ')}. ${stale}`, stale_leads }
+    const rows = new Map(page.map(([row]) => [row.leadId, row]))
+    return { summary: wanted.length === 0 ? stale : `${wanted.join('; ')}. ${stale}`, stale_leads, checks, rows }
   }
 
   /**
    * When each lead's suggested call (a place_call) may go out, as mayCall answers: the caller id, the
    * destination, the daily limit, calling hours and the lead-time guard (the rows are never do-not-call).
    */
-  private nextAllowedFor(account: AccountState, now: Date, recentCalls: ReadonlyMap<string, readonly string[]>): (row: LeadActivityRow) => string | null {
+  private checkFor(account: AccountState, now: Date, recentCalls: ReadonlyMap<string, readonly string[]>): (row: LeadActivityRow) => CallCheck {
     const { timeZone, callingHours, leadTimeGuard } = account.settings
     const policy = `${timeZone}|${leadTimeGuard ? 'guard' : 'no-guard'}|${callingHours}`
     const at = now.getTime()
@@ -208,8 +228,7 @@ export class NextActionsQueries {
     return (row) => {
       // A listing: the lead's own number opting out flags the lead (no row here); place_call decides on the log.
       const target = { phone: row.phone, ...(row.state ? { state: row.state } : {}), doNotCall: false, suppressed: false, placeCall: true, attemptTimes: recentCalls.get(row.stream) ?? [] }
-      const check = mayCall(account.settings, target, now, hours)
-      return check.allowed ? now.toISOString() : check.nextAllowedAt
+      return mayCall(account.settings, target, now, hours)
     }
   }
 }

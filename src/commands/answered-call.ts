@@ -1,6 +1,6 @@
 /** The call behind a decision, as a carrier needs it to say what the person hears when they pick up. */
 import { parseOnAnswer } from '../domain/dialing/on-answer.ts'
-import { isAssistantFallback, leadFieldsLine } from '../domain/lead/calls/agent-first.ts'
+import { callSettings, isAssistantFallback, leadFieldsLine } from '../domain/lead/calls/agent-first.ts'
 import { leadDecider } from '../domain/lead/lead.decider.ts'
 import type { AnsweredCall } from '../integrations/carrier/carrier.port.ts'
 import type { InboundLeadsQueries } from '../../projections/inbound-leads/inbound-leads.queries.ts'
@@ -11,9 +11,12 @@ export async function answeredCall(deps: LiveCallDeps & { readonly inboundLeads:
   if (!found) return null
   const { call, account } = found
   const lead = deps.inboundLeads.get(call.accountId, { leadId: call.leadId })
-  const onAnswer = parseOnAnswer(account.settings.onAnswer)
+  const { state } = await deps.commands.load(call.stream, leadDecider)
+  const record = state.dialing.calls[decisionId]
+  // A click-to-call is agent-first to the owner's numbers it was decided with, whatever the account's other calls do.
+  const onAnswer = parseOnAnswer((record ? callSettings(account.settings, record) : account.settings).onAnswer)
   // Agent-first's direct call to the lead after no owner accepted (`then=assistant`): the assistant answers it.
-  const fallback = onAnswer.kind === 'agent-first' && onAnswer.fallback === 'assistant' && (await fallbackCall(deps, call.stream, decisionId))
+  const fallback = onAnswer.kind === 'agent-first' && onAnswer.fallback === 'assistant' && record !== undefined && isAssistantFallback(record)
   return {
     decisionId: call.decisionId,
     businessName: account.name,
@@ -24,10 +27,4 @@ export async function answeredCall(deps: LiveCallDeps & { readonly inboundLeads:
     leadSource: lead?.source ?? null,
     leadLine: lead ? leadFieldsLine(lead) : null,
   }
-}
-
-async function fallbackCall(deps: Pick<LiveCallDeps, 'commands'>, stream: string, decisionId: string): Promise<boolean> {
-  const { state } = await deps.commands.load(stream, leadDecider)
-  const record = state.dialing.calls[decisionId]
-  return record !== undefined && isAssistantFallback(record)
 }

@@ -111,11 +111,19 @@ export async function placeCall(deps: PlaceCallDeps, account: AccountState, inpu
     context,
   )
   const call = Object.values(decided.state.dialing.calls).find((c) => c.idempotencyKey === input.idempotencyKey) as CallRecord
+  const callId = await dialDecided(deps, stream, call)
+  return { status: 'placed', callId, ...base, leadId: decided.state.leadId, from: call.from, to: call.to, carrier: carrier.name, dryRun: false }
+}
+
+/**
+ * Has the dialer perform a decided call at once (or waits for the node that does) and answers the
+ * carrier's call id; a refusal as it went out, a carrier's refusal or an unknown outcome throws.
+ */
+export async function dialDecided(deps: Pick<PlaceCallDeps, 'effects'>, stream: string, call: CallRecord): Promise<string> {
   const settled = await deps.effects.get(Dialer).dialAndWait(stream, call.decisionId)
-  const result = { ...base, leadId: decided.state.leadId, from: call.from, to: call.to }
   switch (settled.kind) {
     case 'placed':
-      return { status: 'placed', callId: settled.callId, ...result, carrier: carrier.name, dryRun: false }
+      return settled.callId
     case 'failed':
       // Refused by the check made as the call went out (the lead became do-not-call, the hours closed).
       if (CALL_REFUSALS.has(settled.failure)) throw new DomainError(settled.failure, settled.message)

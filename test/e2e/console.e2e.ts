@@ -53,7 +53,7 @@ async function signIn(page: Page, baseUrl: string, email: string): Promise<void>
   await page.goto(`${baseUrl}/app/sign-in`)
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill(PASSWORD)
-  await Promise.all([page.waitForURL(`${baseUrl}/app/leads`), page.getByRole('button', { name: 'Sign in' }).click()])
+  await Promise.all([page.waitForURL(`${baseUrl}/app/home`), page.getByRole('button', { name: 'Sign in' }).click()])
 }
 
 async function rpc(baseUrl: string, key: string, name: string) {
@@ -111,8 +111,8 @@ if (!existsSync(CHROMIUM)) {
       const expected401 = problems.findIndex((p) => p.includes('status of 401'))
       if (expected401 !== -1) problems.splice(expected401, 1)
       await signIn(page, baseUrl, email)
-      t.equal(await page.locator('h1').textContent(), 'Inbound Leads')
-      t.equal(await page.locator('nav.nav a[aria-current="page"]').textContent(), 'Leads')
+      t.equal(await page.locator('h1').textContent(), 'Call now', 'signing in lands on Home')
+      t.equal(await page.locator('nav.nav a[aria-current="page"]').textContent(), 'Home')
 
       // Setup → AI access: a key with chosen scopes, shown once, copied, used against /api/mcp.
       await page.getByRole('link', { name: 'Setup → AI access' }).click()

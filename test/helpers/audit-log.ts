@@ -128,6 +128,8 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextReplyClaimed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', kind: 'opt_out_confirmation', from: '+15125550100', to: `+1${PHONE}`, body: 'Acme: you are unsubscribed', node: 'node-1', at: '2026-03-11T16:16:00.000Z' } }, carrier],
   [{ type: 'TextReplySent', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM111', messageId: 'SM222', carrier: 'twilio', at: '2026-03-11T16:16:01.000Z' } }, carrier],
   [{ type: 'TextReplyFailed', data: { leadId: 'ld_audit0000000000a', replyTo: 'SM333', failure: 'unknown_outcome', message: 'the carrier did not answer', at: '2026-03-11T16:16:02.000Z' } }, carrier],
+  // Issue #44: the owner opened the lead's conversation in the console (how many texts were new; never what they said).
+  [{ type: 'ConversationRead', data: { leadId: 'ld_audit0000000000a', throughMessageId: 'SM111', unread: 1, at: '2026-03-11T16:16:02.500Z' } }, { kind: 'user', id: 'usr_audit00000000b' }],
   // Issue #40: STOP from another full number with the lead's last ten digits (its TextReceived left out here) suppresses that number only; the operator clears it.
   [{ type: 'NumberSuppressed', data: { leadId: 'ld_audit0000000000a', phone: `+44${PHONE}`, source: 'sms_keyword', messageId: 'SM112', at: '2026-03-11T16:16:03.000Z' } }, carrier],
   [{ type: 'NumberSuppressionCleared', data: { leadId: 'ld_audit0000000000a', phone: `+44${PHONE}`, at: '2026-03-11T16:16:04.000Z' } }, operator],

@@ -93,3 +93,15 @@ export function formatOnAnswer(onAnswer: OnAnswer): string {
       return onAnswer.ownerNumber ? `greeting+bridge:${onAnswer.ownerNumber}` : 'greeting'
   }
 }
+
+/**
+ * The owner's phones, as the account's on-answer names them: agent-first's numbers (in turn), or the
+ * number a bridge connects to. Click-to-call rings these first; empty when the account named none.
+ */
+export function ownerPhones(spec: string): readonly string[] {
+  const onAnswer = parseOnAnswer(spec)
+  if (onAnswer.kind === 'agent-first') return onAnswer.ownerNumbers
+  if (onAnswer.kind === 'bridge') return [onAnswer.ownerNumber]
+  if (onAnswer.kind === 'greeting' && onAnswer.ownerNumber !== null) return [onAnswer.ownerNumber]
+  return []
+}

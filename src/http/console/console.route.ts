@@ -22,6 +22,8 @@ import { phoneNumbersRoutes } from './phone-numbers.route.ts'
 import { callsRoutes } from './calls.route.ts'
 import { reportsRoutes } from './reports.route.ts'
 import { simulateInboundRoutes } from './simulate-inbound.route.ts'
+import { homeRoutes } from './home.route.ts'
+import { inboxRoutes } from './inbox.route.ts'
 import { cookieOptions, CSRF_COOKIE, securityHeaders, sendFailedPage } from './session.ts'
 import { settingsRoutes } from './settings.route.ts'
 import { signInRoutes } from './sign-in.route.ts'
@@ -30,7 +32,7 @@ import { signInRoutes } from './sign-in.route.ts'
 export const CONSOLE_BODY_LIMIT = 16 * 1024
 
 function errorPage(title: string, message: string) {
-  return html`<div class="narrow"><h1>${title}</h1><p>${message}</p><p><a href="${CONSOLE_PREFIX}/leads">Back to the console</a></p></div>`
+  return html`<div class="narrow"><h1>${title}</h1><p>${message}</p><p><a href="${CONSOLE_PREFIX}/home">Back to the console</a></p></div>`
 }
 
 /** Registered with the prefix `/app`. */
@@ -77,6 +79,8 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
 
   await fastify.register(assetsRoute)
   await fastify.register(signInRoutes)
+  await fastify.register(homeRoutes)
+  await fastify.register(inboxRoutes)
   await fastify.register(leadsRoutes)
   await fastify.register(callsRoutes)
   await fastify.register(reportsRoutes)

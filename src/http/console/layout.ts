@@ -1,6 +1,6 @@
 /**
  * The frame around every console page: a header with the account and the sign-out button, the
- * navigation (the spec's names: Leads, Calls, Reports, Connections → Lead webhook and Events, Setup → AI access and Phone numbers, Settings),
+ * navigation (Home: who to call now; Inbox: the leads' unread texts, counted; the spec's names: Leads, Calls, Reports, Connections → Lead webhook and Events, Setup → AI access and Phone numbers, Settings),
  * and the page. One same-origin style sheet and one same-origin script, nothing inline, nothing
  * from elsewhere, so the Content-Security-Policy can forbid everything else.
  */
@@ -9,11 +9,13 @@ import { html, type Html } from './html.ts'
 
 export const CONSOLE_PREFIX = '/app'
 // Raise it with every change to the assets: browsers keep them for a long time.
-export const ASSET_VERSION = '3'
+export const ASSET_VERSION = '4'
 
-export type NavKey = 'leads' | 'calls' | 'reports' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'settings'
+export type NavKey = 'home' | 'inbox' | 'leads' | 'calls' | 'reports' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'settings'
 
 const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; label: string }> = [
+  { key: 'home', href: `${CONSOLE_PREFIX}/home`, section: null, label: 'Home' },
+  { key: 'inbox', href: `${CONSOLE_PREFIX}/inbox`, section: null, label: 'Inbox' },
   { key: 'leads', href: `${CONSOLE_PREFIX}/leads`, section: null, label: 'Leads' },
   { key: 'calls', href: `${CONSOLE_PREFIX}/calls`, section: null, label: 'Calls' },
   { key: 'reports', href: `${CONSOLE_PREFIX}/reports`, section: null, label: 'Reports' },
@@ -30,6 +32,14 @@ export interface SignedInFrame {
   readonly accountName: string
   readonly csrfToken: string
   readonly current: NavKey | null
+  /** Leads with texts the owner has not read: the Inbox's count in the navigation (capped, `99+`). */
+  readonly unread?: number
+}
+
+/** A navigation item's count, after its label: read with it by a screen reader ("Inbox, 3 unread"). */
+function navCount(key: NavKey, frame: SignedInFrame): Html | string {
+  if (key !== 'inbox' || !frame.unread) return ''
+  return html` <span class="count">${frame.unread >= 100 ? '99+' : frame.unread}<span class="visually-hidden"> unread</span></span>`
 }
 
 export interface PageInput {
@@ -56,7 +66,7 @@ export function renderPage(input: PageInput): string {
   const frame = input.frame
   const header = frame
     ? html`<header class="top">
-  <a class="brand" href="${CONSOLE_PREFIX}/leads">Leadline</a>
+  <a class="brand" href="${CONSOLE_PREFIX}/home">Leadline</a>
   <span class="account" title="Signed in as ${frame.email}">${frame.accountName}</span>
   <form method="post" action="${CONSOLE_PREFIX}/sign-out" class="sign-out">
     ${csrfField(frame.csrfToken)}
@@ -64,7 +74,7 @@ export function renderPage(input: PageInput): string {
   </form>
 </header>
 <nav class="nav" aria-label="Console">
-  <ul>${NAV.map((item) => html`<li><a href="${item.href}"${item.key === frame.current ? html` aria-current="page"` : ''}>${item.section ? html`<span class="section">${item.section} → </span>` : ''}${item.label}</a></li>`)}</ul>
+  <ul>${NAV.map((item) => html`<li><a href="${item.href}"${item.key === frame.current ? html` aria-current="page"` : ''}>${item.section ? html`<span class="section">${item.section} → </span>` : ''}${item.label}${navCount(item.key, frame)}</a></li>`)}</ul>
 </nav>`
     : html`<header class="top"><span class="brand">Leadline</span></header>`
   const notice = input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''

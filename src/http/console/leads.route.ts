@@ -1,13 +1,22 @@
 /**
- * Leads: the Inbound Leads list (search, filters, pages) and one lead's page: its fields, its calls,
- * follow-ups and payments, and its timeline replayed from the log (the same history auditors read
- * with `leadline history`). Recordings and transcripts are never shown: the timeline says only that
- * one was stored, and every field passes the tool endpoint's filter first.
+ * Leads: the Inbound Leads list (search, filters by where each lead stands, pages) and one lead's page:
+ * its fields, its text conversation (the one place what the lead texted is shown, to its owner), its
+ * calls, follow-ups and payments, and its timeline replayed from the log in the owner's words (the audit
+ * view, `leadline history`, keeps the internal ids). Recordings and call transcripts are never shown:
+ * the timeline says only that one was stored, and every field passes the tool endpoint's filter first.
  */
 import { CONSENT_FIELD_NAMES, CONSENT_FIELDS } from '../../domain/lead/intake/consent.ts'
 import type { FastifyPluginAsync } from 'fastify'
 import { DateTime } from 'luxon'
-import { readLeadHistory } from '../../audit/lead-history.ts'
+import { randomBytes } from 'node:crypto'
+import { buildLeadHistory } from '../../audit/lead-history.ts'
+import { verifyStream } from '../../audit/hash-chain-verifier.ts'
+import { leadDecider } from '../../domain/lead/lead.decider.ts'
+import { leadStream } from '../../domain/lead/lead.events.ts'
+import { LEAD_STATUSES, type LeadStatus } from '../../../projections/lead-status/lead-status.projection.ts'
+import type { LeadStatusRow } from '../../../projections/lead-status/lead-status.queries.ts'
+import { conversationSection, conversationThread } from './conversation.ts'
+import { ownerActor, ownerEntries, ownerSummary } from './owner-timeline.ts'
 import { describeActor } from '../../audit/event-summary.ts'
 import { money } from '../../domain/shared/printable.ts'
 import { phoneIdentity } from '../../domain/lead/intake/phone.ts'
@@ -23,7 +32,7 @@ import type { InboundLeadsFilter } from '../../../projections/inbound-leads/inbo
 import { html, type Html, type HtmlValue } from './html.ts'
 import { inboundSection, voicemailRoute } from './inbound-calls-view.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
-import { frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { consoleItem, consolePage } from './console.schema.ts'
 import { simulateInboundSection } from './simulate-inbound.route.ts'
 
@@ -59,7 +68,20 @@ function callRowWords(call: CallRecord): Html {
   return owner === null ? html`${words}` : html`${words}; ${owner}`
 }
 
+const STATUS_WORDS: Readonly<Record<LeadStatus, string>> = {
+  new: 'new', calling: 'calling', voicemail_left: 'voicemail left', callback: 'callback', replied: 'replied', connected: 'connected', qualified: 'qualified',
+  paid: 'paid', do_not_call: 'do not call',
+}
+
+/** Where the lead stands, as a badge: "callback at" names the time in the account's zone. */
+function statusBadge(row: LeadStatusRow | null | undefined, zone: string): Html | string {
+  if (!row) return ''
+  const bad = row.status === 'do_not_call' ? ' bad' : row.status === 'paid' || row.status === 'connected' || row.status === 'qualified' ? ' ok' : ''
+  return html`<span class="badge${bad}">${row.status === 'callback' && row.callbackAt ? html`callback at ${timeElement(row.callbackAt, zone)}` : STATUS_WORDS[row.status]}</span>`
+}
+
 interface ListQuery {
+  status?: string
   q?: string
   source?: string
   vendor?: string
@@ -95,13 +117,17 @@ export const leadsRoutes: FastifyPluginAsync = async (fastify) => {
       const frame = frameOf(request, reply, 'leads')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone
-      const q = { q: str(request.query.q), source: str(request.query.source), vendor: str(request.query.vendor), dnc: str(request.query.dnc), since: str(request.query.since), cursor: str(request.query.cursor) }
+      const q = { status: str(request.query.status), q: str(request.query.q), source: str(request.query.source), vendor: str(request.query.vendor), dnc: str(request.query.dnc), since: str(request.query.since), cursor: str(request.query.cursor) }
       const filter: { -readonly [K in keyof InboundLeadsFilter]: InboundLeadsFilter[K] } = { limit: LEADS_PAGE_SIZE }
       if (q.q) filter.search = q.q
       if (q.source) filter.source = q.source
       if (q.vendor) filter.vendor = q.vendor
       if (q.dnc === 'yes' || q.dnc === 'no') filter.doNotCall = q.dnc === 'yes'
       let problem: string | null = null
+      if (q.status) {
+        if ((LEAD_STATUSES as readonly string[]).includes(q.status)) filter.status = q.status
+        else problem = `"${q.status}" is not a status.`
+      }
       if (q.since) {
         const since = DateTime.fromISO(q.since, { zone })
         if (since.isValid) filter.since = since.startOf('day').toUTC().toISO() as string
@@ -118,10 +144,14 @@ export const leadsRoutes: FastifyPluginAsync = async (fastify) => {
       const keep = new URLSearchParams(Object.entries(q).filter(([k, v]) => k !== 'cursor' && v !== ''))
       const nextHref = page.nextCursor ? `${CONSOLE_PREFIX}/leads?${new URLSearchParams([...keep, ['cursor', page.nextCursor]])}` : null
       const filtered = keep.size > 0
+      const statuses = leadline.leadStatus.ofLeads(account.accountId, page.leads.map((lead) => lead.leadId))
       const body = html`<h1>Inbound Leads</h1>
 <p class="muted">${leadline.inboundLeads.count(account.accountId)} leads in all, newest first. Times are in ${zone}.</p>
 <form method="get" action="${CONSOLE_PREFIX}/leads" role="search" aria-label="Search and filter leads">
 <div class="filters">
+<div><label for="status">Status</label><select id="status" name="status">
+<option value="">Any</option>${LEAD_STATUSES.map((status) => html`<option value="${status}"${q.status === status ? html` selected` : ''}>${STATUS_WORDS[status]}</option>`)}
+</select></div>
 <div><label for="q">Search <span class="hint">Name, email or phone digits</span></label><input type="search" id="q" name="q" value="${q.q}"></div>
 <div><label for="source">Source</label><input type="text" id="source" name="source" value="${q.source}"></div>
 <div><label for="vendor">Vendor</label><input type="text" id="vendor" name="vendor" value="${q.vendor}"></div>
@@ -143,15 +173,14 @@ ${page.leads.length === 0
 <td>${lead.phone}</td>
 <td>${lead.source ?? ''}</td>
 <td>${timeElement(lead.receivedAt, zone)}</td>
-<td>${lead.doNotCall ? html`<span class="badge bad">do not call</span>` : ''}${lead.submissions > 1 ? html`<span class="badge">${lead.submissions} submissions</span>` : ''}</td>
+<td>${statusBadge(statuses.get(lead.leadId), zone)}${lead.submissions > 1 ? html`<span class="badge">${lead.submissions} submissions</span>` : ''}</td>
 </tr>`)}</tbody></table></div>`}
 <nav class="actions" aria-label="Pages">${q.cursor ? html`<a href="${CONSOLE_PREFIX}/leads${keep.size > 0 ? `?${keep}` : ''}">First page</a>` : ''}${nextHref ? html`<a href="${nextHref}" rel="next">Next page</a>` : ''}</nav>`
       return sendPage(reply, { title: 'Inbound Leads', frame, body })
     })
 
     routes.get<{ Params: { leadId: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
-      const frame = frameOf(request, reply, 'leads')
-      const { account } = signedIn(request)
+      const { account, principal } = signedIn(request)
       const zone = account.settings.timeZone
       // Within this account only: another account's lead id reads exactly like one that does not exist.
       let lead = leadline.inboundLeads.get(account.accountId, { leadId: request.params.leadId })
@@ -161,8 +190,19 @@ ${page.leads.length === 0
         lead = leadline.inboundLeads.get(account.accountId, { leadId: request.params.leadId })
       }
       const last10 = lead ? phoneIdentity(lead.phone) : undefined
-      const found = lead && last10 ? await readLeadHistory(leadline.store, account.accountId, last10, null) : null
-      if (!lead || !found) {
+      const stream = last10 ? leadStream(account.accountId, last10) : null
+      let events = stream ? await leadline.store.readStream(stream) : []
+      let history = stream && events.length > 0 ? buildLeadHistory(stream, events, null) : null
+      if (lead && stream && history && history.state.textsReceived.at(-1) !== undefined && history.state.textsReceived.at(-1) !== history.state.texts.readThrough) {
+        // Opening the lead's page reads its texts: recorded, so the Inbox and its count know.
+        await leadline.commands.handle(stream, leadDecider, { type: 'MarkConversationRead' }, actingUser(request))
+        events = await leadline.store.readStream(stream)
+        history = buildLeadHistory(stream, events, null)
+        await leadline.runner.catchUp()
+      }
+      const found = history ? { history, chain: verifyStream(events) } : null
+      const frame = frameOf(request, reply, 'leads')
+      if (!lead || !found || !stream) {
         return sendFailedPage(reply, { title: 'Lead not found', frame, body: html`<h1>Lead not found</h1><p>There is no such lead in ${account.name}. <a href="${CONSOLE_PREFIX}/leads">Back to Inbound Leads</a></p>` }, 404, { error: 'not_found', detail: 'there is no such lead in this account' })
       }
       const state = found.history.state
@@ -176,7 +216,7 @@ ${page.leads.length === 0
       const last = summary.lastOutcome
       const body = html`<p><a href="${CONSOLE_PREFIX}/leads">← Inbound Leads</a></p>
 <h1>${name}</h1>
-${lead.doNotCall ? html`<p><span class="badge bad">do not call</span></p>` : ''}
+<p>${statusBadge(leadline.leadStatus.ofStream(account.accountId, stream), zone)}</p>
 ${Object.keys(state.suppressed).length === 0 ? '' : html`<p><span class="badge bad">do not call by number</span> ${Object.keys(state.suppressed).join(', ')} <span class="muted">opted out by number: never called or texted until the operator clears it (leadline leads clear-dnc --phone).</span></p>`}
 ${state.test ? html`<p><span class="badge">test lead</span> <span class="muted">A lead form's test submission: never called or texted.</span></p>` : ''}
 <section aria-labelledby="details"><h2 id="details">Details</h2>
@@ -191,6 +231,7 @@ ${fieldRows([
 ${state.sourceFacts === null ? '' : html`<section aria-labelledby="source-facts"><h2 id="source-facts">From a ${state.sourceFacts.form === 'google_lead_form' ? 'Google Ads lead form' : state.sourceFacts.form === 'facebook_lead_ads' ? 'Facebook lead ad' : state.sourceFacts.form}</h2>
 ${fieldRows(Object.entries(state.sourceFacts.facts).map(([k, v]) => [k, v] as const))}
 </section>`}
+${conversationSection({ leadId: lead.leadId, messages: conversationThread(events, principal.user.userId), zone, csrf: frame.csrfToken, idempotencyKey: randomBytes(18).toString('base64url') })}
 <section aria-labelledby="consent"><h2 id="consent">Consent evidence</h2>
 <p class="muted">As the lead source sent it, one record per submission that carried any, never overwritten. Leadline keeps the evidence; whether it amounts to consent is the account's to judge.</p>
 ${state.consent.length === 0 ? html`<p class="muted">None sent.</p>` : html`<div class="table-wrap"><table>
@@ -205,14 +246,14 @@ ${fieldRows([
   ['Attempts', `${summary.attemptsToday} today, ${summary.attemptsTotal} in all`],
   ['Last outcome', last === null ? 'none yet' : html`${outcomeWords(last)}, ${timeElement(last.at, zone)}`],
   ['Callback asked for', last?.callbackAt ? timeElement(last.callbackAt, zone) : null],
-  // That the lead texted back and when; what they wrote stays in the log, like a transcript.
+  // That the lead texted back and when; what they wrote is in the Texts section above, for the owner only.
   ['Replied by text', state.lastReplyAt === null ? null : html`${state.replies === 1 ? 'once' : `${state.replies} times`}, last ${timeElement(state.lastReplyAt, zone)}: call them`],
   ['Follow-up paused', d.followUpPaused === null ? null : html`since ${timeElement(d.followUpPaused, zone)}: nothing goes out until it is resumed (<code>resume_follow_up</code>)`],
   ['Next follow-up', d.pendingFollowUp ? html`${d.pendingFollowUp.textStep === undefined ? `attempt ${d.pendingFollowUp.attempt}` : `a text (step ${d.pendingFollowUp.textStep})`}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
 ])}
 ${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
-<tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${PURPOSE[c.purpose] ?? c.purpose}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
+<tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${c.ownerNumbers ? 'Click-to-call (you first)' : (PURPOSE[c.purpose] ?? c.purpose)}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
 <td>${callRowWords(c)}</td></tr>`)}</tbody></table></div>`}
 </section>
 <section aria-labelledby="notes"><h2 id="notes">Notes</h2>
@@ -229,9 +270,9 @@ ${payments.length === 0 ? html`<p class="muted">No pay-links.</p>` : html`<div c
 </section>
 ${simulateInboundSection(leadline.carrier.name, lead.leadId, frame.csrfToken, request.query)}
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
-<p class="muted">Everything that happened to this lead, oldest first, replayed from the log${found.chain ? '' : '; its hash chain is intact'}.</p>
+<p class="muted">Everything that happened to this lead, oldest first, replayed from the log${found.chain ? '' : '; its hash chain is intact'}. Times are in ${zone}. The audit view (<code>leadline history</code>, the export) has every event with its internal ids.</p>
 ${found.chain ? html`<p class="error" role="alert">This lead's history fails verification at revision ${found.chain.revision} (${found.chain.problem}): tell the operator (<code>leadline audit verify</code>).</p>` : ''}
-<ol class="timeline">${found.history.entries.map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${entry.actorText}</span>${localTimes(entry.summary, zone)}</li>`)}</ol>
+<ol class="timeline">${ownerEntries(found.history.entries).map((entry) => html`<li><span class="when">${timeElement(entry.recordedAt, zone)} · ${ownerActor(entry.actor, principal.user.userId)}</span>${ownerSummary(entry.summary, zone)}</li>`)}</ol>
 </section>`
       return sendPage(reply, { title: name, frame, body })
     })

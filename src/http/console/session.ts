@@ -58,10 +58,13 @@ export function securityHeaders(reply: FastifyReply): FastifyReply {
   })
 }
 
+/** Where an owner starts: who to call now. */
+export const HOME = `${CONSOLE_PREFIX}/home`
+
 /** Where to go after signing in: a console path only, never another site. */
 export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith(`${CONSOLE_PREFIX}/`) || next.startsWith('//') || /[\\\s]/.test(next)) return `${CONSOLE_PREFIX}/leads`
-  if (next.startsWith(`${CONSOLE_PREFIX}/sign-`) || next.startsWith(`${CONSOLE_PREFIX}/set-password`)) return `${CONSOLE_PREFIX}/leads`
+  if (typeof next !== 'string' || !next.startsWith(`${CONSOLE_PREFIX}/`) || next.startsWith('//') || /[\\\s]/.test(next)) return HOME
+  if (next.startsWith(`${CONSOLE_PREFIX}/sign-`) || next.startsWith(`${CONSOLE_PREFIX}/set-password`)) return HOME
   return next
 }
 
@@ -102,7 +105,8 @@ export function formField(body: unknown, name: string): string {
 /** The header and navigation of a signed-in page, with a CSRF token for its forms. */
 export function frameOf(request: FastifyRequest, reply: FastifyReply, current: NavKey | null): SignedInFrame {
   const { principal, account } = signedIn(request)
-  return { email: principal.user.email, accountName: account.name, csrfToken: reply.generateCsrf(), current }
+  const unread = request.server.leadline.conversations.countUnread(account.accountId)
+  return { email: principal.user.email, accountName: account.name, csrfToken: reply.generateCsrf(), current, unread }
 }
 
 /** A console page that did what was asked (200, or 201 when it created something). */

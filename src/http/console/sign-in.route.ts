@@ -72,7 +72,7 @@ export const signInRoutes: FastifyPluginAsync = async (fastify) => {
 
   fastify.get('/', { schema: consolePage() }, async (request, reply) => {
     const principal = await users.authenticate(request.cookies[SESSION_COOKIE])
-    return reply.redirect(`${CONSOLE_PREFIX}/${principal ? 'leads' : 'sign-in'}`, 303)
+    return reply.redirect(`${CONSOLE_PREFIX}/${principal ? 'home' : 'sign-in'}`, 303)
   })
 
   fastify.get<{ Querystring: { next?: string; 'signed-out'?: string; 'password-set'?: string } }>('/sign-in', { schema: consolePage('next', 'signed-out', 'password-set') }, async (request, reply) => {

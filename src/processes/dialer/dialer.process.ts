@@ -7,7 +7,7 @@
 import type { RecordedEvent } from '../../domain/event.ts'
 import { leadDecider } from '../../domain/lead/lead.decider.ts'
 import type { CallRecord } from '../../domain/lead/calls/calls.decider.ts'
-import { ownerLegNumber } from '../../domain/lead/calls/agent-first.ts'
+import { callSettings, ownerLegNumber } from '../../domain/lead/calls/agent-first.ts'
 import { CALL_REFUSALS } from '../../domain/dialing/may-call.ts'
 import { parseLeadStream, type CallDecided } from '../../domain/lead/lead.events.ts'
 import { CALL_EFFECT } from '../../domain/lead/calls/calls.events.ts'
@@ -241,7 +241,7 @@ export class Dialer extends EffectProcess<DialerOptions> {
     if (claimed.type === 'CallFailed') return { kind: 'failed', failure: claimed.data.failure, message: claimed.data.message }
     const call = claim.state.dialing.calls[decisionId] as CallRecord
     // Agent-first: the owner is rung first (their answer hook asks them to press 1); the lead only after.
-    const owner = account ? ownerLegNumber(account.settings, 0) : null
+    const owner = account ? ownerLegNumber(callSettings(account.settings, call), 0) : null
     // Machine detection (the account's `amd`) runs beside the greeting, never before it: a machine
     // is told from a person so a voicemail is not counted as the lead answering.
     const machineDetection = account?.settings.amd ?? false

@@ -181,7 +181,7 @@ t.test('get_next_actions lists a replied lead first, above a callback due, until
   t.same((await nextActions(app, account)).stale_leads.map((l) => l.why), ['callback_due'])
 })
 
-t.test("the console's lead page shows that the lead replied and when, and the timeline line; never what they wrote", async (t) => {
+t.test("the console's lead page shows that the lead replied and when, the timeline line, and what they wrote in its Texts only (issue #44)", async (t) => {
   const f = await signedInConsole(t)
   const pushed = await f.app.app.inject({ method: 'POST', url: '/api/ingest/lead', headers: { 'x-service-token': f.token }, payload: { name: 'Jane Doe', phone: '(312) 555-0142' } })
   const leadId = (pushed.json() as { leadId: string }).leadId
@@ -193,6 +193,9 @@ t.test("the console's lead page shows that the lead replied and when, and the ti
   await f.app.leadline.runner.catchUp()
   const page = (await f.browser.get(`/app/leads/${leadId}`)).body
   t.match(page, /<dt>Replied by text<\/dt><dd>once, last <time[^>]*>[^<]*<\/time>: call them<\/dd>/, 'once: HELP is no reply')
-  t.match(page, 'the lead replied by text (message SM1): call them')
-  t.notMatch(page, /roof/, 'what the lead wrote is never shown')
+  t.match(page, 'the lead replied by text: call them', "the timeline line, in the owner's words (the message id stays in the history)")
+  const texts = page.slice(page.indexOf('<section aria-labelledby="conversation">'), page.indexOf('</section>', page.indexOf('<section aria-labelledby="conversation">')))
+  t.match(texts, /roof/, "what the lead wrote is in the owner's own conversation")
+  t.match(texts, /<p class="body">HELP<\/p>\s*<span class="meta">received; asks for help/, 'the keyword too, said as such')
+  t.notMatch(page.replace(texts, ''), /roof/, 'and nowhere else on the page')
 })

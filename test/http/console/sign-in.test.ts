@@ -34,7 +34,7 @@ t.test('sign in: a session cookie (httpOnly, SameSite=Lax, Path=/app), then the 
   t.notOk(JSON.stringify(events).includes(PASSWORD), 'nor the password')
   t.match((events[2]?.data as { passwordHash: string }).passwordHash, /^scrypt\$ln=10,r=8,p=1\$/)
 
-  t.equal((await browser.post('/app/sign-in', { email, password: PASSWORD, next: 'https://evil.example.com/' })).headers.location, '/app/leads', 'never sent to another site')
+  t.equal((await browser.post('/app/sign-in', { email, password: PASSWORD, next: 'https://evil.example.com/' })).headers.location, '/app/home', 'never sent to another site')
 })
 
 t.test('the cookie is Secure when the public URL is https', async (t) => {

@@ -1,12 +1,14 @@
 import type { AccountSettings } from '../../account/account-settings.ts'
 import { mayCall } from '../../dialing/may-call.ts'
+import { callSettings } from './agent-first.ts'
 import type * as agentFirst from './agent-first.ts'
 import { leadCallTarget } from './call-target.ts'
 import type { CallRecord, LeadWithCalls } from './dialing-state.ts'
 import { nextFollowUp } from './follow-up.ts'
 
 /** What the agent-first rules (agent-first.ts) need to know around a call, at `now`. */
-export function agentContext(state: LeadWithCalls, call: CallRecord, settings: AccountSettings, node: string, now: Date): agentFirst.AgentFirstContext {
+export function agentContext(state: LeadWithCalls, call: CallRecord, accountSettings: AccountSettings, node: string, now: Date): agentFirst.AgentFirstContext {
+  const settings = callSettings(accountSettings, call)
   return {
     call, settings, node, now,
     pendingFollowUp: state.dialing.pendingFollowUp !== null,

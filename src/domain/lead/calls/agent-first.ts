@@ -225,6 +225,15 @@ export function isAssistantFallback(call: Pick<AgentCallView, 'agent'>): boolean
   return call.agent?.phase === 'assistant'
 }
 
+/**
+ * The settings a call is performed under: a click-to-call (`ownerNumbers`) is agent-first to those
+ * numbers, whatever the account answers its other calls with; any other call, the account's own.
+ */
+export function callSettings(settings: AccountSettings, call: { readonly ownerNumbers?: readonly string[] | null }): AccountSettings {
+  const owners = call.ownerNumbers
+  return owners === undefined || owners === null || owners.length === 0 ? settings : { ...settings, onAnswer: `agent-first:${owners.join(',')}` }
+}
+
 /** The owner number the given leg of an agent-first account rings; null when the account answers another way or has no such number. */
 export function ownerLegNumber(settings: AccountSettings, leg: number): string | null {
   return agentFirstNumbers(settings.onAnswer)?.[leg] ?? null

@@ -27,7 +27,8 @@ export { CALLBACK_AFTER_MS, MAX_CALLBACK_AHEAD_MS, callbackTime } from './callba
 
 export type CallCommand =
   /** `to`: the number place_call was asked to ring (E.164); the lead's own when absent. */
-  | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string; to?: string; toRaw?: string }
+  /** `ownerNumbers`: click-to-call, the owner's numbers rung first, the lead only once one of them pressed 1. */
+  | { type: 'DecidePlaceCall'; settings: AccountSettings; decisionId: string; idempotencyKey: string; to?: string; toRaw?: string; ownerNumbers?: readonly string[] }
   /** `decisionId`: the call's; `textId` (else `decisionId`) the text's when the step is a text step; `business`: the account's name, for its `{business}`. */
   | { type: 'ClaimFollowUp'; settings: AccountSettings; attempt: number; decisionId: string; textId?: string; business?: string }
   /** With `settings`, the call is checked again as it goes out (do-not-call, caller id, calling hours). */
@@ -116,7 +117,7 @@ export function evolveCalls(state: DialingState, event: CallEvent | LeadReceived
         answered: false, ended: false, failure: null, recordings: [], transcripts: [],
         machineDetection: false, answeredBy: null, machine: false, voicemail: null, menuChoice: null, ownerConnected: null, followedUp: false,
         callbackAt: null, outcomeAt: null,
-        agent: null,
+        agent: null, ownerNumbers: d.ownerNumbers ?? null,
       }
       return {
         ...state,
@@ -255,7 +256,8 @@ export function decideCalls(command: CallCommand, state: LeadWithCalls, now: Dat
       if (existing) return []
       const check = mayCall(command.settings, leadCallTarget(state, 'place_call', command.to), now)
       if (!check.allowed) throw callRefused(check)
-      const call = decided(state, command.settings, command.decisionId, 'place_call', at, command.idempotencyKey, command.to)
+      const decision = decided(state, command.settings, command.decisionId, 'place_call', at, command.idempotencyKey, command.to)
+      const call: CallDecided = command.ownerNumbers === undefined ? decision : { ...decision, data: { ...decision.data, ownerNumbers: [...command.ownerNumbers] } }
       const conflict = command.to === undefined ? null : phoneConflict(state, command.to, command.toRaw ?? command.to, 'place_call', at)
       return conflict === null ? [call] : [conflict, call]
     }

@@ -33,6 +33,11 @@ export type CallDecided = DomainEvent<
     to: string
     decidedAt: string
     idempotencyKey: string | null
+    /**
+     * Click-to-call from the console: the owner's numbers this call rings first, in turn (agent-first for
+     * this call, whatever the account answers with); the lead is dialed once one of them pressed 1.
+     */
+    ownerNumbers?: string[]
   }
 >
 /** Recorded before the carrier is asked, so a crash leaves "outcome unknown", never a second ring. */
@@ -176,7 +181,7 @@ export function speedToLeadSkipLine(skip: SpeedToLeadSkip): string {
 export const CALL_SUMMARIES: EventSummaries<CallEvent> = {
   SpeedToLeadSkipped: (d) => speedToLeadSkipLine(d),
   CallDecided: (d) =>
-    `call decided: ${PURPOSE[d.purpose] ?? printable(d.purpose)}, attempt ${d.attempt}, ${printable(d.from)} → ${printable(d.to)}${d.idempotencyKey !== null ? ' (idempotency key given)' : ''}`,
+    `call decided: ${d.ownerNumbers !== undefined ? 'click-to-call from the console' : (PURPOSE[d.purpose] ?? printable(d.purpose))}, attempt ${d.attempt}, ${printable(d.from)} → ${printable(d.to)}${d.idempotencyKey !== null ? ' (idempotency key given)' : ''}${d.ownerNumbers !== undefined ? `; the owner (${d.ownerNumbers.map((n) => printable(n)).join(', ')}) is rung first` : ''}`,
   CallAttemptStarted: (d) => `call attempt started on node ${printable(d.node)}`,
   CallPlaced: (d) =>
     `call placed${d.ownerLeg !== undefined ? ` to owner number ${d.ownerLeg + 1}${d.to !== undefined ? ` (${printable(d.to)})` : ''}, before the lead,` : ''} through ${printable(d.carrier)} (call ${printable(d.callId)})`,

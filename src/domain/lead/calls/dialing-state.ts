@@ -44,6 +44,8 @@ export interface CallRecord {
   readonly outcomeAt: string | null
   /** Agent-first: the owner's legs and where the call stands (agent-first.ts); null for a call that rings the lead first. */
   readonly agent: agentFirst.AgentFirstCall | null
+  /** Click-to-call: the owner numbers this call rings first (CallDecided's `ownerNumbers`); null for any other call. */
+  readonly ownerNumbers?: readonly string[] | null
 }
 
 export interface DialingState {

@@ -49,9 +49,11 @@ export interface TextsState {
   readonly order: readonly string[]
   /** Missed inbound calls whose text-back was decided: the call id → the text's id, or null when none was sent (skipped). */
   readonly textBacks: Readonly<Record<string, string | null>>
+  /** The lead's last text the owner read in the console (its message id); null before they read any. */
+  readonly readThrough: string | null
 }
 
-export const INITIAL_TEXTS: TextsState = { texts: {}, order: [], textBacks: {} }
+export const INITIAL_TEXTS: TextsState = { texts: {}, order: [], textBacks: {}, readThrough: null }
 
 /** What the texts slice reads of the lead: who the person is, whether they may be contacted, their calls (a state's cap counts them) and texts. */
 export type LeadWithTexts = IntakeState & { readonly dialing: DialingState; readonly texts: TextsState }
@@ -71,11 +73,13 @@ export type TextCommand =
    * `business`: the account's name for `{business}`; `textId`: the text's id if one is decided.
    */
   | { type: 'DecideMissedCallText'; settings: AccountSettings; business: string; callId: string; missedAt: string; textId: string }
+  /** The owner opened the lead's conversation: every text received so far is read (nothing when none is new). */
+  | { type: 'MarkConversationRead' }
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const TEXT_COMMAND_TYPES: { readonly [T in TextCommand['type']]: true } = {
   DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, ExpireText: true,
-  DecideMissedCallText: true,
+  DecideMissedCallText: true, MarkConversationRead: true,
 }
 
 export function isTextCommand(command: { readonly type: string }): command is TextCommand {
@@ -113,6 +117,8 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
       return { ...state, textBacks: { ...state.textBacks, [event.data.callId]: event.data.textId } }
     case 'MissedCallTextSkipped':
       return { ...state, textBacks: { ...state.textBacks, [event.data.callId]: null } }
+    case 'ConversationRead':
+      return { ...state, readThrough: event.data.throughMessageId }
     default: {
       const _: never = event
       return state
@@ -237,6 +243,15 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
     }
     case 'DecideMissedCallText':
       return decideMissedCallText(command, state, now)
+    case 'MarkConversationRead': {
+      if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
+      const received = state.textsReceived
+      const last = received.at(-1)
+      // Nothing received, or read through the latest already: reading again changes nothing.
+      if (last === undefined || last === state.texts.readThrough) return []
+      const unread = received.length - (state.texts.readThrough === null ? 0 : received.lastIndexOf(state.texts.readThrough) + 1)
+      return [{ type: 'ConversationRead', data: { leadId: state.leadId, throughMessageId: last, unread, at } }]
+    }
     default: {
       const _: never = command
       throw new DomainError('unknown_command', `the texts slice has no command ${(command as { type: string }).type}`)

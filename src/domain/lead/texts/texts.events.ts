@@ -50,8 +50,13 @@ export type MissedCallTextSent = DomainEvent<'MissedCallTextSent', { callId: str
  * refusal (`do_not_call`, `suppressed`, `outside_calling_hours`, `no_caller_id`, …). Decided once a call.
  */
 export type MissedCallTextSkipped = DomainEvent<'MissedCallTextSkipped', { callId: string; reason: string; message: string; missedAt: string; at: string }>
+/**
+ * The owner read the lead's text conversation in the console, through inbound message `throughMessageId`
+ * (`unread`: how many of the lead's texts were new to them). What the texts said is not here.
+ */
+export type ConversationRead = DomainEvent<'ConversationRead', { leadId: string; throughMessageId: string; unread: number; at: string }>
 
-export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped
+export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped | ConversationRead
 
 export function isTextEvent(event: { readonly type: string }): event is TextEvent {
   return Object.hasOwn(TEXT_SUMMARIES, event.type)
@@ -71,6 +76,7 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
   TextExpired: (d) => `text expired, never sent: ${printable(d.reason)}`,
   MissedCallTextSent: (d) => `missed call ${printable(d.callId)} texted back (text ${printable(d.textId)})`,
   MissedCallTextSkipped: (d) => `missed call ${printable(d.callId)} not texted back: ${printable(d.reason)}: ${printable(d.message)}`,
+  ConversationRead: (d) => `text conversation read in the console (${plural(d.unread, 'new text')})`,
 }
 
 /**
