@@ -18,6 +18,7 @@ import { oauthGrantRecordsStream, oauthRecordStream, type OAuthRecordEvent } fro
 import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 import { LOG_RESTORES_STREAM, type LogRestoreEvent } from '../../src/domain/restore/log-restore.ts'
 import type { NumberPurchaseEvent } from '../../src/domain/numbers/number-purchase.events.ts'
+import { slotClaimStream, type SlotClaimEvent } from '../../src/domain/appointments/slot-claim.events.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
 export const OTHER_ACCOUNT = 'acc_audit0000000000b'
@@ -280,6 +281,15 @@ export interface AuditLog {
   recordedAt(revision: number): string
 }
 
+/** An appointment slot of the account: claimed, its calendar event written, then released by a cancellation. */
+const SLOT_START = '2026-03-12T15:00:00.000Z'
+const slot = { accountId: ACCOUNT, start: SLOT_START }
+export const SLOT_STORY: SlotClaimEvent[] = [
+  { type: 'SlotClaimed', data: { ...slot, end: '2026-03-12T16:00:00.000Z', bookingId: 'bk_audit', appointmentTypeId: 'estimate', calendarId: 'https://cal.example/owner/jobs/', claimedAt: '2026-03-10T16:50:00.000Z' } },
+  { type: 'SlotEventWritten', data: { ...slot, bookingId: 'bk_audit', eventUid: 'leadline-bk_audit', etag: '"1"', alreadyThere: false, writtenAt: '2026-03-10T16:50:01.000Z' } },
+  { type: 'SlotReleased', data: { ...slot, bookingId: 'bk_audit', reason: 'cancelled', releasedAt: '2026-03-10T16:55:00.000Z' } },
+]
+
 /**
  * Writes the story to a new embedded log at `file`: the account, the lead (one append, one minute,
  * per event), an idempotency stream, and another account's lead. Leaves the store open.
@@ -319,6 +329,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   const oauth: Actor = { kind: 'process', id: 'oauth' }
   for (const [stream, events] of OAUTH_RECORD_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, oauth)), 'no_stream')
   await store.appendToStream(LOG_RESTORES_STREAM, RESTORE_STORY.map((event) => newEvent(event, operator)), 'no_stream')
+  await store.appendToStream(slotClaimStream(ACCOUNT, SLOT_START), SLOT_STORY.map((event) => newEvent(event, operator)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

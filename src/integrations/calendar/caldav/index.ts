@@ -1,0 +1,2 @@
+/** The CalDAV calendar's entry. */
+export * from './caldav-calendar.adapter.ts'

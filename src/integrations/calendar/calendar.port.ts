@@ -1,0 +1,117 @@
+/**
+ * The calendar port: what appointments need of the calendar a business already uses. Connect with the
+ * owner's credentials (checked at once), list calendars, read busy times (the owner's own events block
+ * slots), write one event per booking under a stable UID, and notice what changed in the calendar since
+ * a token. Adapters: CalDAV (tsdav). Every failure says whether the calendar can have acted on it.
+ */
+
+/** The owner's credentials for a CalDAV server (an app password, never the account's main one). */
+export interface CalDavCredentials {
+  readonly kind: 'caldav'
+  /** The server's address, or its CalDAV root (`https://caldav.fastmail.com/`, `https://cloud.example/remote.php/dav`). */
+  readonly serverUrl: string
+  readonly username: string
+  readonly password: string
+}
+
+export type CalendarCredentials = CalDavCredentials
+
+export interface CalendarInfo {
+  /** The calendar's id for later calls (CalDAV: its collection URL). */
+  readonly id: string
+  readonly name: string
+  /** Its IANA zone when the calendar names one. */
+  readonly timeZone: string | null
+}
+
+/** A half-open interval [start, end) in UTC ISO 8601. */
+export interface Interval {
+  readonly start: string
+  readonly end: string
+}
+
+/** The event a booking writes: what it says and when, under the UID that makes a retry find it again. */
+export interface CalendarEventDraft {
+  /** Stable across retries (derived from the booking): one booking, one event. Letters, digits, `.`, `_`, `-`, `@`. */
+  readonly uid: string
+  readonly start: string
+  readonly end: string
+  readonly summary: string
+  readonly description?: string
+}
+
+export interface CalendarEventRef {
+  readonly uid: string
+  /** The calendar's version of the event (CalDAV: its ETag); changes whenever anyone edits it. */
+  readonly etag: string | null
+}
+
+export type CreateOutcome =
+  /** Written now. */
+  | { readonly outcome: 'created'; readonly event: CalendarEventRef }
+  /** An event with this UID was already there: an earlier attempt of the same booking landed. */
+  | { readonly outcome: 'already_exists'; readonly event: CalendarEventRef }
+
+/** What changed in a calendar since a token. */
+export interface CalendarChanges {
+  /** Pass it to the next `changes` call. */
+  readonly token: string
+  /** True when the old token was not honoured and `changed` lists every event: compare, do not trust deltas. */
+  readonly full: boolean
+  /** Events created or edited (by UID when the calendar's file name carries it, else by file). */
+  readonly changed: readonly CalendarEventRef[]
+  /** Events deleted from the calendar. */
+  readonly removed: readonly string[]
+}
+
+export interface CalendarConnection {
+  listCalendars(): Promise<CalendarInfo[]>
+  /** Busy intervals in `range`, sorted and merged; all-day and floating times are read in `zone`. */
+  busy(calendarId: string, range: Interval, zone: string): Promise<Interval[]>
+  /** Writes the event only if no event has its UID yet (CalDAV: `If-None-Match: *`). */
+  createEvent(calendarId: string, draft: CalendarEventDraft): Promise<CreateOutcome>
+  /** Replaces the event with this UID; with `etag`, only if nobody changed it since (else `conflict`). */
+  updateEvent(calendarId: string, draft: CalendarEventDraft, etag?: string): Promise<CalendarEventRef>
+  /** Deletes the event with this UID; an event already gone is `already_gone`, not an error. */
+  deleteEvent(calendarId: string, uid: string): Promise<'deleted' | 'already_gone'>
+  /** What changed since `token` (null: everything there is now, with a first token). */
+  changes(calendarId: string, token: string | null): Promise<CalendarChanges>
+}
+
+export interface CalendarProvider {
+  readonly name: 'caldav'
+  /** Checks the credentials with the server before answering: a wrong password is `unauthorized` now, not later. */
+  connect(credentials: CalendarCredentials): Promise<CalendarConnection>
+}
+
+export type CalendarFailure =
+  /** The credentials were refused. */
+  | 'unauthorized'
+  /** No such calendar or event. */
+  | 'not_found'
+  /** Someone changed the event since the ETag we hold. */
+  | 'conflict'
+  /** The request was refused as it was (bad input, unsupported); nothing was written. */
+  | 'rejected'
+  /** The server could not be reached; nothing was written. */
+  | 'unreachable'
+  /** The request may or may not have been applied (a timeout, a 5xx after sending): retry with the same UID. */
+  | 'unknown_outcome'
+
+export class CalendarError extends Error {
+  readonly kind: CalendarFailure
+  readonly status: number | null
+  constructor(kind: CalendarFailure, message: string, status: number | null = null) {
+    super(message)
+    this.name = 'CalendarError'
+    this.kind = kind
+    this.status = status
+  }
+}
+
+const UID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/
+
+/** Whether `uid` can name an event file on every calendar (no slashes, no spaces, no dot-only names). */
+export function isSafeEventUid(uid: string): boolean {
+  return UID.test(uid)
+}
