@@ -140,6 +140,14 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextSent', data: { textId: 'txt_1', messageId: 'SM444', carrier: 'twilio', at: '2026-03-11T16:17:02.000Z' } }, texter],
   [{ type: 'TextFailed', data: { textId: 'txt_2', failure: 'rejected', message: 'not a mobile number', carrierCode: 21614, at: '2026-03-11T16:17:03.000Z' } }, texter],
   [{ type: 'TextOutcomeUnknown', data: { textId: 'txt_3', reason: 'the node stopped before the carrier answered', at: '2026-03-11T16:17:04.000Z' } }, texter],
+  // Issue #43: the lead calls the account's number twice: the first call an owner takes; the second nobody does (a call-back key, a voicemail with no URL).
+  [{ type: 'InboundCallReceived', data: { leadId: 'ld_audit0000000000a', callId: 'CA0000000000000000000000000000aud0', from: `+1${PHONE}`, to: '+15125550100', newLead: false, withinBusinessHours: true, route: 'owners', at: '2026-03-11T16:16:10.000Z' } }, carrier],
+  [{ type: 'InboundCallConnected', data: { callId: 'CA0000000000000000000000000000aud0', by: 'owner', leg: 0, ownerNumber: '+15125550199', at: '2026-03-11T16:16:20.000Z' } }, carrier],
+  [{ type: 'InboundCallEnded', data: { callId: 'CA0000000000000000000000000000aud0', status: 'completed', durationSeconds: 95, at: '2026-03-11T16:17:55.000Z' } }, carrier],
+  [{ type: 'InboundCallReceived', data: { leadId: 'ld_audit0000000000a', callId: 'CA0000000000000000000000000000aud1', from: `+1${PHONE}`, to: '+15125550100', newLead: false, withinBusinessHours: false, route: 'voicemail', at: '2026-03-11T16:16:50.000Z' } }, carrier],
+  [{ type: 'InboundCallMissed', data: { callId: 'CA0000000000000000000000000000aud1', reason: 'outside_business_hours', callbackRequested: false, at: '2026-03-11T16:16:58.000Z' } }, carrier],
+  [{ type: 'InboundCallbackRequested', data: { callId: 'CA0000000000000000000000000000aud1', at: '2026-03-11T16:16:59.000Z' } }, carrier],
+  [{ type: 'InboundVoicemailLeft', data: { callId: 'CA0000000000000000000000000000aud1', durationSeconds: 14, at: '2026-03-11T16:17:20.000Z' } }, carrier],
   // The missed-call text-back (issue #43): one decided for a missed call, one skipped with why.
   [{ type: 'MissedCallTextSent', data: { callId: 'CA0000000000000000000000000000aud1', textId: 'txt_1', missedAt: '2026-03-11T16:16:58.000Z', at: '2026-03-11T16:17:00.000Z' } }, missedCallText],
   [{ type: 'MissedCallTextSkipped', data: { callId: 'CA0000000000000000000000000000aud2', reason: 'already_texted_back', message: 'the caller was texted back after a missed call in the last 24 hours', missedAt: '2026-03-11T16:18:00.000Z', at: '2026-03-11T16:18:01.000Z' } }, missedCallText],

@@ -19,6 +19,7 @@ import type { LeadActivityRow } from '../../../projections/stale-leads/stale-lea
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField, formatTime, localTimes, timeElement } from './layout.ts'
 import { actingUser, formField, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 /** The queue shows this many leads: get_next_actions' largest page. */
 export const HOME_QUEUE_SIZE = 100
@@ -114,9 +115,9 @@ ${leads.length === 0 ? '' : html`<ol class="queue">${leads.map((lead) => queueIt
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get('/home', async (request, reply) => home(request, reply))
+    routes.get('/home', { schema: consolePage() }, async (request, reply) => home(request, reply))
 
-    routes.post<{ Params: { leadId: string } }>('/leads/:leadId/call', { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { leadId: string } }>('/leads/:leadId/call', { schema: consoleForm('leadId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const key = formField(request.body, 'idempotency_key')
       if (!IDEMPOTENCY_KEY.test(key)) throw new DomainError('invalid_request', 'the form has no valid call key: reload the page and try again')

@@ -14,6 +14,7 @@ import { conversationSection, conversationThread } from './conversation.ts'
 import { html } from './html.ts'
 import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { actingUser, formField, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
+import { consoleForm, consolePage } from './console.schema.ts'
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{16,64}$/
 
@@ -23,7 +24,7 @@ export const inboxRoutes: FastifyPluginAsync = async (fastify) => {
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
 
-    routes.get('/inbox', async (request, reply) => {
+    routes.get('/inbox', { schema: consolePage() }, async (request, reply) => {
       const frame = frameOf(request, reply, 'inbox')
       const { account } = signedIn(request)
       const zone = account.settings.timeZone
@@ -38,7 +39,7 @@ ${unread.length === 0 ? html`<p>Nothing unread.</p>` : html`<div class="table-wr
       return sendPage(reply, { title: 'Inbox', frame, body })
     })
 
-    routes.post<{ Params: { leadId: string } }>('/leads/:leadId/reply', { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { leadId: string } }>('/leads/:leadId/reply', { schema: consoleForm('leadId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account, principal } = signedIn(request)
       const zone = account.settings.timeZone
       const key = formField(request.body, 'idempotency_key')

@@ -11,6 +11,7 @@ import { DomainError } from '../../domain/shared/decider.ts'
 import { html, type Html } from './html.ts'
 import { CONSOLE_PREFIX, csrfField } from './layout.ts'
 import { formField, requireSession, signedIn } from './session.ts'
+import { consoleForm } from './console.schema.ts'
 
 const SCENARIO_WORDS: Readonly<Record<SimulatedInboundScenario, string>> = {
   'owner-answers': 'an owner answers and presses 1',
@@ -47,7 +48,7 @@ export const simulateInboundRoutes: FastifyPluginAsync = async (fastify) => {
   const leadline = fastify.leadline
   fastify.register(async (routes) => {
     routes.addHook('onRequest', requireSession(fastify))
-    routes.post<{ Params: { leadId: string } }>('/leads/:leadId/simulate-inbound-call', { preHandler: fastify.csrfProtection }, async (request, reply) => {
+    routes.post<{ Params: { leadId: string } }>('/leads/:leadId/simulate-inbound-call', { schema: consoleForm('leadId'), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const { account } = signedIn(request)
       const lead = leadline.inboundLeads.get(account.accountId, { leadId: request.params.leadId })
       if (!lead) return reply.code(404).send({ error: 'not_found', detail: 'there is no such lead in this account' })

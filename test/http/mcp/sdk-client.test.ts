@@ -26,7 +26,7 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   await client.ping()
 
   const { tools } = await client.listTools()
-  t.equal(tools.length, 15)
+  t.equal(tools.length, 16)
   const byName = new Map<string, SdkTool>(tools.map((tool) => [tool.name, tool]))
   t.match(byName.get('get_lead'), { annotations: { readOnlyHint: true }, _meta: { 'leadline/scope': 'read' } })
 
@@ -101,7 +101,9 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   const calls = (await client.callTool({ name: 'list_calls', arguments: {} })).structuredContent as { calls: Array<{ decision_id: string }> }
   t.ok(Array.isArray(calls.calls))
   await t.rejects(client.callTool({ name: 'get_call', arguments: { call_id: 'CA404' } }), { code: -32603, data: { code: 'call_not_found' } }, 'get_call of no call')
-  t.equal(new Set(tools.map((tool) => tool.name)).size, 15, 'every tool was listed, and every one was called above')
+  const stats = (await client.callTool({ name: 'get_stats', arguments: { days: 7 } })).structuredContent as { summary: string; period: { days: number } }
+  t.equal(stats.period.days, 7, 'get_stats: the last 7 days')
+  t.equal(new Set(tools.map((tool) => tool.name)).size, 16, 'every tool was listed, and every one was called above')
 })
 
 t.test('the SDK client sees every error code as an McpError with our code and data', async (t) => {
