@@ -50,7 +50,7 @@ t.test('audit verify: exit 0 when intact; exit 1 naming the first changed event 
 
   const json = await inProcess(['audit', 'verify', '--account', ACCOUNT, '--json'], env)
   t.equal(json.code, 1)
-  t.match(JSON.parse(json.stdout), { ok: false, streams: 3, findings: [{ stream: STREAM, problem: 'changed', revision: 3, position: target.position, id: target.id }] })
+  t.match(JSON.parse(json.stdout), { ok: false, streams: 4, findings: [{ stream: STREAM, problem: 'changed', revision: 3, position: target.position, id: target.id }] })
   t.equal((await inProcess(['audit', 'verify', '--account', 'acc_audit0000000000b'], env)).code, 0, 'another account is intact')
 })
 
