@@ -36,7 +36,7 @@ async function signedInPage(t: Test, browser: Browser, size: keyof typeof SIZES,
   await page.goto(`${baseUrl}/app/sign-in`)
   await page.getByLabel('Email').fill(EMAIL)
   await page.getByLabel('Password').fill(PASSWORD)
-  await Promise.all([page.waitForURL(/\/app\/leads$/), page.getByRole('button', { name: 'Sign in' }).click()])
+  await Promise.all([page.waitForURL(/\/app\/home$/), page.getByRole('button', { name: 'Sign in' }).click()])
   return { page, problems }
 }
 
