@@ -25,6 +25,7 @@ import { recordOwnerConnect } from './commands/record-owner-connect.command.ts'
 import { answeredCall } from './commands/answered-call.ts'
 import { pressAgentKey, recordLeadDial } from './commands/agent-first.command.ts'
 import { recordInboundText } from './commands/receive-text.command.ts'
+import { recordTextStatus } from './commands/record-text-status.command.ts'
 import { openAssistantCall, prepareAssistantCall } from './commands/assistant-call.ts'
 import { inboundCallReports } from './commands/inbound-call.command.ts'
 import { NODE_ID } from './processes/effect-process.ts'
@@ -243,6 +244,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
     pressAgentKey: (decisionId, callId, digit) => pressAgentKey(live, decisionId, callId, digit),
     recordLeadDial: (decisionId, status) => recordLeadDial(live, decisionId, status),
     recordInboundText: async (text) => (await recordInboundText({ ...live, numbers: numberClaims }, text)).recorded,
+    recordTextStatus: (report) => recordTextStatus(live, carrier.name, report),
     prepareAssistant: (decisionId, callId) => prepareAssistantCall(assistantCalls, decisionId, callId),
     openAssistant: (decisionId, callId) => openAssistantCall(assistantCalls, decisionId, callId),
     inbound: inboundCallReports({ ...live, numbers: numberClaims, assistant: () => assistant }),

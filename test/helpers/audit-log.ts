@@ -138,6 +138,7 @@ export const LEAD_STORY: ReadonlyArray<readonly [AnyEvent, Actor]> = [
   [{ type: 'TextDecided', data: { leadId: 'ld_audit0000000000a', textId: 'txt_1', reason: 'send_sms', from: '+15125550100', to: `+1${PHONE}`, body: 'Your roof inspection is booked for Friday.\nReply STOP to opt out.', messagingService: `MG${'a'.repeat(32)}`, segments: 1, idempotencyKey: 'idem-txt-1', at: '2026-03-11T16:17:00.000Z' } }, apiKey],
   [{ type: 'TextAttemptStarted', data: { textId: 'txt_1', node: 'node-1', at: '2026-03-11T16:17:01.000Z' } }, texter],
   [{ type: 'TextSent', data: { textId: 'txt_1', messageId: 'SM444', carrier: 'twilio', at: '2026-03-11T16:17:02.000Z' } }, texter],
+  [{ type: 'TextDelivered', data: { textId: 'txt_1', messageId: 'SM444', status: 'undelivered', errorCode: 30003, at: '2026-03-11T16:17:02.500Z' } }, carrier],
   [{ type: 'TextFailed', data: { textId: 'txt_2', failure: 'rejected', message: 'not a mobile number', carrierCode: 21614, at: '2026-03-11T16:17:03.000Z' } }, texter],
   [{ type: 'TextOutcomeUnknown', data: { textId: 'txt_3', reason: 'the node stopped before the carrier answered', at: '2026-03-11T16:17:04.000Z' } }, texter],
   // Issue #43: the lead calls the account's number twice: the first call an owner takes; the second nobody does (a call-back key, a voicemail with no URL).

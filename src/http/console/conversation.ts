@@ -15,7 +15,7 @@ export interface ThreadMessage {
   readonly body: string
   /** Who or what sent it, in words: the lead, another number, you, an AI agent, the follow-up, Leadline's automatic reply. */
   readonly who: string
-  /** How it went: received, sending, sent, not sent (why), may not have been sent. */
+  /** How it went: received, sending, sent, delivered, not delivered (the carrier's error), not sent (why), may not have been sent. */
   readonly status: string
   readonly failed: boolean
 }
@@ -35,6 +35,7 @@ function sender(event: RecordedEvent, reason: string, userId: string): string {
 export function conversationThread(events: readonly RecordedEvent[], userId: string): ThreadMessage[] {
   const messages: Array<{ -readonly [K in keyof ThreadMessage]: ThreadMessage[K] }> = []
   const byText = new Map<string, (typeof messages)[number]>()
+  const delivered = new Set<string>()
   for (const recorded of events) {
     const event = recorded as unknown as LeadEvent
     switch (event.type) {
@@ -51,8 +52,16 @@ export function conversationThread(events: readonly RecordedEvent[], userId: str
         break
       }
       case 'TextSent':
-        setStatus(byText.get(event.data.textId), 'sent (the carrier took it)', false)
+        // A quick receipt can be on the log before TextSent: the receipt says more.
+        if (!delivered.has(event.data.textId)) setStatus(byText.get(event.data.textId), 'sent (the carrier took it)', false)
         break
+      case 'TextDelivered': {
+        const d = event.data
+        delivered.add(d.textId)
+        const code = d.errorCode === null ? '' : ` (carrier error ${d.errorCode})`
+        setStatus(byText.get(d.textId), d.status === 'delivered' ? 'delivered' : `not delivered${code}`, d.status !== 'delivered')
+        break
+      }
       case 'TextFailed':
         setStatus(byText.get(event.data.textId), `not sent: ${event.data.message}`, true)
         break

@@ -126,6 +126,11 @@ export interface Carrier {
   readonly name: CarrierName
   placeCall(r: PlaceCallRequest): Promise<PlacedCall>
   sendText(r: SendTextRequest): Promise<SentText>
+  /**
+   * Where this carrier posts the delivery receipt of text `textId` on lead stream `stream` (signed, like
+   * every callback). Absent for a carrier that sends no receipts (the simulated one).
+   */
+  textStatusUrl?(publicUrl: string, stream: string, textId: string): string
   /** Where this carrier fetches a call's instructions and posts its progress (see `carrierCallbackUrl`). */
   callbackUrls(publicUrl: string, decisionId: string): CallbackUrls
   /**
@@ -378,6 +383,15 @@ export interface InboundText {
   readonly receivedAt: Date
 }
 
+/** A text's delivery receipt: a final status of a text Leadline decided (`textId` on lead stream `stream`). */
+export interface TextStatusReport {
+  readonly stream: string
+  readonly textId: string
+  readonly messageId: string
+  readonly status: 'delivered' | 'undelivered' | 'failed'
+  readonly errorCode: number | null
+}
+
 /**
  * What a carrier reports about the calls it placed, and asks while a call is live. The composition
  * root implements it with commands; a carrier reports through it from its HTTP callbacks (lent in
@@ -404,6 +418,8 @@ export interface CallReports {
    * through `sendText`. False when no account has the `To` number (or `From` is not a phone number).
    */
   recordInboundText(text: InboundText): Promise<boolean>
+  /** A text's delivery receipt, recorded once a text; false when the text is not Leadline's. */
+  recordTextStatus(report: TextStatusReport): Promise<boolean>
   /**
    * On answer `assistant`: the greeting the relay opens with, or the goodbye when the call must end
    * now (checked at the moment of the answer). Null when the decision is not Leadline's.

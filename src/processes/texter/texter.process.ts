@@ -28,6 +28,8 @@ export type TextOutcome =
 
 export interface TexterOptions extends OnceEffectProcessOptions {
   readonly carrier: Carrier
+  /** Base URL of the carrier's callbacks (LEADLINE_PUBLIC_URL): each text's delivery receipt comes back there. */
+  readonly publicUrl: string
 }
 
 /** The texter of this node (effect-processes.ts finds it here). */
@@ -38,7 +40,7 @@ export class Texter extends OnceEffectProcess<TexterOptions, TextOutcome> {
   protected override readonly resumeWindowMs = RESUME_WINDOW_MS
 
   protected override async perform(stream: string, textId: string, account: AccountState): Promise<TextOutcome> {
-    const { commands, carrier, logger } = this.options
+    const { commands, carrier, logger, publicUrl } = this.options
     const actor = { actor: this.actor }
     const { state } = await commands.load(stream, leadDecider)
     const text = state.texts.texts[textId]
@@ -51,7 +53,11 @@ export class Texter extends OnceEffectProcess<TexterOptions, TextOutcome> {
     if (claimed.type === 'TextFailed') return { kind: 'failed', failure: claimed.data.failure, message: claimed.data.message }
 
     // The Messaging Service the decision named, whatever the account says now.
-    const request = { from: text.from, to: text.to, body: text.body, reference: textId, ...(text.messagingService !== null ? { messagingService: text.messagingService } : {}) }
+    const request = {
+      from: text.from, to: text.to, body: text.body, reference: textId,
+      ...(text.messagingService !== null ? { messagingService: text.messagingService } : {}),
+      ...(carrier.textStatusUrl ? { statusCallbackUrl: carrier.textStatusUrl(publicUrl, stream, textId) } : {}),
+    }
     return withCarrierRetries<TextOutcome>(
       async () => {
         const sent = await carrier.sendText(request)

@@ -41,6 +41,7 @@ function reportsTo(onStatus: (update: CallStatusUpdate) => void): CallReports {
     pressAgentKey: async () => null,
     recordLeadDial: async () => false,
     recordInboundText: async () => false,
+    recordTextStatus: async () => false,
     prepareAssistant: async () => null,
     openAssistant: async () => null,
     recordOwnerConnect: async () => false,

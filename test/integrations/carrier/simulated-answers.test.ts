@@ -72,6 +72,7 @@ function recordingReports(menu: (digit: string) => MenuAnswer | null = menuAnswe
       pressAgentKey: async () => null,
       recordLeadDial: async () => false,
       recordInboundText: async () => false,
+      recordTextStatus: async () => false,
       prepareAssistant: async () => null,
       openAssistant: async () => null,
     },

@@ -29,6 +29,7 @@ function statusReports(onStatus: (update: CallStatusUpdate) => unknown): CallRep
     pressAgentKey: async () => null,
     recordLeadDial: async () => false,
     recordInboundText: async () => false,
+    recordTextStatus: async () => false,
     prepareAssistant: async () => null,
     openAssistant: async () => null,
   }

@@ -16,7 +16,7 @@ import type { DialingState } from '../calls/calls.decider.ts'
 import type { IntakeState } from '../intake/intake.decider.ts'
 import { leadAttemptTimes } from '../calls/lead-attempts.ts'
 import { MAX_TEXT_CHARACTERS, textSegments, withOptOutLine, type TextSegments } from './text-body.ts'
-import type { TextEvent, TextReason } from './texts.events.ts'
+import type { TextDeliveryStatus, TextEvent, TextReason } from './texts.events.ts'
 import { MISSED_CALL_TEXT_EVERY_MS, MISSED_CALL_TEXT_WITHIN_MS, renderMissedCallText } from './missed-call-text.ts'
 
 export type TextStage = 'decided' | 'started' | 'sent' | 'failed' | 'unknown' | 'expired'
@@ -41,6 +41,9 @@ export interface TextRecord {
   readonly failureMessage: string | null
   /** When it was sent, failed or its outcome became unknown. */
   readonly endedAt: string | null
+  /** The carrier's delivery receipt (its final status and error code); null until one came. */
+  readonly delivery: TextDeliveryStatus | null
+  readonly deliveryErrorCode: number | null
 }
 
 export interface TextsState {
@@ -66,6 +69,8 @@ export type TextCommand =
   | { type: 'RecordTextSent'; textId: string; messageId: string; carrier: string }
   | { type: 'RecordTextFailed'; textId: string; failure: string; message: string; carrierCode: number | null }
   | { type: 'RecordTextUnknown'; textId: string; reason: string }
+  /** The carrier's receipt for a text it took: only a final status is recorded, once a text. */
+  | { type: 'RecordTextDelivery'; textId: string; messageId: string; status: TextDeliveryStatus; errorCode: number | null }
   /** A text decided (or claimed) before the backup a restore brought back, not known as sent: never sent. */
   | { type: 'ExpireText'; textId: string; reason: string }
   /**
@@ -78,7 +83,7 @@ export type TextCommand =
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const TEXT_COMMAND_TYPES: { readonly [T in TextCommand['type']]: true } = {
-  DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, ExpireText: true,
+  DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, RecordTextDelivery: true, ExpireText: true,
   DecideMissedCallText: true, MarkConversationRead: true,
 }
 
@@ -99,7 +104,7 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
       const text: TextRecord = {
         textId: d.textId, reason: d.reason, from: d.from, to: d.to, body: d.body, messagingService: d.messagingService, segments: d.segments,
         step: d.step ?? null, idempotencyKey: d.idempotencyKey, decidedAt: d.at, stage: 'decided', startedAt: null, messageId: null, carrier: null,
-        failure: null, failureMessage: null, endedAt: null,
+        failure: null, failureMessage: null, endedAt: null, delivery: null, deliveryErrorCode: null,
       }
       return { ...state, texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
     }
@@ -107,6 +112,9 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
       return update(state, event.data.textId, { stage: 'started', startedAt: event.data.at })
     case 'TextSent':
       return update(state, event.data.textId, { stage: 'sent', messageId: event.data.messageId, carrier: event.data.carrier, endedAt: event.data.at })
+    case 'TextDelivered':
+      // The stage stays: a receipt can come before TextSent is appended (the carrier is quick), which still records it.
+      return update(state, event.data.textId, { delivery: event.data.status, deliveryErrorCode: event.data.errorCode })
     case 'TextFailed':
       return update(state, event.data.textId, { stage: 'failed', failure: event.data.failure, failureMessage: event.data.message, endedAt: event.data.at })
     case 'TextOutcomeUnknown':
@@ -235,6 +243,13 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
       const text = requireText(state, command.textId)
       if (text.stage !== 'started') return []
       return [{ type: 'TextOutcomeUnknown', data: { textId: text.textId, reason: command.reason, at } }]
+    }
+    case 'RecordTextDelivery': {
+      const text = requireText(state, command.textId)
+      // One receipt a text: a repeat, or a later one out of order, changes nothing; a text never handed to the carrier has none.
+      if (text.delivery !== null || !(text.stage === 'started' || text.stage === 'sent' || text.stage === 'unknown')) return []
+      if (text.messageId !== null && text.messageId !== command.messageId) return []
+      return [{ type: 'TextDelivered', data: { textId: text.textId, messageId: command.messageId, status: command.status, errorCode: command.errorCode, at } }]
     }
     case 'ExpireText': {
       const text = requireText(state, command.textId)

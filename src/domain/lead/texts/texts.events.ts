@@ -33,6 +33,14 @@ export type TextAttemptStarted = DomainEvent<'TextAttemptStarted', { textId: str
 export type TextSent = DomainEvent<'TextSent', { textId: string; messageId: string; carrier: string; at: string }>
 /** The carrier refused it, or (no claim before it) the rules refused it as it was to go out. */
 export type TextFailed = DomainEvent<'TextFailed', { textId: string; failure: string; message: string; carrierCode: number | null; at: string }>
+/**
+ * The carrier's delivery receipt for a text it took (Twilio's status callback): its final status,
+ * recorded once a text; `errorCode` is the carrier's (Twilio 30003: unreachable handset), null when none.
+ */
+export type TextDelivered = DomainEvent<'TextDelivered', { textId: string; messageId: string; status: TextDeliveryStatus; errorCode: number | null; at: string }>
+/** A receipt's final statuses: anything before them (queued, sent) is not recorded. */
+export type TextDeliveryStatus = 'delivered' | 'undelivered' | 'failed'
+export const TEXT_DELIVERY_STATUSES: readonly TextDeliveryStatus[] = ['delivered', 'undelivered', 'failed']
 export type TextOutcomeUnknown = DomainEvent<'TextOutcomeUnknown', { textId: string; reason: string; at: string }>
 /** Never sent: the log was restored from a backup taken before it was known to have gone out (`reason`: `restored_from_backup`). */
 export type TextExpired = DomainEvent<'TextExpired', { textId: string; reason: string; at: string }>
@@ -56,7 +64,7 @@ export type MissedCallTextSkipped = DomainEvent<'MissedCallTextSkipped', { callI
  */
 export type ConversationRead = DomainEvent<'ConversationRead', { leadId: string; throughMessageId: string; unread: number; at: string }>
 
-export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped | ConversationRead
+export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextDelivered | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped | ConversationRead
 
 export function isTextEvent(event: { readonly type: string }): event is TextEvent {
   return Object.hasOwn(TEXT_SUMMARIES, event.type)
@@ -71,6 +79,7 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
     `text decided: ${REASON[d.reason] ?? printable(d.reason)}${d.step !== undefined ? ` step ${d.step}` : ''}, ${plural(d.segments, 'segment')}, ${printable(d.from)} → ${printable(d.to)}${d.messagingService !== null ? ` through Messaging Service ${printable(d.messagingService)}` : ''}: ${quoted(d.body)}${d.idempotencyKey !== null ? ' (idempotency key given)' : ''}`,
   TextAttemptStarted: (d) => `text started on node ${printable(d.node)}`,
   TextSent: (d) => `text sent through ${printable(d.carrier)} (message ${printable(d.messageId)})`,
+  TextDelivered: (d) => `text ${d.status === 'delivered' ? 'delivered' : `not delivered (${printable(d.status)})`} by the carrier (message ${printable(d.messageId)})${d.errorCode !== null ? ` (carrier error ${d.errorCode})` : ''}`,
   TextFailed: (d) => `text not sent: ${printable(d.failure)}: ${printable(d.message)}${d.carrierCode !== null ? ` (carrier code ${d.carrierCode})` : ''}`,
   TextOutcomeUnknown: (d) => `text outcome unknown: ${printable(d.reason)} (never resent)`,
   TextExpired: (d) => `text expired, never sent: ${printable(d.reason)}`,

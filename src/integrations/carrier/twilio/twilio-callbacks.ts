@@ -6,7 +6,8 @@
  * before the bridge) and `owner-dial` (how the owner's leg of a connect ended); agent-first's
  * `agent-key` and `lead-dial` are answered in agent-first-callbacks.ts; a person calling the account's
  * number (`voice`, `voice-status` and the call's steps) in inbound-callbacks.ts; `sms` is the messaging
- * webhook of the account's number (an inbound text, answered with an empty TwiML response). Every request must carry a
+ * webhook of the account's number (an inbound text, answered with an empty TwiML response); `sms-status`
+ * is a sent text's delivery receipt (its lead stream and text id in the signed query). Every request must carry a
  * valid `X-Twilio-Signature` for LEADLINE_PUBLIC_URL + path + query, checked with the auth token,
  * before anything is read or recorded. Each is safe to receive twice: the commands behind them
  * record a verdict, a key and a leg's end once per call.
@@ -21,17 +22,23 @@ import {
   type CarrierCallbackAnswer,
   type CarrierCallbackContext,
   type InboundText,
+  type TextStatusReport,
 } from '../carrier.port.ts'
+import { parseLeadStream } from '../../../domain/lead/lead.events.ts'
+import { TEXT_DELIVERY_STATUSES, type TextDeliveryStatus } from '../../../domain/lead/texts/texts.events.ts'
 import { answerTwiml, menuAnswerTwiml, ownerDialTwiml, sayAndHangUp, whisperTwiml } from './answer-twiml.ts'
 import { AGENT_FIRST_HOOKS, agentFirstAnswer, handleAgentFirstCallback } from './agent-first-callbacks.ts'
 import { INBOUND_HOOKS, handleInboundCallback } from './inbound-callbacks.ts'
 import { ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, assistantEndTwiml, assistantTwiml, assistantWhisperTwiml, parseHandoffData, relayUrl } from './conversation-relay.ts'
 
+/** A sent text's delivery receipts. */
+const SMS_STATUS_HOOK = 'sms-status'
+
 /** The header Twilio signs its requests in; a secret the request log never shows. */
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature'
 
 const TWIML = 'text/xml; charset=utf-8'
-const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, ...AGENT_FIRST_HOOKS, ...INBOUND_HOOKS])
+const HOOKS = new Set(['status', 'amd', 'answer', 'menu', 'whisper', 'owner-dial', 'sms', SMS_STATUS_HOOK, ASSISTANT_END_HOOK, ASSISTANT_WHISPER_HOOK, ...AGENT_FIRST_HOOKS, ...INBOUND_HOOKS])
 /** The messaging webhook's answer: nothing said in TwiML (a keyword's reply goes through `sendText`, claimed once). */
 const EMPTY_RESPONSE = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
@@ -42,6 +49,11 @@ export function twilioCallbackUrls(publicUrl: string, decisionId: string): Callb
     statusCallbackUrl: carrierCallbackUrl(publicUrl, 'twilio', 'status'),
     machineDetectionUrl: carrierCallbackUrl(publicUrl, 'twilio', 'amd'),
   }
+}
+
+/** Where Twilio posts a text's delivery receipts: the lead's stream and the text's id ride in the query Twilio signs. */
+export function twilioTextStatusUrl(publicUrl: string, stream: string, textId: string): string {
+  return carrierCallbackUrl(publicUrl, 'twilio', SMS_STATUS_HOOK, { text: textId, lead: stream })
 }
 
 /** Answers one Twilio callback: 404 for a hook Twilio has none of, 403 without a valid signature. */
@@ -74,6 +86,13 @@ export async function handleTwilioCallback(authToken: string, callback: CarrierC
     const known = await context.recordInboundText(text)
     if (!known) context.warn({ messageId: text.messageId, to: text.to }, 'inbound text to a number no account holds (or from no phone number): answered, recorded on no lead')
     return twiml(EMPTY_RESPONSE)
+  }
+  if (callback.hook === SMS_STATUS_HOOK) {
+    const report = parseTwilioTextStatus(params, callback.query as TwilioParams)
+    if (report === 'invalid') return { kind: 'refused', refusal: 'invalid_request', detail: 'not a message status callback (MessageSid and MessageStatus are required)' }
+    // Queued, sent and other passing statuses are not recorded: only the final one.
+    if (report !== null && !(await context.recordTextStatus(report))) context.warn({ messageId: report.messageId }, 'delivery receipt for a text Leadline has no record of: recorded nothing')
+    return { kind: 'answer', status: 200 }
   }
 
   if (AGENT_FIRST_HOOKS.includes(callback.hook)) return handleAgentFirstCallback(callback, context)
@@ -154,6 +173,19 @@ export function parseTwilioInboundText(params: TwilioParams, receivedAt: Date): 
   if (messageId === undefined || messageId.length > 128 || from === undefined || from.length > 40 || to === undefined || to.length > 40) return null
   const body = params.Body
   return { messageId, from, to, body: (Array.isArray(body) ? body[0] : body) ?? '', receivedAt }
+}
+
+/** A message status callback: the final receipt, null for a passing status, `invalid` when it is not one. */
+export function parseTwilioTextStatus(params: TwilioParams, query: TwilioParams): TextStatusReport | null | 'invalid' {
+  const messageId = field(params, 'MessageSid') ?? field(params, 'SmsSid')
+  const status = field(params, 'MessageStatus') ?? field(params, 'SmsStatus')
+  const textId = field(query, 'text')
+  const stream = field(query, 'lead')
+  if (messageId === undefined || messageId.length > 128 || status === undefined || textId === undefined || textId.length > 128 || stream === undefined || parseLeadStream(stream) === null) {
+    return 'invalid'
+  }
+  if (!(TEXT_DELIVERY_STATUSES as readonly string[]).includes(status)) return null
+  return { stream, textId, messageId, status: status as TextDeliveryStatus, errorCode: wholeNumber(field(params, 'ErrorCode')) ?? null }
 }
 
 export type TwilioParams = Record<string, string | string[] | undefined>

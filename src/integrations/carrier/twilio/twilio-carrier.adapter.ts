@@ -22,7 +22,7 @@ import {
   type SendTextRequest,
   type SentText,
 } from '../carrier.port.ts'
-import { handleTwilioCallback, twilioCallbackUrls } from './twilio-callbacks.ts'
+import { handleTwilioCallback, twilioCallbackUrls, twilioTextStatusUrl } from './twilio-callbacks.ts'
 import { liveCallTwiml } from './answer-twiml.ts'
 import { twilioRelay } from './conversation-relay.ts'
 import { twilioNumbers, type TwilioNumberRequest } from './twilio-numbers.ts'
@@ -219,6 +219,7 @@ export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrie
     ...twilioNumbers(client, perform),
 
     callbackUrls: twilioCallbackUrls,
+    textStatusUrl: twilioTextStatusUrl,
 
     handleCallback: (callback, context) => handleTwilioCallback(options.authToken, callback, context),
 

@@ -127,6 +127,30 @@ t.test('the claim: once, checked again as it goes out, then the carrier\'s outco
   spec(decided).when({ type: 'StartTextAttempt', textId: 'nope', node: 'n1' }).thenThrows(t, 'text_not_found')
 })
 
+t.test('the delivery receipt: a final status once a text, even before TextSent is on the log; never for a text not handed over', async (t) => {
+  const decided = play([[NOW, decide()]])
+  const receipt = (over: Partial<Extract<TextCommand, { type: 'RecordTextDelivery' }>> = {}): TextCommand => ({
+    type: 'RecordTextDelivery', textId: 'txt_1', messageId: 'SM1', status: 'delivered', errorCode: null, ...over,
+  })
+  spec(decided).when(receipt()).then(t, [])
+  const claimed = play([[NOW, { type: 'StartTextAttempt', textId: 'txt_1', node: 'n1' }]], decided)
+  const sent = play([[NOW, { type: 'RecordTextSent', textId: 'txt_1', messageId: 'SM1', carrier: 'twilio' }]], claimed)
+  spec(sent).when(receipt({ status: 'undelivered', errorCode: 30003 })).then(t, (events, after) => {
+    t.same(events, [{ type: 'TextDelivered', data: { textId: 'txt_1', messageId: 'SM1', status: 'undelivered', errorCode: 30003, at: AT } }])
+    t.match(after.texts.texts.txt_1, { stage: 'sent', delivery: 'undelivered', deliveryErrorCode: 30003 })
+    t.equal(TEXT_SUMMARIES.TextDelivered((events[0] as Extract<LeadEvent, { type: 'TextDelivered' }>).data), 'text not delivered (undelivered) by the carrier (message SM1) (carrier error 30003)')
+  })
+  spec(sent).when(receipt({ messageId: 'SM2' })).then(t, [])
+  const delivered = play([[NOW, receipt()]], sent)
+  spec(delivered).when(receipt()).then(t, [])
+  spec(delivered).when(receipt({ status: 'failed', errorCode: 30008 })).then(t, [])
+  // The carrier's receipt can come before the texter records TextSent: recorded, and TextSent still follows.
+  const early = play([[NOW, receipt()]], claimed)
+  t.match(early.at(-1), { type: 'TextDelivered' })
+  spec(early).when({ type: 'RecordTextSent', textId: 'txt_1', messageId: 'SM1', carrier: 'twilio' }).then(t, (events) => t.match(events, [{ type: 'TextSent' }]))
+  spec(decided).when(receipt({ textId: 'nope' })).thenThrows(t, 'text_not_found')
+})
+
 t.test('declared once: summaries for auditors and the texter\'s effect', async (t) => {
   t.equal(LEAD_SUMMARIES.TextDecided, TEXT_SUMMARIES.TextDecided)
   t.ok(LEAD_EFFECTS.includes(TEXT_EFFECT))
