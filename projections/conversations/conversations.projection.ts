@@ -5,14 +5,15 @@
  */
 import type { Database } from 'better-sqlite3'
 import type { RecordedEvent } from '../../src/domain/event.ts'
-import type { LeadEvent } from '../../src/domain/lead/lead.events.ts'
+import { parseLeadStream, type LeadEvent } from '../../src/domain/lead/lead.events.ts'
 import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
 
 export const conversationsProjection: Projection = {
   name: 'conversations',
-  version: 1,
-  handles: ['LeadReceived', 'TextReceived', 'ConversationRead'],
+  version: 2,
+  // A lead has a row from its first text only: most leads never text, and intake pays for every row.
+  handles: ['TextReceived', 'ConversationRead'],
   tables: ['conversations'],
 
   setup(db: Database) {
@@ -32,12 +33,16 @@ export const conversationsProjection: Projection = {
   apply(db: Database, recorded: RecordedEvent) {
     const event = recorded as unknown as LeadEvent
     switch (event.type) {
-      case 'LeadReceived':
-        statement(db, 'INSERT OR IGNORE INTO conversations (stream, account_id, lead_id) VALUES (?, ?, ?)').run(recorded.stream, event.data.accountId, event.data.leadId)
+      case 'TextReceived': {
+        const lead = parseLeadStream(recorded.stream)
+        if (lead === null) return
+        statement(
+          db,
+          `INSERT INTO conversations (stream, account_id, lead_id, received, last_received_at) VALUES (?, ?, ?, 1, ?)
+           ON CONFLICT (stream) DO UPDATE SET received = received + 1, last_received_at = excluded.last_received_at`,
+        ).run(recorded.stream, lead.accountId, event.data.leadId, event.data.receivedAt)
         return
-      case 'TextReceived':
-        statement(db, 'UPDATE conversations SET received = received + 1, last_received_at = ? WHERE stream = ?').run(event.data.receivedAt, recorded.stream)
-        return
+      }
       case 'ConversationRead':
         // Read through the lead's latest text as it was decided: every text applied so far precedes it on the stream.
         statement(db, 'UPDATE conversations SET read = received WHERE stream = ?').run(recorded.stream)
