@@ -40,7 +40,9 @@ t.test('send_sms texts the lead once, from the caller ID, with the opt-out line;
     messaging_service: null, carrier: 'twilio', check: { allowed: true }, dry_run: false,
   })
   t.equal(texts().length, 1)
-  t.same(texts()[0]?.form, { To: JANE, From: CALLER_ID, Body: 'Hi Jane, your roof quote is ready.\nReply STOP to opt out.' })
+  // The text asks for its delivery receipt, at a signed callback that names the text and its lead.
+  t.match(texts()[0]?.form, { StatusCallback: /\/api\/carrier\/twilio\/sms-status\?text=txt_\w+&lead=lead-acc_\w+-3125550142$/ })
+  t.same({ ...texts()[0]?.form, StatusCallback: undefined }, { To: JANE, From: CALLER_ID, Body: 'Hi Jane, your roof quote is ready.\nReply STOP to opt out.', StatusCallback: undefined })
   t.equal(out?.message_id, texts()[0]?.sid, "the answer carries Twilio's message sid")
   t.same((await events()).slice(-3), ['TextDecided', 'TextAttemptStarted', 'TextSent'])
 
@@ -116,7 +118,7 @@ t.test('with a Messaging Service, send_sms, the pay-link and the STOP confirmati
   t.match(dry.result?.structuredContent, { messaging_service: MG, sender: `texts go through Messaging Service ${MG}` })
   const sent = await app.call(acme.keys.write, 'send_sms', send('Hi Jane', 'mg-1'))
   t.match(sent.result?.structuredContent, { status: 'sent', messaging_service: MG })
-  t.same(texts()[0]?.form, { To: JANE, MessagingServiceSid: MG, Body: 'Hi Jane\nReply STOP to opt out.' })
+  t.same({ ...texts()[0]?.form, StatusCallback: undefined }, { To: JANE, MessagingServiceSid: MG, Body: 'Hi Jane\nReply STOP to opt out.', StatusCallback: undefined })
 
   const paid = await app.call(acme.keys.write, 'request_payment', { phone: '(312) 555-0142', amountCents: 5000, description: 'Deposit', idempotency_key: 'pay-1' })
   t.match(paid, { result: { structuredContent: { status: 'texted' } } })
