@@ -15,6 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { SCREENSHOTS_DIR } from '../../src/http/docs/docs-source.ts'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { freePort } from '../helpers/cli.ts'
+import { PASSWORD, signIn, VIEWS, watchedPage, type View } from '../helpers/console-browser.ts'
 import { DIALING, fakeTwilio, placedCalls, PUBLIC_URL, twilioEnv } from '../helpers/dialing-app.ts'
 import { inboundText } from '../helpers/inbound-text.ts'
 
@@ -26,13 +27,8 @@ declare const axe: { run(context: unknown, options: unknown): Promise<AxeResult>
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SCREENSHOTS = `${SCREENSHOTS_DIR}/`
-const PASSWORD = 'correct horse battery staple'
 const OWNER_PHONE = '+13125550177'
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-const VIEWS = {
-  desktop: { viewport: { width: 1280, height: 860 }, isMobile: false, hasTouch: false },
-  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-} as const
 
 async function fits(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
@@ -76,25 +72,14 @@ if (!existsSync(CHROMIUM)) {
     })
     t.teardown(() => browser.close())
 
-    async function signedInPage(t: Test, view: keyof typeof VIEWS) {
-      const context = await browser.newContext({ ...VIEWS[view], deviceScaleFactor: 1 })
-      t.teardown(() => context.close())
-      const page = await context.newPage()
-      const problems: string[] = []
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`)
-      })
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-      page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`))
-      await page.goto(`${baseUrl}/app/sign-in`)
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(PASSWORD)
-      await Promise.all([page.waitForURL(`${baseUrl}/app/home`), page.getByRole('button', { name: 'Sign in' }).click()])
+    async function signedInPage(t: Test, view: View) {
+      const { page, problems } = await watchedPage(t, browser, VIEWS[view])
+      await signIn(page, baseUrl, email)
       return { page, problems }
     }
 
     /** The page fits, passes axe, and is saved for the docs. */
-    async function check(t: Test, page: Page, name: string, view: keyof typeof VIEWS, show?: string) {
+    async function check(t: Test, page: Page, name: string, view: View, show?: string) {
       t.ok(await fits(page), `${name} (${view}): nothing is wider than the screen`)
       t.same(await accessibilityProblems(page), [], `${name} (${view}): no serious or critical accessibility violation`)
       if (show !== undefined) await page.locator(show).evaluate((element) => (element as unknown as { scrollIntoView(): void }).scrollIntoView())

@@ -11,9 +11,10 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { SCREENSHOTS_DIR } from '../../src/http/docs/docs-source.ts'
 import t, { type Test } from 'tap'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { freePort } from '../helpers/cli.ts'
+import { PASSWORD, signIn, VIEWS, watchedPage } from '../helpers/console-browser.ts'
 
 // The browser globals used by callbacks that run inside the page (the project compiles without the DOM lib).
 declare const document: { documentElement: { scrollWidth: number }; activeElement: { className: string } | null }
@@ -23,38 +24,10 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Saved where the docs serve them from (docs/console.md shows them).
 // SCREENSHOTS_DIR is a directory path without a trailing separator: each file goes inside it.
 const SCREENSHOTS = `${SCREENSHOTS_DIR}/`
-const PASSWORD = 'correct horse battery staple'
-const VIEWS = {
-  desktop: { viewport: { width: 1280, height: 860 }, isMobile: false, hasTouch: false },
-  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-} as const
-
-/** A page that records every console error, failed request and error response. */
-async function watchedPage(t: Test, browser: Browser, view: keyof typeof VIEWS): Promise<{ page: Page; context: BrowserContext; problems: string[] }> {
-  const context = await browser.newContext({ ...VIEWS[view], deviceScaleFactor: 1 })
-  t.teardown(() => context.close())
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`)
-  })
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`))
-  // Confirmations ("Rotate the webhook token?") are answered yes.
-  page.on('dialog', (dialog) => void dialog.accept())
-  return { page, context, problems }
-}
-
 async function fits(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
 }
 
-async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
-  await page.goto(`${baseUrl}/app/sign-in`)
-  await page.getByLabel('Email').fill(email)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await Promise.all([page.waitForURL(`${baseUrl}/app/home`), page.getByRole('button', { name: 'Sign in' }).click()])
-}
 
 async function rpc(baseUrl: string, key: string, name: string) {
   const response = await fetch(`${baseUrl}/api/mcp`, {
@@ -90,7 +63,7 @@ if (!existsSync(CHROMIUM)) {
     t.teardown(() => browser.close())
 
     await t.test('desktop: the whole flow', async (t) => {
-      const { page, context, problems } = await watchedPage(t, browser, 'desktop')
+      const { page, context, problems } = await watchedPage(t, browser, VIEWS.desktop)
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl })
 
       await page.goto(`${baseUrl}/app/set-password?token=${link.token}`)
@@ -188,7 +161,7 @@ if (!existsSync(CHROMIUM)) {
     })
 
     await t.test('phone: every page fits the screen', async (t) => {
-      const { page, problems } = await watchedPage(t, browser, 'phone')
+      const { page, problems } = await watchedPage(t, browser, VIEWS.phone)
       await page.goto(`${baseUrl}/app/sign-in`)
       await page.screenshot({ path: `${SCREENSHOTS}console-sign-in-phone.png` })
       await signIn(page, baseUrl, email)

@@ -13,11 +13,11 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { SCREENSHOTS_DIR } from '../../src/http/docs/docs-source.ts'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { freePort } from '../helpers/cli.ts'
+import { PASSWORD, signIn, watchedPage } from '../helpers/console-browser.ts'
 import { seriousViolations } from '../helpers/axe-check.ts'
 import { BOOK_NOW, BOOK_ZONE, seedReportBook } from '../helpers/report-book.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const PASSWORD = 'correct horse battery staple'
 const EMAIL = 'owner@book.example.com'
 const SIZES = {
   desktop: { viewport: { width: 1280, height: 900 }, isMobile: false, hasTouch: false },
@@ -26,17 +26,8 @@ const SIZES = {
 
 /** A signed-in page that records console errors (a CSP violation is one) and failed requests. */
 async function signedInPage(t: Test, browser: Browser, size: keyof typeof SIZES, baseUrl: string): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ ...SIZES[size], deviceScaleFactor: 1 })
-  t.teardown(() => context.close())
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('console', (m) => void (m.type() === 'error' && problems.push(m.text())))
-  page.on('pageerror', (e) => problems.push(e.message))
-  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`))
-  await page.goto(`${baseUrl}/app/sign-in`)
-  await page.getByLabel('Email').fill(EMAIL)
-  await page.getByLabel('Password').fill(PASSWORD)
-  await Promise.all([page.waitForURL(/\/app\/home$/), page.getByRole('button', { name: 'Sign in' }).click()])
+  const { page, problems } = await watchedPage(t, browser, SIZES[size])
+  await signIn(page, baseUrl, EMAIL)
   return { page, problems }
 }
 
