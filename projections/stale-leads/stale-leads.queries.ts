@@ -32,6 +32,9 @@ const COLUMNS = `stream, lead_id AS leadId, name, phone, state, source, received
   last_contact_at AS lastContactAt, pending_since AS pendingSince, attempts, callback_at AS callbackAt, callback_by AS callbackBy, connect_missed_at AS connectMissedAt,
   replied_at AS repliedAt, qualified_at AS qualifiedAt, missed_call_at AS missedCallAt`
 
+/** The lead_activity columns that mark a lead for get_next_actions until it is called again. */
+type Mark = 'missed_call_at' | 'replied_at' | 'qualified_at' | 'connect_missed_at'
+
 /** Counting stops here: a summary says "1,000+" rather than scanning a huge book on every call. */
 export const COUNT_CAP = 1000
 
@@ -56,25 +59,49 @@ export class StaleLeadsQueries {
 
   /** Leads that called in and were missed, not called back since; the latest call first. */
   missedCalls(accountId: string, limit: number): LeadActivityRow[] {
-    return statement(
-      this.db,
-      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND missed_call_at IS NOT NULL ORDER BY missed_call_at DESC LIMIT ?`,
-    ).all(accountId, limit) as LeadActivityRow[]
+    return this.latestMarked('missed_call_at', accountId, limit)
   }
 
   countMissedCalls(accountId: string): number {
-    return (statement(
-      this.db,
-      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND missed_call_at IS NOT NULL LIMIT ?)',
-    ).get(accountId, COUNT_CAP) as { n: number }).n
+    return this.countMarked('missed_call_at', accountId)
   }
 
   /** Leads that texted back and were not called since; the latest reply first. */
   replied(accountId: string, limit: number): LeadActivityRow[] {
+    return this.latestMarked('replied_at', accountId, limit)
+  }
+
+  countReplied(accountId: string): number {
+    return this.countMarked('replied_at', accountId)
+  }
+
+  /** Leads the voice assistant qualified that no call has followed since; newest first. */
+  qualified(accountId: string, limit: number): LeadActivityRow[] {
+    return this.latestMarked('qualified_at', accountId, limit)
+  }
+
+  /** Leads that pressed 1 and were not connected, with no call out since; the latest first. */
+  connectsMissed(accountId: string, limit: number): LeadActivityRow[] {
+    return this.latestMarked('connect_missed_at', accountId, limit)
+  }
+
+  countConnectsMissed(accountId: string): number {
+    return this.countMarked('connect_missed_at', accountId)
+  }
+
+  /** Leads (not do-not-call) with `column` set: each mark stays until the lead is called again. */
+  private latestMarked(column: Mark, accountId: string, limit: number): LeadActivityRow[] {
     return statement(
       this.db,
-      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND replied_at IS NOT NULL ORDER BY replied_at DESC LIMIT ?`,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND ${column} IS NOT NULL ORDER BY ${column} DESC LIMIT ?`,
     ).all(accountId, limit) as LeadActivityRow[]
+  }
+
+  private countMarked(column: Mark, accountId: string): number {
+    return (statement(
+      this.db,
+      `SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND ${column} IS NOT NULL LIMIT ?)`,
+    ).get(accountId, COUNT_CAP) as { n: number }).n
   }
 
   /** Leads whose asked-for callback is due at `now`; the latest due first. */
@@ -85,41 +112,11 @@ export class StaleLeadsQueries {
     ).all(accountId, now, limit) as LeadActivityRow[]
   }
 
-  /** Leads that pressed 1 and were not connected, with no call out since; the latest first. */
-  /** Leads the voice assistant qualified that no call has followed since; newest first. */
-  qualified(accountId: string, limit: number): LeadActivityRow[] {
-    return statement(
-      this.db,
-      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND qualified_at IS NOT NULL ORDER BY qualified_at DESC LIMIT ?`,
-    ).all(accountId, limit) as LeadActivityRow[]
-  }
-
-  connectsMissed(accountId: string, limit: number): LeadActivityRow[] {
-    return statement(
-      this.db,
-      `SELECT ${COLUMNS} FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND connect_missed_at IS NOT NULL ORDER BY connect_missed_at DESC LIMIT ?`,
-    ).all(accountId, limit) as LeadActivityRow[]
-  }
-
-  countReplied(accountId: string): number {
-    return (statement(
-      this.db,
-      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND replied_at IS NOT NULL LIMIT ?)',
-    ).get(accountId, COUNT_CAP) as { n: number }).n
-  }
-
   countCallbacksDue(accountId: string, now: string): number {
     return (statement(
       this.db,
       'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND callback_at IS NOT NULL AND callback_at <= ? LIMIT ?)',
     ).get(accountId, now, COUNT_CAP) as { n: number }).n
-  }
-
-  countConnectsMissed(accountId: string): number {
-    return (statement(
-      this.db,
-      'SELECT count(*) AS n FROM (SELECT 1 FROM lead_activity WHERE account_id = ? AND do_not_call = 0 AND connect_missed_at IS NOT NULL LIMIT ?)',
-    ).get(accountId, COUNT_CAP) as { n: number }).n
   }
 
   countNeverContacted(accountId: string, cutoff: string): number {
