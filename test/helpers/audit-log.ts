@@ -325,6 +325,13 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
     { type: 'PaymentRequestExpired', data: { requestId: 'pay_other', reason: 'restored_from_backup', at: '2026-03-10T16:30:30.000Z' } },
     // The relay of a live assistant call connected: its one session, claimed.
     { type: 'AssistantSessionOpened', data: { decisionId: 'dec_other', callId: 'CA_other', node: 'node-1', at: '2026-03-10T16:30:40.000Z' } },
+    // Two appointments: one booked, moved in the calendar and attended; one booked by the assistant, a no-show, and one cancelled.
+    { type: 'AppointmentBooked', data: { leadId: 'ld_audit0000000000b', appointmentId: 'bk_other1', appointmentTypeId: 'estimate', typeName: 'Roof estimate', start: '2026-03-11T15:00:00.000Z', end: '2026-03-11T16:00:00.000Z', provider: 'caldav', calendarId: 'https://cal.example/owner/jobs/', eventUid: 'leadline-bk_other1', leadZone: 'America/Chicago', by: 'agent', idempotencyKey: 'book-1', at: '2026-03-10T16:31:00.000Z' } },
+    { type: 'AppointmentRescheduled', data: { appointmentId: 'bk_other1', previousStart: '2026-03-11T15:00:00.000Z', start: '2026-03-11T17:00:00.000Z', end: '2026-03-11T18:00:00.000Z', by: 'calendar', at: '2026-03-10T16:32:00.000Z' } },
+    { type: 'AppointmentAttended', data: { appointmentId: 'bk_other1', by: 'owner', at: '2026-03-11T18:05:00.000Z' } },
+    { type: 'AppointmentBooked', data: { leadId: 'ld_audit0000000000b', appointmentId: 'bk_other2', appointmentTypeId: 'estimate', typeName: 'Roof estimate', start: '2026-03-12T15:00:00.000Z', end: '2026-03-12T16:00:00.000Z', provider: 'caldav', calendarId: 'https://cal.example/owner/jobs/', eventUid: 'leadline-bk_other2', leadZone: null, by: 'assistant', idempotencyKey: null, at: '2026-03-10T16:33:00.000Z' } },
+    { type: 'AppointmentNoShow', data: { appointmentId: 'bk_other2', by: 'owner', at: '2026-03-12T16:10:00.000Z' } },
+    { type: 'AppointmentCancelled', data: { appointmentId: 'bk_other3', by: 'calendar', reason: 'deleted in the calendar', at: '2026-03-12T16:20:00.000Z' } },
   ]
   await store.appendToStream(`lead-${OTHER_ACCOUNT}-${PHONE}`, otherLead.map((event) => newEvent(event, webhook)), 'no_stream')
   await store.appendToStream(USER_STREAM, USER_STORY.map(([event, actor]) => newEvent(event, actor)), 'no_stream')

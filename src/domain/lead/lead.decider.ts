@@ -1,7 +1,7 @@
 /**
  * The lead aggregate: one person per account and phone (last ten digits), composed of its slices.
  * Intake receives the person (intake/), calls rings them (calls/), payments asks them for money
- * (payments/), texts texts them (texts/), inbound answers them when they call (inbound/); each owns its events, commands, evolve and decide. Every event and command belongs
+ * (payments/), texts texts them (texts/), inbound answers them when they call (inbound/), appointments records the times they booked (appointments/); each owns its events, commands, evolve and decide. Every event and command belongs
  * to exactly one slice, which the compiler checks (`never` below). What crosses slices is decided
  * here: speed to lead with a new lead, a lead's follow-up stopped as it becomes do-not-call or
  * replies by text, a follow-up text step decided as a text, and a person who calls in: a caller not on
@@ -28,20 +28,22 @@ import { ASSISTANT_SUMMARIES, isAssistantEvent, type AssistantEvent } from './as
 import { INITIAL_INBOUND, decideInbound, evolveInbound, inboundCallOfDecision, isInboundCommand, type InboundCommand, type InboundState } from './inbound/inbound.decider.ts'
 import { INBOUND_SUMMARIES, isInboundEvent, type InboundEvent } from './inbound/inbound.events.ts'
 import { followUpForInbound, newInboundLead } from './inbound-follow-up.ts'
+import { INITIAL_APPOINTMENTS, decideAppointments, evolveAppointments, isAppointmentCommand, type AppointmentCommand, type AppointmentsState } from './appointments/appointments.decider.ts'
+import { APPOINTMENT_SUMMARIES, isAppointmentEvent, type AppointmentEvent } from './appointments/appointments.events.ts'
 
 // A slice joins the aggregate here, and only here: its events, summaries and effects, its commands, its
 // state, and a line each in evolve and decide (the compiler's \`never\` checks fail until it has them all).
 
 /** Every event of a lead's stream (lead.events.ts names the stream). */
-export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent | TextEvent | AssistantEvent | InboundEvent
+export type LeadEvent = IntakeEvent | CallEvent | PaymentEvent | TextEvent | AssistantEvent | InboundEvent | AppointmentEvent
 
 /** Every lead event type's one-line summary, from its slice: also the list of the lead's own event types. */
-export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES, ...TEXT_SUMMARIES, ...ASSISTANT_SUMMARIES, ...INBOUND_SUMMARIES }
+export const LEAD_SUMMARIES: EventSummaries<LeadEvent> = { ...INTAKE_SUMMARIES, ...CALL_SUMMARIES, ...PAYMENT_SUMMARIES, ...TEXT_SUMMARIES, ...ASSISTANT_SUMMARIES, ...INBOUND_SUMMARIES, ...APPOINTMENT_SUMMARIES }
 
 /** Every effect a process performs on a lead, as its slice declares it: the claims read model follows them all. */
 export const LEAD_EFFECTS: readonly Effect[] = [...CALL_EFFECTS, ...PAYMENT_EFFECTS, ...TEXT_EFFECTS]
 
-export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand | AssistantCommand | InboundCommand
+export type LeadCommand = IntakeCommand | CallCommand | PaymentCommand | TextCommand | AssistantCommand | InboundCommand | AppointmentCommand
 
 export interface LeadState extends IntakeState {
   readonly dialing: DialingState
@@ -53,6 +55,8 @@ export interface LeadState extends IntakeState {
   readonly assistant: AssistantState
   /** The calls this person made to the account's number and how each went (inbound/). */
   readonly inbound: InboundState
+  /** The times this person booked with the business and how each went (appointments/). */
+  readonly appointments: AppointmentsState
 }
 
 /** Did these intake events make the lead do-not-call (a sender's flag or the account's mark)? */
@@ -119,7 +123,7 @@ function decideInboundAndAfter(command: InboundCommand, state: LeadState, now: D
 }
 
 /** Every state is a new object (evolve never changes one), so every new lead starts from this one; frozen, so nothing could. */
-const INITIAL_LEAD: LeadState = Object.freeze({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT, inbound: INITIAL_INBOUND })
+const INITIAL_LEAD: LeadState = Object.freeze({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT, inbound: INITIAL_INBOUND, appointments: INITIAL_APPOINTMENTS })
 
 export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
   initialState: () => INITIAL_LEAD,
@@ -143,6 +147,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       const reached = event.type === 'InboundCallConnected' && state.dialing.answeredAt === null
       return { ...state, dialing: reached ? { ...state.dialing, answeredAt: event.data.at } : state.dialing, inbound: evolveInbound(state.inbound, event) }
     }
+    if (isAppointmentEvent(event)) return { ...state, appointments: evolveAppointments(state.appointments, event) }
     const _: never = event
     // An event type this version does not know (a newer writer, another feature): the lead stays as it was.
     return state
@@ -155,6 +160,7 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
     if (isTextCommand(command)) return decideTexts(command, state, now)
     if (isAssistantCommand(command)) return decideAssistantAndAfter(command, state, now)
     if (isInboundCommand(command)) return decideInboundAndAfter(command, state, now)
+    if (isAppointmentCommand(command)) return decideAppointments(command, state, now)
     const _: never = command
     throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)
   },
