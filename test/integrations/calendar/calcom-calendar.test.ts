@@ -176,6 +176,16 @@ t.test('delete is a cancel; a booking already cancelled is already_gone', async 
   calcom.failNext('POST', /\/cancel$/, { kind: 'status', status: 400, act: true })
   t.equal(await calendar.deleteEvent('501', 'booking-cancel2'), 'already_gone')
   t.equal(calcom.bookings().find((x) => x.uid === event.etag)!.status, 'cancelled')
+
+  const { event: third } = await calendar.createEvent('501', draft('booking-cancel3', '2030-04-09T18:00:00.000Z', '2030-04-09T19:00:00.000Z'))
+  calcom.failNext('GET', '/v2/bookings', { kind: 'status', status: 503 })
+  await t.rejects((await connect()).deleteEvent('501', 'booking-cancel3'), { name: 'CalendarError', kind: 'unreachable' }, 'a failed look before the cancel: nothing was sent')
+  calcom.failNext('POST', /\/cancel$/, { kind: 'status', status: 500 })
+  await t.rejects(calendar.deleteEvent('501', 'booking-cancel3'), { name: 'CalendarError', kind: 'unknown_outcome', status: 500 })
+  calcom.failNext('POST', /\/cancel$/, { kind: 'status', status: 429 })
+  await t.rejects(calendar.deleteEvent('501', 'booking-cancel3'), { name: 'CalendarError', kind: 'unreachable', status: 429 }, 'rate-limited: nothing done, try later')
+  t.equal(calcom.bookings().find((x) => x.uid === third.etag)!.status, 'accepted')
+  t.equal(await calendar.deleteEvent('501', 'booking-cancel3'), 'deleted')
 })
 
 t.test('changes: a booking cancelled and one moved in Cal.com are noticed through the snapshot token', async (t) => {
