@@ -13,7 +13,8 @@
  * - `POST /v2/bookings` (start UTC, eventTypeId, attendee {name, timeZone, email and/or phoneNumber},
  *   metadata ≤ 50 keys, bookingFieldsResponses): 201, or 400 when the slot is not open, no contact is
  *   given, or the event type requires an email the attendee lacks.
- * - `GET /v2/bookings` (eventTypeId, afterStart, beforeEnd, status, take, skip; sorted by start) with
+ * - `GET /v2/bookings` (eventTypeId, afterStart, beforeEnd, status: upcoming (not ended, neither
+ *   cancelled nor rejected), unconfirmed, past, cancelled (or rejected), any of them; take, skip; by start) with
  *   `pagination`; `GET /v2/bookings/{uid}`; `POST /v2/bookings/{uid}/reschedule` (a new booking with a
  *   new uid and the old metadata; the old one cancelled, `rescheduledToUid` set); `POST
  *   /v2/bookings/{uid}/cancel` (400 when already cancelled).
@@ -230,7 +231,7 @@ export async function startFakeCalCom(options: FakeCalComOptions = {}): Promise<
       const cancelled = b.status === 'cancelled' || b.status === 'rejected'
       const ended = Date.parse(b.end) <= at
       return statuses.some((s) =>
-        s === 'cancelled' ? cancelled : s === 'upcoming' ? !cancelled && !ended && b.status === 'accepted' : s === 'unconfirmed' ? b.status === 'pending' && !ended : s === 'past' ? !cancelled && ended : false,
+        s === 'cancelled' ? cancelled : s === 'upcoming' ? !cancelled && !ended : s === 'unconfirmed' ? b.status === 'pending' && !ended : s === 'past' ? !cancelled && ended : false,
       )
     }
     const all = [...bookings.values()]

@@ -81,6 +81,8 @@ t.test('one booking per UID: the UID rides in the metadata, and a second write f
   t.same(again, { outcome: 'already_exists', event: { uid: 'booking-once1', etag: booking!.uid } })
   const afterRestart = await (await connect()).createEvent('501', draft('booking-once1', '2030-04-02T14:00:00.000Z', '2030-04-02T15:00:00.000Z'))
   t.equal(afterRestart.outcome, 'already_exists', 'a new connection (a restart) finds it by searching the bookings')
+  const searches = calcom.requests().filter((r) => r.method === 'GET' && r.path === '/v2/bookings')
+  t.ok(searches.length > 0 && searches.every((r) => r.version === '2024-08-13' && r.query.eventTypeId === '501' && r.query.status === 'upcoming,unconfirmed,past,cancelled'), 'the event type’s bookings of every status')
   t.equal(ofUid('booking-once1').length, 1)
 })
 

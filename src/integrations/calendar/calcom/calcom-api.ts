@@ -107,7 +107,8 @@ export class CalComApi {
   async bookings(query: CalBookingQuery): Promise<CalPage> {
     const { data, pagination } = await this.#envelope<CalBooking[]>('GET', '/v2/bookings', {
       version: CAL_API_VERSION.bookings,
-      query: { eventTypeId: String(query.eventTypeId), afterStart: query.afterStart, sortStart: 'asc', take: String(query.take), skip: String(query.skip) },
+      // Every status, named: together they cover every booking, whatever Cal.com lists by default.
+      query: { eventTypeId: String(query.eventTypeId), status: 'upcoming,unconfirmed,past,cancelled', afterStart: query.afterStart, sortStart: 'asc', take: String(query.take), skip: String(query.skip) },
       writes: false,
     })
     const more = (pagination as { hasNextPage?: unknown } | undefined)?.hasNextPage
