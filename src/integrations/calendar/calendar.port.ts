@@ -2,7 +2,7 @@
  * The calendar port: what appointments need of the calendar a business already uses. Connect with the
  * owner's credentials (checked at once), list calendars, read busy times (the owner's own events block
  * slots), write one event per booking under a stable UID, and notice what changed in the calendar since
- * a token. Adapters: CalDAV (tsdav). Every failure says whether the calendar can have acted on it.
+ * a token. Adapters: CalDAV (tsdav), Cal.com (API v2). Every failure says whether the calendar can have acted on it.
  */
 
 /** The owner's credentials for a CalDAV server (an app password, never the account's main one). */
@@ -14,7 +14,18 @@ export interface CalDavCredentials {
   readonly password: string
 }
 
-export type CalendarCredentials = CalDavCredentials
+/** A Cal.com account (API v2): an API key and, optionally, the one event type bookings go to. */
+export interface CalComCredentials {
+  readonly kind: 'calcom'
+  /** `cal_live_…` (or `cal_…` on a self-hosted instance), from Settings → Developer → API keys. */
+  readonly apiKey: string
+  /** The event type the owner chose; listCalendars then lists only it. */
+  readonly eventTypeId?: number
+  /** The API's origin, `https://api.cal.com` unless self-hosted. */
+  readonly baseUrl?: string
+}
+
+export type CalendarCredentials = CalDavCredentials | CalComCredentials
 
 export interface CalendarInfo {
   /** The calendar's id for later calls (CalDAV: its collection URL). */
@@ -38,6 +49,16 @@ export interface CalendarEventDraft {
   readonly end: string
   readonly summary: string
   readonly description?: string
+  /** The lead, for calendars that book a person rather than write an event (Cal.com requires one). */
+  readonly attendee?: CalendarAttendee
+}
+
+export interface CalendarAttendee {
+  readonly name: string
+  /** E.164 (`+15551230000`). */
+  readonly phone: string
+  /** The lead's IANA zone, in which the booking platform writes to them. */
+  readonly timeZone: string
 }
 
 export interface CalendarEventRef {
@@ -79,7 +100,7 @@ export interface CalendarConnection {
 }
 
 export interface CalendarProvider {
-  readonly name: 'caldav'
+  readonly name: 'caldav' | 'calcom'
   /** Checks the credentials with the server before answering: a wrong password is `unauthorized` now, not later. */
   connect(credentials: CalendarCredentials): Promise<CalendarConnection>
 }
