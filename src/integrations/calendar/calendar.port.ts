@@ -14,7 +14,15 @@ export interface CalDavCredentials {
   readonly password: string
 }
 
-export type CalendarCredentials = CalDavCredentials
+/** The owner's Google consent: the refresh token, and the OAuth client (GOOGLE_CLIENT_ID/SECRET) it was granted to. */
+export interface GoogleCredentials {
+  readonly kind: 'google'
+  readonly refreshToken: string
+  readonly clientId: string
+  readonly clientSecret: string
+}
+
+export type CalendarCredentials = CalDavCredentials | GoogleCredentials
 
 export interface CalendarInfo {
   /** The calendar's id for later calls (CalDAV: its collection URL). */
@@ -79,7 +87,7 @@ export interface CalendarConnection {
 }
 
 export interface CalendarProvider {
-  readonly name: 'caldav'
+  readonly name: 'caldav' | 'google'
   /** Checks the credentials with the server before answering: a wrong password is `unauthorized` now, not later. */
   connect(credentials: CalendarCredentials): Promise<CalendarConnection>
 }

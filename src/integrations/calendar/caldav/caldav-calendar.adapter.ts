@@ -34,6 +34,7 @@ export function createCalDavCalendar(options: CalDavOptions = {}): CalendarProvi
   return {
     name: 'caldav',
     async connect(credentials) {
+      if (credentials.kind !== 'caldav') throw new CalendarError('rejected', `CalDAV cannot use ${credentials.kind} credentials`)
       const client = await login(credentials, timeoutMs)
       return connection(client, credentials, timeoutMs, now)
     },
