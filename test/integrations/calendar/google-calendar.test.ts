@@ -40,6 +40,8 @@ t.test('a refused consent is unauthorized at connect; a revoked one later is una
   await t.rejects(provider.connect(credentials('1//0not-a-token')), { name: 'CalendarError', kind: 'unauthorized' }, 'an unknown refresh token')
   await t.rejects(provider.connect({ ...credentials(), clientSecret: 'wrong' }), { name: 'CalendarError', kind: 'unauthorized' }, 'a wrong client secret')
   await t.rejects(provider.connect({ kind: 'caldav', serverUrl: 'http://x', username: 'a', password: 'b' }), { name: 'CalendarError', kind: 'rejected' })
+  await t.rejects(provider.connect({ ...credentials(), refreshToken: '' }), { name: 'CalendarError', kind: 'rejected', message: /refreshToken/ }, 'no consent yet')
+  await t.rejects(provider.connect({ ...credentials(), clientId: ' ', clientSecret: '' }), { name: 'CalendarError', kind: 'rejected', message: /clientId, clientSecret/ }, 'GOOGLE_CLIENT_ID/SECRET unset')
   const nobody = createGoogleCalendar({ endpoints: { tokenUrl: 'http://127.0.0.1:9/token', apiRootUrl: 'http://127.0.0.1:9/' } })
   await t.rejects(nobody.connect(credentials()), { name: 'CalendarError', kind: 'unreachable' }, 'Google out of reach')
 
@@ -120,6 +122,11 @@ t.test('update on the ETag, delete twice; a deleted booking is not brought back 
   const back = await calendar.createEvent(OWNER, draft('leadline-move1', '2026-03-25T14:00:00.000Z', '2026-03-25T15:00:00.000Z'))
   t.equal(back.outcome, 'created', 'Google keeps the deleted id (409); the booking written again restores it')
   t.same(await calendar.busy(OWNER, day('2026-03-25'), 'UTC'), [{ start: '2026-03-25T14:00:00.000Z', end: '2026-03-25T15:00:00.000Z' }])
+
+  await calendar.deleteEvent(OWNER, 'leadline-move1')
+  const both = await Promise.all([connect(), connect()].map(async (c) => (await c).createEvent(OWNER, draft('leadline-move1', '2026-03-25T16:00:00.000Z', '2026-03-25T17:00:00.000Z'))))
+  t.same(both.map((r) => r.outcome).sort(), ['already_exists', 'created'], 'two writers restoring one deleted booking: one restores, the other finds it')
+  t.same(await calendar.busy(OWNER, day('2026-03-25'), 'UTC'), [{ start: '2026-03-25T16:00:00.000Z', end: '2026-03-25T17:00:00.000Z' }])
 })
 
 t.test('changes: a first token, then an event moved and another deleted in Google Calendar, and an expired token', async (t) => {
@@ -160,7 +167,7 @@ t.test('changes follow every page of a long listing', async (t) => {
 })
 
 t.test('outcomes that cannot be known: a timeout or a cut connection on create is unknown_outcome, and the retry finds one event', async (t) => {
-  const slow = await createGoogleCalendar({ endpoints: google.endpoints, timeoutMs: 1_500 }).connect(credentials())
+  const slow = await createGoogleCalendar({ endpoints: google.endpoints, timeoutMs: 3_000 }).connect(credentials())
   google.failNext({ kind: 'hang', applied: true }, { method: 'POST', path: '/events' })
   const event = draft('leadline-timeout', '2026-04-10T14:00:00.000Z', '2026-04-10T15:00:00.000Z')
   await t.rejects(slow.createEvent(OWNER, event), { name: 'CalendarError', kind: 'unknown_outcome' })
@@ -175,6 +182,12 @@ t.test('outcomes that cannot be known: a timeout or a cut connection on create i
 
   google.failNext({ kind: 'status', status: 503 }, { method: 'POST', path: '/events' })
   await t.rejects(calendar.createEvent(OWNER, draft('leadline-503', '2026-04-12T14:00:00.000Z', '2026-04-12T15:00:00.000Z')), { name: 'CalendarError', kind: 'unknown_outcome', status: 503 })
+  // A fresh access token that Google fails to give (the SDK tries four times) means the write was never sent.
+  google.expireAccessTokens()
+  for (let i = 0; i < 4; i += 1) google.failNext({ kind: 'status', status: 503 }, { path: '/token' })
+  const inserts = google.requests().filter((r) => r.method === 'POST' && r.path.includes('/events')).length
+  await t.rejects(calendar.createEvent(OWNER, draft('leadline-no-token', '2026-04-12T14:00:00.000Z', '2026-04-12T15:00:00.000Z')), { name: 'CalendarError', kind: 'unreachable', status: 503 })
+  t.equal(google.requests().filter((r) => r.method === 'POST' && r.path.includes('/events')).length, inserts + 1, 'only the first try, refused as expired, reached the calendar')
   google.failNext({ kind: 'status', status: 503 }, { method: 'POST', path: '/freeBusy' })
   await t.rejects(calendar.busy(OWNER, day('2026-04-12'), 'UTC'), { name: 'CalendarError', kind: 'unreachable', status: 503 }, 'a read that failed changed nothing')
   // google-auth-library answers a 403 with one fresh token and one retry: Google rate-limits both.

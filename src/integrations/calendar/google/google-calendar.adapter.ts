@@ -39,6 +39,8 @@ export function createGoogleCalendar(options: GoogleCalendarOptions = {}): Calen
     name: 'google',
     async connect(credentials) {
       if (credentials.kind !== 'google') throw new CalendarError('rejected', `Google Calendar cannot use ${credentials.kind} credentials`)
+      const missing = (['refreshToken', 'clientId', 'clientSecret'] as const).filter((field) => typeof credentials[field] !== 'string' || credentials[field].trim() === '')
+      if (missing.length > 0) throw new CalendarError('rejected', `Google Calendar credentials need ${missing.join(', ')}`)
       const api = await login(credentials, endpoints, timeoutMs)
       return connection(api, endpoints.tokenUrl)
     },
@@ -124,8 +126,16 @@ function connection(api: calendar_v3.Calendar, tokenUrl: string): CalendarConnec
       const existing = await fetchEvent(calendarId, id, `reading event ${draft.uid}`)
       if (existing.status !== 'cancelled') return { outcome: 'already_exists', event: { uid: draft.uid, etag: existing.etag ?? null } }
       // Google keeps a deleted event's id; writing the booking again brings it back, as a new file would on CalDAV.
-      const restored = await patch(calendarId, draft, existing.etag ?? '*', { status: 'confirmed' })
-      return { outcome: 'created', event: { uid: draft.uid, etag: restored.etag ?? null } }
+      try {
+        const restored = await patch(calendarId, draft, existing.etag ?? '*', { status: 'confirmed' })
+        return { outcome: 'created', event: { uid: draft.uid, etag: restored.etag ?? null } }
+      } catch (error) {
+        if (!(error instanceof CalendarError && error.kind === 'conflict')) throw error
+        // Another writer of the same booking restored it first.
+        const now = await fetchEvent(calendarId, id, `reading event ${draft.uid}`)
+        if (now.status === 'cancelled') throw error
+        return { outcome: 'already_exists', event: { uid: draft.uid, etag: now.etag ?? null } }
+      }
     },
 
     async updateEvent(calendarId: string, draft: CalendarEventDraft, etag?: string): Promise<CalendarEventRef> {

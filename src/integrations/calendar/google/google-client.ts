@@ -90,10 +90,11 @@ export function googleFailure(error: unknown, doing: string, writes: boolean, to
   if (oauth === 'invalid_grant' || oauth === 'invalid_client' || oauth === 'unauthorized_client') {
     return new CalendarError('unauthorized', `Google refused the calendar consent ${doing} (${oauth}): the owner must connect Google Calendar again`, status)
   }
+  // A fresh access token failed before the write itself was sent: whatever the token endpoint did, nothing was written.
+  const sentWrite = writes && !String((error as HttpFailure | null)?.config?.url ?? '').startsWith(tokenUrl)
   if (status === null) {
-    const atTokenEndpoint = String((error as HttpFailure | null)?.config?.url ?? '').startsWith(tokenUrl)
-    const sentNothing = atTokenEndpoint || causeCodes(error).some((code) => NEVER_SENT.has(code))
-    return new CalendarError(writes && !sentNothing ? 'unknown_outcome' : 'unreachable', `no answer from Google ${doing}: ${detail}`)
+    const neverSent = causeCodes(error).some((code) => NEVER_SENT.has(code))
+    return new CalendarError(sentWrite && !neverSent ? 'unknown_outcome' : 'unreachable', `no answer from Google ${doing}: ${detail}`)
   }
   const reason = reasonOf(error)
   if (status === 429 || (status === 403 && reason !== null && RATE_LIMITED.has(reason))) {
@@ -102,7 +103,7 @@ export function googleFailure(error: unknown, doing: string, writes: boolean, to
   if (status === 401 || status === 403) return new CalendarError('unauthorized', `Google refused the credentials ${doing}: ${detail}`, status)
   if (status === 404 || status === 410) return new CalendarError('not_found', `no such calendar or event ${doing}`, status)
   if (status === 412) return new CalendarError('conflict', `the event was changed in the calendar ${doing}`, status)
-  if (status >= 500) return new CalendarError(writes ? 'unknown_outcome' : 'unreachable', `Google answered ${status} ${doing}`, status)
+  if (status >= 500) return new CalendarError(sentWrite ? 'unknown_outcome' : 'unreachable', `Google answered ${status} ${doing}`, status)
   return new CalendarError('rejected', `Google answered ${status} ${doing}: ${detail}`, status)
 }
 
