@@ -25,7 +25,15 @@ export interface CalComCredentials {
   readonly baseUrl?: string
 }
 
-export type CalendarCredentials = CalDavCredentials | CalComCredentials
+/** The owner's Google consent: the refresh token, and the OAuth client (GOOGLE_CLIENT_ID/SECRET) it was granted to. */
+export interface GoogleCredentials {
+  readonly kind: 'google'
+  readonly refreshToken: string
+  readonly clientId: string
+  readonly clientSecret: string
+}
+
+export type CalendarCredentials = CalDavCredentials | GoogleCredentials | CalComCredentials
 
 export interface CalendarInfo {
   /** The calendar's id for later calls (CalDAV: its collection URL). */
@@ -100,7 +108,7 @@ export interface CalendarConnection {
 }
 
 export interface CalendarProvider {
-  readonly name: 'caldav' | 'calcom'
+  readonly name: 'caldav' | 'google' | 'calcom'
   /** Checks the credentials with the server before answering: a wrong password is `unauthorized` now, not later. */
   connect(credentials: CalendarCredentials): Promise<CalendarConnection>
 }
