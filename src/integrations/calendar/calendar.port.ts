@@ -21,7 +21,7 @@ export interface CalDavCredentials {
  */
 export interface SimulatedCalendarCredentials {
   readonly kind: 'simulated'
-  readonly owner: string
+  readonly owner?: string
 }
 
 export type CalendarCredentials = CalDavCredentials | SimulatedCalendarCredentials

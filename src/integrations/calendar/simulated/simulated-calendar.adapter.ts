@@ -194,7 +194,7 @@ export function createSimulatedCalendar(): CalendarProvider<SimulatedCalendarCre
   return {
     name: 'simulated',
     async connect(credentials) {
-      if (credentials.owner === '') throw new CalendarError('rejected', 'a simulated calendar belongs to an account')
+      if (credentials.owner === undefined || credentials.owner === '') throw new CalendarError('rejected', 'a simulated calendar belongs to an account')
       return simulatedCalendarsOf(credentials.owner).connection()
     },
   }
