@@ -126,6 +126,7 @@ export class Appointments {
 
   async reschedule(input: WriteInput & { appointmentId: string; start: string }): Promise<AppointmentView> {
     const { account, lead, record } = await this.appointment(input.accountId, input.phoneLast10, input.appointmentId)
+    if (record.status !== 'booked') throw notBooked(record)
     const { type, calendar } = await this.typeContext(input.accountId, record.appointmentTypeId, account)
     this.requireSameCalendar(account, record)
     const booking = this.bookingInput(account, lead, type, record.appointmentId, input.start, input.actor)
@@ -152,7 +153,7 @@ export class Appointments {
   async cancel(input: WriteInput & { appointmentId: string; reason: string | null }): Promise<AppointmentView> {
     const { account, lead, record } = await this.appointment(input.accountId, input.phoneLast10, input.appointmentId)
     if (record.status === 'cancelled') return this.view(account, lead, record, { alreadyDone: true })
-    if (record.status !== 'booked') throw new DomainError('appointment_not_booked', `appointment ${record.appointmentId} is ${record.status.replace('_', '-')}`, { appointmentId: record.appointmentId, status: record.status })
+    if (record.status !== 'booked') throw notBooked(record)
     const connected = account.calendar !== null && account.calendar.provider === record.provider && account.calendar.calendars.some((c) => c.id === record.calendarId)
     if (input.dryRun) return { ...this.view(account, lead, record, { dryRun: true }), status: 'cancelled', calendarEvent: connected ? 'would_delete' : 'other_calendar' }
     const calendar = connected ? await this.deps.calendars.open(input.accountId) : null
@@ -296,6 +297,10 @@ export class Appointments {
     }
     return this.view(account, lead, record, { dryRun: true })
   }
+}
+
+function notBooked(record: AppointmentRecord): DomainError {
+  return new DomainError('appointment_not_booked', `appointment ${record.appointmentId} is ${record.status.replace('_', '-')}`, { appointmentId: record.appointmentId, status: record.status })
 }
 
 /** The lead's zone: its state's, else its number's; null when neither tells. */
