@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 
 /** The folders of the ports: each folder inside one is an adapter (a new one is covered as it is made). */
-const PORTS = ['src/eventstore', 'src/integrations/carrier', 'src/integrations/payments']
+const PORTS = ['src/eventstore', 'src/integrations/carrier', 'src/integrations/payments', 'src/integrations/calendar']
 /** Each adapter's folder: its entry (index.ts) is its public surface. */
 const ADAPTERS = PORTS.flatMap((port) =>
   fs

@@ -71,6 +71,9 @@ import type { Assistant } from './processes/assistant/conversation.ts'
 import { AssistantEngine } from './processes/assistant/assistant-engine.ts'
 import { openAssistantProvider } from './integrations/assistant/open-assistant-provider.ts'
 import type { AssistantProvider } from './integrations/assistant/assistant-provider.port.ts'
+import { Calendars } from './commands/calendars.ts'
+import { Appointments } from './commands/appointments.ts'
+import { openCalendar } from './integrations/calendar/open-calendar.ts'
 
 export { PROJECTIONS }
 
@@ -182,6 +185,10 @@ export interface Leadline {
   readonly missedCallText: MissedCallTextBack
   /** The voice assistant's conversations (issue #29): what the ConversationRelay route talks to. */
   readonly assistant: Assistant
+  /** The account's calendar connection (credentials sealed) and its appointment types (issue #45). */
+  readonly calendars: Calendars
+  /** Open slots, and booking, moving and cancelling a lead's appointments in the account's calendar. */
+  readonly appointments: Appointments
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -294,6 +301,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, receivers, deliveries: outboundDeliveries, outboundEvents, clock })
+  const calendars = new Calendars({ commands, accounts, secretBox, open: openCalendar })
+  const appointments = new Appointments({ commands, accounts, calendars, clock, publicUrl })
   const missedCallText = new MissedCallTextBack({ commands, accounts, ...(options.logger ? { logger: options.logger } : {}) })
   const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor(), missedCallText.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
@@ -305,7 +314,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, assistant, intake,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, assistant, intake, calendars, appointments,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()

@@ -69,7 +69,7 @@ t.test('with a key that may call: what the server says, line by line', async (t)
   const { env, all } = await clientSetup(t)
   const as = { ...env, LEADLINE_API_KEY: all }
   const tools = await runInProcess(['tools', '--json'], as)
-  t.equal(JSON.parse(tools.stdout).tools.length, 16)
+  t.equal(JSON.parse(tools.stdout).tools.length, 20)
   const lead = await runInProcess(['lead', '--phone', '3125550142', '--json'], as)
   const leadId = JSON.parse(lead.stdout).lead.lead_id as string
   t.match((await runInProcess(['lead', '--lead-id', leadId], as)).stdout, /^lead id\s+ld_/)

@@ -36,7 +36,7 @@ async function setUp() {
     bookingId,
     type,
     start: slot,
-    lead: { name: 'Ann Lee', phone: '+15551230000', source: 'webhook', link: 'https://leadline.example/console/leads/1' },
+    lead: { name: 'Ann Lee', phone: '+15551230000', source: 'webhook', link: 'https://leadline.example/console/leads/1', zone: 'America/Chicago' },
     actor,
   })
   /** One node: its own command handler and its own calendar connection, on the shared log. */

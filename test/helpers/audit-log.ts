@@ -19,6 +19,7 @@ import { schemaVersionOf } from '../../src/domain/upcasters.ts'
 import { LOG_RESTORES_STREAM, type LogRestoreEvent } from '../../src/domain/restore/log-restore.ts'
 import type { NumberPurchaseEvent } from '../../src/domain/numbers/number-purchase.events.ts'
 import { slotClaimStream, type SlotClaimEvent } from '../../src/domain/appointments/slot-claim.events.ts'
+import { dayClaimStream, type DayClaimEvent } from '../../src/domain/appointments/day-claim.events.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
 export const OTHER_ACCOUNT = 'acc_audit0000000000b'
@@ -257,6 +258,11 @@ export const OTHER_ACCOUNT_STORY: ReadonlyArray<readonly [AccountEvent, Actor]> 
   [{ type: 'EventsUnsubscribed', data: { subscriptionId: 'sub_audit00000000b', unsubscribedAt: '2026-03-10T16:45:00.000Z' } }, operator],
   [{ type: 'OAuthGrantCreated', data: { grantId: 'grant_audit0000000b', clientId: 'client_audit', clientName: 'Claude', userId: 'usr_audit00000000b', scopes: ['read'], createdAt: '2026-03-10T16:46:00.000Z' } }, operator],
   [{ type: 'OAuthGrantRevoked', data: { grantId: 'grant_audit0000000b', reason: 'owner', revokedAt: '2026-03-10T16:47:00.000Z' } }, operator],
+  // A calendar connected (its credentials only ever sealed), an appointment type saved and removed, the calendar disconnected.
+  [{ type: 'CalendarConnected', data: { provider: 'caldav', label: 'owner at cal.example', sealedCredentials: SEALED_SECRET, calendars: [{ id: 'https://cal.example/owner/jobs/', name: 'Jobs', timeZone: 'America/Chicago' }], connectedAt: '2026-03-10T16:48:00.000Z' } }, operator],
+  [{ type: 'AppointmentTypeSaved', data: { type: { id: 'estimate', name: 'Roof estimate', durationMinutes: 60, bufferMinutes: 15, bookableHours: null, minimumNoticeMinutes: 120, maxPerDay: 4, calendarId: 'https://cal.example/owner/jobs/' }, savedAt: '2026-03-10T16:48:30.000Z' } }, operator],
+  [{ type: 'AppointmentTypeRemoved', data: { typeId: 'estimate', removedAt: '2026-03-10T16:49:00.000Z' } }, operator],
+  [{ type: 'CalendarDisconnected', data: { disconnectedAt: '2026-03-10T16:49:30.000Z' } }, operator],
 ]
 
 /** Two owner alerts of the other account: one texted, one the carrier refused. */
@@ -297,6 +303,12 @@ export const SLOT_STORY: SlotClaimEvent[] = [
   { type: 'SlotClaimed', data: { ...slot, end: '2026-03-12T16:00:00.000Z', bookingId: 'bk_audit', appointmentTypeId: 'estimate', calendarId: 'https://cal.example/owner/jobs/', claimedAt: '2026-03-10T16:50:00.000Z' } },
   { type: 'SlotEventWritten', data: { ...slot, bookingId: 'bk_audit', eventUid: 'leadline-bk_audit', etag: '"1"', alreadyThere: false, writtenAt: '2026-03-10T16:50:01.000Z' } },
   { type: 'SlotReleased', data: { ...slot, bookingId: 'bk_audit', reason: 'cancelled', releasedAt: '2026-03-10T16:55:00.000Z' } },
+]
+/** The same booking's place on its day (at most 4 estimates a day), taken and given back. */
+const DAY = { accountId: ACCOUNT, appointmentTypeId: 'estimate', day: '2026-03-12' }
+export const DAY_STORY: DayClaimEvent[] = [
+  { type: 'DayPlaceClaimed', data: { ...DAY, bookingId: 'bk_audit', maxPerDay: 4, claimedAt: '2026-03-10T16:50:00.000Z' } },
+  { type: 'DayPlaceReleased', data: { ...DAY, bookingId: 'bk_audit', reason: 'cancelled', releasedAt: '2026-03-10T16:55:00.000Z' } },
 ]
 
 /**
@@ -346,6 +358,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   for (const [stream, events] of OAUTH_RECORD_STORIES) await store.appendToStream(stream, events.map((event) => newEvent(event, oauth)), 'no_stream')
   await store.appendToStream(LOG_RESTORES_STREAM, RESTORE_STORY.map((event) => newEvent(event, operator)), 'no_stream')
   await store.appendToStream(slotClaimStream(ACCOUNT, SLOT_START), SLOT_STORY.map((event) => newEvent(event, operator)), 'no_stream')
+  await store.appendToStream(dayClaimStream(ACCOUNT, DAY.appointmentTypeId, DAY.day), DAY_STORY.map((event) => newEvent(event, operator)), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

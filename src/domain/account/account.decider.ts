@@ -4,7 +4,8 @@
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
 import { DEFAULT_SETTINGS, validateSettingsChange, type AccountSettings } from './account-settings.ts'
-import { SCOPES, type AccountEvent, type Scope } from './account.events.ts'
+import { SCOPES, type AccountEvent, type ConnectedCalendar, type Scope } from './account.events.ts'
+import { appointmentType, type AppointmentType } from '../appointments/appointment-type.ts'
 import { MAX_FIELD_MAP_SOURCES, sourceName, validateFieldMap, type FieldMap, type FieldMapping } from '../lead/intake/field-map.ts'
 import { parseOutboundTypes, type OutboundEventType } from '../outbound-events/outbound-events.ts'
 import { isSealed } from '../sealed-secrets.ts'
@@ -31,6 +32,23 @@ export type AccountCommand =
   | { type: 'SubscribeEvents'; subscriptionId: string; url: string; types: readonly string[] | null; sealedSecret: string; secretHint: string }
   | { type: 'RotateEventsSecret'; subscriptionId: string; sealedSecret: string; secretHint: string }
   | { type: 'UnsubscribeEvents'; subscriptionId: string }
+  /** The connection's credentials arrive sealed, checked with the provider first (src/commands/calendars.ts). */
+  | { type: 'ConnectCalendar'; provider: string; label: string; sealedCredentials: string; calendars: readonly ConnectedCalendar[] }
+  | { type: 'DisconnectCalendar' }
+  | { type: 'SaveAppointmentType'; input: unknown }
+  | { type: 'RemoveAppointmentType'; typeId: string }
+
+/** The account's one calendar connection; its credentials stay sealed. */
+export interface CalendarConnectionState {
+  readonly provider: string
+  readonly label: string
+  readonly sealedCredentials: string
+  readonly calendars: readonly ConnectedCalendar[]
+  readonly connectedAt: string
+}
+
+/** At most this many appointment types per account: each is offered to agents by name. */
+export const MAX_APPOINTMENT_TYPES = 50
 
 /** A URL that hears the account's outbound events; its secret stays sealed. */
 export interface EventSubscriptionState {
@@ -84,10 +102,15 @@ export interface AccountState {
   readonly fieldMaps: ReadonlyMap<string, { readonly mappings: FieldMap; readonly setAt: string }>
   /** Outbound events subscriptions by id (removed ones are gone). */
   readonly subscriptions: ReadonlyMap<string, EventSubscriptionState>
+  /** The calendar appointments are booked into; null when none is connected. */
+  readonly calendar: CalendarConnectionState | null
+  /** What leads can book, by type id, in the order they were first saved. */
+  readonly appointmentTypes: ReadonlyMap<string, AppointmentType>
 }
 
 export const MAX_ACCOUNT_NAME = 200
 export const MAX_KEY_LABEL = 100
+export const MAX_CALENDAR_LABEL = 200
 
 function requireAccount(state: AccountState): void {
   if (!state.exists) throw new DomainError('account_not_found', 'account not found')
@@ -135,6 +158,8 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
     googleKey: null,
     fieldMaps: new Map(),
     subscriptions: new Map(),
+    calendar: null,
+    appointmentTypes: new Map(),
   }),
 
   evolve(state, event) {
@@ -208,6 +233,19 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         const subscriptions = new Map(state.subscriptions)
         subscriptions.delete(event.data.subscriptionId)
         return { ...state, subscriptions }
+      }
+      case 'CalendarConnected': {
+        const { provider, label, sealedCredentials, calendars, connectedAt } = event.data
+        return { ...state, calendar: { provider, label, sealedCredentials, calendars, connectedAt } }
+      }
+      case 'CalendarDisconnected':
+        return { ...state, calendar: null }
+      case 'AppointmentTypeSaved':
+        return { ...state, appointmentTypes: new Map(state.appointmentTypes).set(event.data.type.id, event.data.type) }
+      case 'AppointmentTypeRemoved': {
+        const appointmentTypes = new Map(state.appointmentTypes)
+        appointmentTypes.delete(event.data.typeId)
+        return { ...state, appointmentTypes }
       }
     }
   },
@@ -334,6 +372,36 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
         requireSubscription(state, command.subscriptionId)
         return [{ type: 'EventsUnsubscribed', data: { subscriptionId: command.subscriptionId, unsubscribedAt: at } }]
       }
+      case 'ConnectCalendar': {
+        requireAccount(state)
+        if (!isSealed(command.sealedCredentials)) throw new DomainError('secret_not_sealed', "a calendar's credentials are kept sealed, never in the clear")
+        const { provider, sealedCredentials } = command
+        const label = command.label.trim().slice(0, MAX_CALENDAR_LABEL) || provider
+        const calendars = command.calendars.map((c) => ({ id: c.id, name: c.name, timeZone: c.timeZone }))
+        return [{ type: 'CalendarConnected', data: { provider, label, sealedCredentials, calendars, connectedAt: at } }]
+      }
+      case 'DisconnectCalendar':
+        requireAccount(state)
+        return state.calendar === null ? [] : [{ type: 'CalendarDisconnected', data: { disconnectedAt: at } }]
+      case 'SaveAppointmentType': {
+        requireAccount(state)
+        const type = appointmentType(command.input)
+        if (state.calendar === null) throw new DomainError('calendar_not_connected', 'connect a calendar first (leadline calendar connect, or Setup → Calendar): an appointment type names the calendar it goes to')
+        const ids = state.calendar.calendars.map((c) => c.id)
+        if (!ids.includes(type.calendarId)) {
+          throw new DomainError('unknown_calendar', `calendarId must be one of the connected calendar's: ${ids.join(', ') || '(it has none)'}`, { calendarId: type.calendarId, calendars: ids })
+        }
+        const current = state.appointmentTypes.get(type.id)
+        if (current !== undefined && JSON.stringify(current) === JSON.stringify(type)) return []
+        if (current === undefined && state.appointmentTypes.size >= MAX_APPOINTMENT_TYPES) {
+          throw new DomainError('too_many_appointment_types', `at most ${MAX_APPOINTMENT_TYPES} appointment types per account: remove one first`)
+        }
+        return [{ type: 'AppointmentTypeSaved', data: { type, savedAt: at } }]
+      }
+      case 'RemoveAppointmentType':
+        requireAccount(state)
+        if (!state.appointmentTypes.has(command.typeId)) throw new DomainError('appointment_type_not_found', `no appointment type ${command.typeId} in this account`, { typeId: command.typeId })
+        return [{ type: 'AppointmentTypeRemoved', data: { typeId: command.typeId, removedAt: at } }]
     }
   },
 }

@@ -5,6 +5,7 @@ import { changeList, printable, quoted, type EventSummaries } from '../shared/pr
 import { briefSummary } from './assistant-brief.ts'
 import type { FieldMapping } from '../lead/intake/field-map.ts'
 import type { OutboundEventType } from '../outbound-events/outbound-events.ts'
+import type { AppointmentType } from '../appointments/appointment-type.ts'
 
 export const SCOPES = ['read', 'write', 'dial'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -57,6 +58,26 @@ export type EventsSubscribed = DomainEvent<
 export type EventsSecretRotated = DomainEvent<'EventsSecretRotated', { subscriptionId: string; sealedSecret: string; secretHint: string; rotatedAt: string }>
 export type EventsUnsubscribed = DomainEvent<'EventsUnsubscribed', { subscriptionId: string; unsubscribedAt: string }>
 
+/** A calendar the account's connection can write to: its id for later calls, its name, its zone when it names one. */
+export interface ConnectedCalendar {
+  readonly id: string
+  readonly name: string
+  readonly timeZone: string | null
+}
+/**
+ * The account's one calendar connection (issue #45), replacing any before it. The credentials (an app
+ * password, a refresh token, an API key) are kept sealed (src/domain/sealed-secrets.ts): Leadline opens
+ * the calendar with them again at each booking, so a hash will not do.
+ */
+export type CalendarConnected = DomainEvent<
+  'CalendarConnected',
+  { provider: string; label: string; sealedCredentials: string; calendars: ConnectedCalendar[]; connectedAt: string }
+>
+export type CalendarDisconnected = DomainEvent<'CalendarDisconnected', { disconnectedAt: string }>
+/** An appointment type created or changed (the whole type, checked by appointment-type.ts). */
+export type AppointmentTypeSaved = DomainEvent<'AppointmentTypeSaved', { type: AppointmentType; savedAt: string }>
+export type AppointmentTypeRemoved = DomainEvent<'AppointmentTypeRemoved', { typeId: string; removedAt: string }>
+
 export type AccountEvent =
   | AccountCreated
   | AccountSettingsChanged
@@ -73,6 +94,10 @@ export type AccountEvent =
   | EventsSubscribed
   | EventsSecretRotated
   | EventsUnsubscribed
+  | CalendarConnected
+  | CalendarDisconnected
+  | AppointmentTypeSaved
+  | AppointmentTypeRemoved
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'AccountCreated',
@@ -90,6 +115,10 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'EventsSubscribed',
   'EventsSecretRotated',
   'EventsUnsubscribed',
+  'CalendarConnected',
+  'CalendarDisconnected',
+  'AppointmentTypeSaved',
+  'AppointmentTypeRemoved',
 ]
 
 export function accountStream(accountId: string): string {
@@ -117,4 +146,8 @@ export const ACCOUNT_SUMMARIES: EventSummaries<AccountEvent> = {
   EventsSubscribed: (d) => `events subscription ${d.subscriptionId} to ${quoted(d.url)} (${d.types === null ? 'every type' : d.types.join(', ')}), secret ${printable(d.secretHint)}`,
   EventsSecretRotated: (d) => `events subscription ${d.subscriptionId}: signing secret rotated (${printable(d.secretHint)})`,
   EventsUnsubscribed: (d) => `events subscription ${d.subscriptionId} removed`,
+  CalendarConnected: (d) => `calendar connected: ${printable(d.provider)} ${quoted(d.label)} (${d.calendars.length} calendar${d.calendars.length === 1 ? '' : 's'}; credentials kept sealed)`,
+  CalendarDisconnected: () => 'calendar disconnected',
+  AppointmentTypeSaved: (d) => `appointment type ${printable(d.type.id)} saved: ${quoted(d.type.name)}, ${d.type.durationMinutes} min${d.type.maxPerDay === null ? '' : `, at most ${d.type.maxPerDay} a day`}`,
+  AppointmentTypeRemoved: (d) => `appointment type ${printable(d.typeId)} removed`,
 }

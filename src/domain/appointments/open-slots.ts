@@ -32,6 +32,8 @@ export interface OpenSlotsQuery {
   readonly busy: readonly { readonly start: string; readonly end: string }[]
   /** Start instants of this type's appointments already booked, to count against `maxPerDay`. */
   readonly booked?: readonly string[]
+  /** Days (YYYY-MM-DD on the account's clock) whose places for this type are all taken (the day claims say so). */
+  readonly fullDays?: readonly string[]
 }
 
 export interface OpenSlot {
@@ -62,6 +64,7 @@ export function openSlots(query: OpenSlotsQuery, now: Date): OpenSlot[] {
   const earliest = Math.max(from, now.getTime() + type.minimumNoticeMinutes * MINUTE)
   const busy = mergeSpans(query.busy.map((b) => ({ start: instant(b.start, 'busy'), end: instant(b.end, 'busy') })))
   const perDay = bookedPerDay(query.booked ?? [], accountZone)
+  const fullDays = new Set(query.fullDays ?? [])
 
   const slots: OpenSlot[] = []
   for (const window of windowsBetween(windows, accountZone, from, to)) {
@@ -69,6 +72,7 @@ export function openSlots(query: OpenSlotsQuery, now: Date): OpenSlot[] {
       if (start < earliest) continue
       if (overlapsAny(start - buffer, start + duration + buffer, busy)) continue
       if (type.maxPerDay !== null && (perDay.get(dayOf(start, accountZone)) ?? 0) >= type.maxPerDay) continue
+      if (fullDays.size > 0 && fullDays.has(dayOf(start, accountZone))) continue
       slots.push({
         start: new Date(start).toISOString(),
         end: new Date(start + duration).toISOString(),
@@ -89,7 +93,8 @@ function instant(text: string, field: string): number {
   return ms
 }
 
-function dayOf(ms: number, zone: string): string {
+/** The account's day (YYYY-MM-DD) an instant falls on. */
+export function dayOf(ms: number, zone: string): string {
   return DateTime.fromMillis(ms, { zone }).toISODate()!
 }
 

@@ -16,6 +16,8 @@ export interface SlotClaimState {
   readonly bookingId: string | null
   /** The calendar event's UID once written; null before. */
   readonly eventUid: string | null
+  /** The calendar's version of the event as last written (its ETag), for a later update under it. */
+  readonly etag?: string | null
 }
 
 /** The event UID a booking's calendar event carries: the same on every attempt, so a retry finds it. */
@@ -31,7 +33,7 @@ export const slotClaimDecider: Decider<SlotClaimCommand, SlotClaimEvent, SlotCla
       case 'SlotClaimed':
         return { bookingId: event.data.bookingId, eventUid: null }
       case 'SlotEventWritten':
-        return event.data.bookingId === state.bookingId ? { ...state, eventUid: event.data.eventUid } : state
+        return event.data.bookingId === state.bookingId ? { ...state, eventUid: event.data.eventUid, etag: event.data.etag } : state
       case 'SlotReleased':
         return event.data.bookingId === state.bookingId ? { bookingId: null, eventUid: null } : state
     }
@@ -48,7 +50,7 @@ export const slotClaimDecider: Decider<SlotClaimCommand, SlotClaimEvent, SlotCla
       }
       case 'RecordSlotEvent': {
         if (state.bookingId !== command.bookingId) throw new DomainError('slot_not_held', `booking ${command.bookingId} does not hold the slot at ${command.start}`)
-        if (state.eventUid === command.eventUid) return []
+        if (state.eventUid === command.eventUid && (state.etag ?? null) === command.etag) return []
         const { accountId, start, bookingId, eventUid, etag, alreadyThere } = command
         return [{ type: 'SlotEventWritten', data: { accountId, start, bookingId, eventUid, etag, alreadyThere, writtenAt: at } }]
       }

@@ -12,6 +12,13 @@ export type Outcome = { result: unknown } | { error: RecordedFailure }
 
 /** The code a call's outcome carries when the log refused it: nothing was done, so the key is free again. */
 export const STORE_UNAVAILABLE = 'store_unavailable'
+/**
+ * The code of a calendar write whose outcome could not be known: the booking tools act by the key's own
+ * appointment id and the event's stable UID, so a repeat runs again and finds what landed.
+ */
+export const CALENDAR_UNKNOWN_OUTCOME = 'calendar_unknown_outcome'
+/** Outcomes that leave the key free for a repeat to run the call afresh. */
+const RUN_AGAIN: ReadonlySet<string> = new Set([STORE_UNAVAILABLE, CALENDAR_UNKNOWN_OUTCOME])
 
 export interface IdempotencyState {
   /** The stream's last revision; -1 before the first claim. */
@@ -39,7 +46,7 @@ export type IdempotencyCommand =
  */
 export function statusOf(state: IdempotencyState, now: Date): KeyStatus {
   const { claim, outcome } = state
-  const refused = outcome !== null && 'error' in outcome && outcome.error.code === STORE_UNAVAILABLE
+  const refused = outcome !== null && 'error' in outcome && RUN_AGAIN.has(outcome.error.code)
   if (!claim || refused || Date.parse(claim.data.expiresAt) <= now.getTime()) return { kind: 'free', revision: state.revision }
   return { kind: 'claimed', claim: claim.data, claimRevision: claim.revision, outcome }
 }

@@ -21,6 +21,8 @@ import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inb
 import type { NextActionsQueries } from '../../../projections/stale-leads/next-actions.queries.ts'
 import type { CallsQueries } from '../../../projections/calls/calls.queries.ts'
 import type { ReportsQueries } from '../../../projections/reports/reports.queries.ts'
+import type { Appointments } from '../../commands/appointments.ts'
+import type { Calendars } from '../../commands/calendars.ts'
 
 /**
  * What tools use: what the commands they call depend on, and the queries; the Leadline composition
@@ -39,6 +41,8 @@ export interface McpServices {
   readonly nextActions: NextActionsQueries
   readonly calls: CallsQueries
   readonly reports: ReportsQueries
+  readonly calendars: Calendars
+  readonly appointments: Appointments
 }
 
 export interface ToolContext {

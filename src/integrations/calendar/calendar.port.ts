@@ -2,7 +2,7 @@
  * The calendar port: what appointments need of the calendar a business already uses. Connect with the
  * owner's credentials (checked at once), list calendars, read busy times (the owner's own events block
  * slots), write one event per booking under a stable UID, and notice what changed in the calendar since
- * a token. Adapters: CalDAV (tsdav), Cal.com (API v2). Every failure says whether the calendar can have acted on it.
+ * a token. Adapters: CalDAV (tsdav), Google Calendar, Cal.com (API v2), simulated (in memory); open-calendar.ts picks one by kind. Every failure says whether the calendar can have acted on it.
  */
 
 /** The owner's credentials for a CalDAV server (an app password, never the account's main one). */
@@ -33,7 +33,21 @@ export interface GoogleCredentials {
   readonly clientSecret: string
 }
 
-export type CalendarCredentials = CalDavCredentials | GoogleCredentials | CalComCredentials
+
+/**
+ * The simulated calendar (the embedded default's demo, and the in-process tests): no credentials, no
+ * real calendar. `owner` (the account id, set by Leadline, never by the caller) names whose in-memory
+ * calendar it is, shared by every connection of that account in the process.
+ */
+export interface SimulatedCalendarCredentials {
+  readonly kind: 'simulated'
+  readonly owner?: string
+}
+
+export type CalendarCredentials = CalDavCredentials | GoogleCredentials | CalComCredentials | SimulatedCalendarCredentials
+
+/** Which kind of calendar: each kind has one adapter folder and one line in open-calendar.ts. */
+export type CalendarKind = CalendarCredentials['kind']
 
 export interface CalendarInfo {
   /** The calendar's id for later calls (CalDAV: its collection URL). */
@@ -107,10 +121,10 @@ export interface CalendarConnection {
   changes(calendarId: string, token: string | null): Promise<CalendarChanges>
 }
 
-export interface CalendarProvider {
-  readonly name: 'caldav' | 'google' | 'calcom'
+export interface CalendarProvider<C extends CalendarCredentials = CalendarCredentials> {
+  readonly name: C['kind']
   /** Checks the credentials with the server before answering: a wrong password is `unauthorized` now, not later. */
-  connect(credentials: CalendarCredentials): Promise<CalendarConnection>
+  connect(credentials: C): Promise<CalendarConnection>
 }
 
 export type CalendarFailure =

@@ -164,6 +164,10 @@ t.test('no tool takes an account id: an account argument is refused as invalid',
     schedule_callback: { phone: '4155550202', callback_at: '2099-01-01T12:00:00Z', idempotency_key: 'acct' },
     pause_follow_up: { phone: '4155550202', idempotency_key: 'acct' },
     resume_follow_up: { phone: '4155550202', idempotency_key: 'acct' },
+    list_open_slots: {},
+    book_appointment: { phone: '4155550202', appointment_type_id: 'estimate', start: '2099-01-01T12:00:00Z', idempotency_key: 'acct' },
+    reschedule_appointment: { phone: '4155550202', appointment_id: 'apt_1', start: '2099-01-01T12:00:00Z', idempotency_key: 'acct' },
+    cancel_appointment: { phone: '4155550202', appointment_id: 'apt_1', idempotency_key: 'acct' },
   }
   const { tools } = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, a.keys.all)).body.result
   for (const tool of tools as Array<{ name: string; inputSchema: { properties: Record<string, unknown> } }>) {
@@ -172,7 +176,7 @@ t.test('no tool takes an account id: an account argument is refused as invalid',
       const answer = await app.call(a.keys.all, tool.name, { ...args[tool.name], [name]: b.accountId })
       t.match(answer.error, { code: -32602, data: { code: 'invalid_arguments', problems: [{ message: new RegExp(name) }] } }, `${tool.name} ${name}`)
     }
-    // Three calls a tool, fifteen tools: kept under the key's rate limit (20 a second, bursts of 40).
+    // Three calls a tool, twenty tools: kept under the key's rate limit (20 a second, bursts of 40).
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
 })

@@ -21,7 +21,7 @@ t.test('every tool of the registry is listed with its scope and summary, and not
     registry.tools.map((tool) => `- ${tool.name} (${tool.scope}): ${tool.summary}`).toSorted(),
     'one line per tool',
   )
-  t.match(text, 'the scopes: read (get_call, get_lead, get_lead_history, get_next_actions, get_stats, list_calls, list_leads), write (add_note, mark_do_not_call, pause_follow_up, request_payment, resume_follow_up, send_sms, update_lead), dial (place_call, schedule_callback).')
+  t.match(text, 'the scopes: read (get_call, get_lead, get_lead_history, get_next_actions, get_stats, list_calls, list_leads, list_open_slots), write (add_note, book_appointment, cancel_appointment, mark_do_not_call, pause_follow_up, request_payment, reschedule_appointment, resume_follow_up, send_sms, update_lead), dial (place_call, schedule_callback).')
   for (const tool of registry.tools) t.notMatch(tool.summary, /\n/, `${tool.name}: its summary is one line`)
   // The fixed prose may name tools only when the registry has them.
   const named = new Set([...text.matchAll(/\b[a-z]+(?:_[a-z]+)+\b/g)].map((m) => m[0]))

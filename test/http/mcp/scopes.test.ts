@@ -6,6 +6,11 @@
 import t from 'tap'
 import { mcpApp, SCOPE_SETS } from './mcp-helpers.ts'
 
+// Two half-hour slots two days on, on the hour (the test's type is bookable around the clock).
+const SLOT = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000 + 2 * 86_400_000).toISOString()
+const NEXT_SLOT = new Date(Date.parse(SLOT) + 3_600_000).toISOString()
+const OWNER = { kind: 'operator', id: 'test' } as const
+
 const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callsPerSecond: 50 }
 
 const CALLS: Record<string, { scope: string; args: Record<string, unknown> }> = {
@@ -26,12 +31,22 @@ const CALLS: Record<string, { scope: string; args: Record<string, unknown> }> = 
   pause_follow_up: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
   resume_follow_up: { scope: 'write', args: { phone: '312-555-0142', idempotency_key: 'matrix', dry_run: true } },
   schedule_callback: { scope: 'dial', args: { phone: '312-555-0142', callback_at: new Date(Date.now() + 2 * 86_400_000).toISOString(), idempotency_key: 'matrix', dry_run: true } },
+  list_open_slots: { scope: 'read', args: { appointment_type_id: 'chat' } },
+  book_appointment: { scope: 'write', args: { phone: '312-555-0142', appointment_type_id: 'chat', start: NEXT_SLOT, idempotency_key: 'matrix', dry_run: true } },
+  // The appointment's id is set once one is booked (below).
+  reschedule_appointment: { scope: 'write', args: {} },
+  cancel_appointment: { scope: 'write', args: {} },
 }
 
 t.test('every tool × every scope set', async (t) => {
   const app = await mcpApp(t)
   const account = await app.account('Acme Insurance', DIALABLE)
   await account.pushLead({ name: 'Jane Doe', phone: '(312) 555-0142' })
+  await app.leadline.calendars.connect(account.accountId, { kind: 'simulated' }, OWNER)
+  await app.leadline.calendars.saveType(account.accountId, { id: 'chat', name: 'Chat', durationMinutes: 30, minimumNoticeMinutes: 0, bookableHours: 'mon-sun 00:00-24:00', calendarId: 'simulated:primary' }, OWNER)
+  const { appointmentId } = await app.leadline.appointments.book({ accountId: account.accountId, phoneLast10: '3125550142', typeId: 'chat', start: SLOT, by: 'owner', actor: OWNER, idempotencyKey: 'matrix-booked', dryRun: false })
+  ;(CALLS.reschedule_appointment as { args: Record<string, unknown> }).args = { phone: '312-555-0142', appointment_id: appointmentId, start: NEXT_SLOT, idempotency_key: 'matrix', dry_run: true }
+  ;(CALLS.cancel_appointment as { args: Record<string, unknown> }).args = { phone: '312-555-0142', appointment_id: appointmentId, idempotency_key: 'matrix', dry_run: true }
   const listed = (await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, account.keys.read)).body.result.tools as Array<{ name: string }>
   t.same(listed.map((tool) => tool.name).sort(), Object.keys(CALLS).sort(), 'the matrix covers every tool')
   const placed = await app.call(account.keys.dial, 'place_call', { phone: '312-555-0142', name: 'Jane Doe', idempotency_key: 'a-call' })

@@ -26,7 +26,7 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   await client.ping()
 
   const { tools } = await client.listTools()
-  t.equal(tools.length, 16)
+  t.equal(tools.length, 20)
   const byName = new Map<string, SdkTool>(tools.map((tool) => [tool.name, tool]))
   t.match(byName.get('get_lead'), { annotations: { readOnlyHint: true }, _meta: { 'leadline/scope': 'read' } })
 

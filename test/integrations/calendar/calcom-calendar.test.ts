@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { createCalComCalendar } from '../../../src/integrations/calendar/calcom/index.ts'
-import type { CalendarConnection, CalendarEventDraft } from '../../../src/integrations/calendar/calendar.port.ts'
+import type { CalComCredentials, CalendarConnection, CalendarEventDraft } from '../../../src/integrations/calendar/calendar.port.ts'
 import { FAKE_CALCOM_KEY, startFakeCalCom, type FakeCalCom } from '../../doubles/fake-calcom.ts'
 
 const calcom: FakeCalCom = await startFakeCalCom()
@@ -38,7 +38,7 @@ t.test('connect checks the API key; the event types are the calendars, in the ow
   await t.rejects(createCalComCalendar().connect({ ...credentials, apiKey: 'hunter2' }), { name: 'CalendarError', kind: 'rejected' })
   t.equal(calcom.requests().length, before, 'what is not an API key is never sent')
   await t.rejects(createCalComCalendar({ timeoutMs: 2_000 }).connect({ ...credentials, baseUrl: 'http://127.0.0.1:9' }), { name: 'CalendarError', kind: 'unreachable' })
-  await t.rejects(createCalComCalendar().connect({ kind: 'caldav', serverUrl: calcom.url, username: 'a', password: 'b' }), { name: 'CalendarError', kind: 'rejected' })
+  await t.rejects(createCalComCalendar().connect({ kind: 'caldav', serverUrl: calcom.url, username: 'a', password: 'b' } as unknown as CalComCredentials), { name: 'CalendarError', kind: 'rejected' })
 })
 
 t.test('busy is the range minus the open slots: outside hours, the owner’s own busy time and bookings', async (t) => {

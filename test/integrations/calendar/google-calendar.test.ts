@@ -5,7 +5,7 @@
  * made in the calendar noticed through sync tokens, and outcomes that cannot be known said so.
  */
 import t from 'tap'
-import type { CalendarConnection } from '../../../src/integrations/calendar/calendar.port.ts'
+import type { CalendarConnection, GoogleCredentials } from '../../../src/integrations/calendar/calendar.port.ts'
 import { createGoogleCalendar } from '../../../src/integrations/calendar/google/index.ts'
 import { FAKE_GOOGLE_CLIENT_ID, FAKE_GOOGLE_CLIENT_SECRET, FAKE_GOOGLE_OWNER, startFakeGoogle } from '../../doubles/fake-google-calendar.ts'
 
@@ -39,7 +39,7 @@ t.test('connect refreshes an access token at once and lists the calendars bookin
 t.test('a refused consent is unauthorized at connect; a revoked one later is unauthorized on the next call', async (t) => {
   await t.rejects(provider.connect(credentials('1//0not-a-token')), { name: 'CalendarError', kind: 'unauthorized' }, 'an unknown refresh token')
   await t.rejects(provider.connect({ ...credentials(), clientSecret: 'wrong' }), { name: 'CalendarError', kind: 'unauthorized' }, 'a wrong client secret')
-  await t.rejects(provider.connect({ kind: 'caldav', serverUrl: 'http://x', username: 'a', password: 'b' }), { name: 'CalendarError', kind: 'rejected' })
+  await t.rejects(provider.connect({ kind: 'caldav', serverUrl: 'http://x', username: 'a', password: 'b' } as unknown as GoogleCredentials), { name: 'CalendarError', kind: 'rejected' })
   await t.rejects(provider.connect({ ...credentials(), refreshToken: '' }), { name: 'CalendarError', kind: 'rejected', message: /refreshToken/ }, 'no consent yet')
   await t.rejects(provider.connect({ ...credentials(), clientId: ' ', clientSecret: '' }), { name: 'CalendarError', kind: 'rejected', message: /clientId, clientSecret/ }, 'GOOGLE_CLIENT_ID/SECRET unset')
   const nobody = createGoogleCalendar({ endpoints: { tokenUrl: 'http://127.0.0.1:9/token', apiRootUrl: 'http://127.0.0.1:9/' } })

@@ -40,7 +40,7 @@ const MAX_PAGES = 50
 /** A slot can begin this long before the range and still cover part of it. */
 const SLOT_REACH_MS = 86_400_000
 
-export function createCalComCalendar(options: CalComOptions = {}): CalendarProvider {
+export function createCalComCalendar(options: CalComOptions = {}): CalendarProvider<CalComCredentials> {
   const timeoutMs = options.timeoutMs ?? 15_000
   const now = options.now ?? (() => new Date())
   return {

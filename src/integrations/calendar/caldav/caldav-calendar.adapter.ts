@@ -28,7 +28,7 @@ export interface CalDavOptions {
 
 type DavClient = Awaited<ReturnType<typeof createDAVClient>>
 
-export function createCalDavCalendar(options: CalDavOptions = {}): CalendarProvider {
+export function createCalDavCalendar(options: CalDavOptions = {}): CalendarProvider<CalDavCredentials> {
   const timeoutMs = options.timeoutMs ?? 15_000
   const now = options.now ?? (() => new Date())
   return {

@@ -32,7 +32,7 @@ export interface GoogleCalendarOptions {
 /** Calendars a booking can be written to; the ones the owner can only read are not offered. */
 const WRITABLE = new Set(['owner', 'writer'])
 
-export function createGoogleCalendar(options: GoogleCalendarOptions = {}): CalendarProvider {
+export function createGoogleCalendar(options: GoogleCalendarOptions = {}): CalendarProvider<GoogleCredentials> {
   const endpoints = { ...GOOGLE_ENDPOINTS, ...options.endpoints }
   const timeoutMs = options.timeoutMs ?? DEFAULT_GOOGLE_TIMEOUT_MS
   return {

@@ -1,0 +1,2 @@
+/** The simulated calendar's entry. */
+export * from './simulated-calendar.adapter.ts'
