@@ -52,7 +52,7 @@ export const appointmentTextsProjection: Projection = {
         start_at TEXT NOT NULL,
         due_at TEXT NOT NULL,
         PRIMARY KEY (stream, appointment_id, text_id)
-      ) WITHOUT ROWID;
+      );
       CREATE INDEX IF NOT EXISTS appointment_texts_by_due ON appointment_texts_due (due_at);
     `)
   },
