@@ -35,6 +35,8 @@ export interface AppointmentTextRecord extends PlannedAppointmentText {
   readonly appointmentId: string
   /** The start the text was planned for: a moved appointment's old texts are never sent. */
   readonly start: string
+  /** The plan it belongs to (planKey): moved away and back, the old plan's texts are not the new one's. */
+  readonly plan: string
   readonly status: AppointmentTextStatus
   /** When its TextDecided was appended; null until then. */
   readonly decidedAt: string | null
@@ -43,14 +45,14 @@ export interface AppointmentTextRecord extends PlannedAppointmentText {
 export interface AppointmentTextsState {
   /** Every appointment text planned on this lead, by text id. */
   readonly appointmentTexts: Readonly<Record<string, AppointmentTextRecord>>
-  /** The start each appointment's texts were last planned for. */
+  /** Each appointment's last plan (planKey): its start and the booking or move it followed. */
   readonly appointmentPlans: Readonly<Record<string, string>>
 }
 
 export const INITIAL_APPOINTMENT_TEXTS: AppointmentTextsState = { appointmentTexts: {}, appointmentPlans: {} }
 
 export type AppointmentTextCommand =
-  /** Plan appointment `appointmentId`'s texts for its current start (once per start); the confirmation is decided at once when it may go. */
+  /** Plan appointment `appointmentId`'s texts for its current start (once per booking or move); the confirmation is decided at once when it may go. */
   | { type: 'ScheduleAppointmentTexts'; settings: AccountSettings; business: string; appointmentId: string }
   /** Decide the planned text `textId`, now due: sent, made to wait for the window, or skipped with why. */
   | { type: 'DecideAppointmentText'; settings: AccountSettings; business: string; textId: string }
@@ -77,6 +79,15 @@ export function appointmentTextId(appointmentId: string, kind: 'confirmation' | 
   return `txt_${appointmentId}_${kind === 'confirmation' ? 'c' : `r${minutesBefore ?? 0}`}_${startKey}`
 }
 
+/** Which booking or move of the appointment a plan follows: its start and when it was booked or last moved. */
+export function planKey(start: string, bookedOrMovedAt: string): string {
+  return `${start}@${bookedOrMovedAt}`
+}
+
+function currentPlanKey(appointment: AppointmentRecord): string {
+  return planKey(appointment.start, appointment.changedAt ?? appointment.bookedAt)
+}
+
 /** The texts an appointment starting at `start` gets, planned at `now` under `settings`. */
 export function planAppointmentTexts(settings: AccountSettings['appointmentTexts'], appointmentId: string, start: string, now: Date): PlannedAppointmentText[] {
   const startMs = Date.parse(start)
@@ -97,8 +108,9 @@ export function evolveAppointmentTexts(state: AppointmentTextsState, event: Text
   switch (event.type) {
     case 'AppointmentTextsScheduled': {
       const { appointmentId, start } = event.data
-      const added = Object.fromEntries(event.data.texts.map((text) => [text.textId, { ...text, appointmentId, start, status: 'planned' as const, decidedAt: null }]))
-      return { appointmentTexts: { ...state.appointmentTexts, ...added }, appointmentPlans: { ...state.appointmentPlans, [appointmentId]: start } }
+      const plan = planKey(start, event.data.planFor)
+      const added = Object.fromEntries(event.data.texts.map((text) => [text.textId, { ...text, appointmentId, start, plan, status: 'planned' as const, decidedAt: null }]))
+      return { appointmentTexts: { ...state.appointmentTexts, ...added }, appointmentPlans: { ...state.appointmentPlans, [appointmentId]: plan } }
     }
     case 'AppointmentTextDeferred':
       return withText(state, event.data.textId, { dueAt: event.data.until })
@@ -125,19 +137,23 @@ function schedule<S extends AppointmentTextsLead>(command: Extract<AppointmentTe
   const appointment = lead.appointments.appointments[command.appointmentId]
   if (appointment === undefined) throw new DomainError('appointment_not_found', `no appointment ${command.appointmentId} on this lead`)
   // Cancelled or marked since, or planned for this start already (a redelivery, another node): nothing more.
-  if (appointment.status !== 'booked' || lead.texts.appointmentPlans[appointment.appointmentId] === appointment.start) return []
+  if (appointment.status !== 'booked' || lead.texts.appointmentPlans[appointment.appointmentId] === currentPlanKey(appointment)) return []
   // Moved back to a start planned before: the new plan's ids follow the old ones', so no text id is decided twice.
   const texts = planAppointmentTexts(command.settings.appointmentTexts, appointment.appointmentId, appointment.start, now).map((text) => {
     let textId = text.textId
     for (let n = 2; lead.texts.appointmentTexts[textId] !== undefined; n++) textId = `${text.textId}_${n}`
     return { ...text, textId }
   })
-  const scheduled: TextEvent = { type: 'AppointmentTextsScheduled', data: { leadId: lead.leadId, appointmentId: appointment.appointmentId, start: appointment.start, texts, at: now.toISOString() } }
+  const scheduled: TextEvent = { type: 'AppointmentTextsScheduled', data: { leadId: lead.leadId, appointmentId: appointment.appointmentId, start: appointment.start, planFor: appointment.changedAt ?? appointment.bookedAt, texts, at: now.toISOString() } }
   const confirmation = texts.find((text) => text.kind === 'confirmation')
   if (confirmation === undefined) return [scheduled]
   // The confirmation is due at once: decided in the same append when it may go, else made to wait or skipped.
   const after = ports.evolve(lead, scheduled)
   return [scheduled, ...decideDue({ type: 'DecideAppointmentText', settings: command.settings, business: command.business, textId: confirmation.textId }, after, now, ports)]
+}
+
+const ENDED: Readonly<Record<Exclude<AppointmentRecord['status'], 'booked'>, string>> = {
+  cancelled: 'the appointment was cancelled', attended: 'the appointment was marked attended', no_show: 'the appointment was marked a no-show',
 }
 
 function decideDue<S extends AppointmentTextsLead>(command: Extract<AppointmentTextCommand, { type: 'DecideAppointmentText' }>, lead: S, now: Date, ports: TextsSlicePorts<S>): TextEvent[] {
@@ -150,8 +166,8 @@ function decideDue<S extends AppointmentTextsLead>(command: Extract<AppointmentT
   ]
   const appointment = lead.appointments.appointments[text.appointmentId]
   if (appointment === undefined) return skipped('appointment_not_found', 'the appointment is not on this lead')
-  if (appointment.status !== 'booked') return skipped(`appointment_${appointment.status}`, `the appointment was ${appointment.status.replace('_', '-')} marked`)
-  if (appointment.start !== text.start) return skipped('appointment_moved', `the appointment moved to ${appointment.start}: its texts were planned again`)
+  if (appointment.status !== 'booked') return skipped(`appointment_${appointment.status}`, ENDED[appointment.status])
+  if (currentPlanKey(appointment) !== text.plan) return skipped('appointment_moved', `the appointment moved (now at ${appointment.start}): its texts are planned again`)
   const startMs = Date.parse(appointment.start)
   if (now.getTime() >= startMs) return skipped('appointment_started', 'the appointment has begun')
   const settings = command.settings
@@ -188,7 +204,7 @@ function decideDue<S extends AppointmentTextsLead>(command: Extract<AppointmentT
  * shorter reminder's offset, and the confirmation did not go out just before. Null when it does.
  */
 function stillInTime(text: AppointmentTextRecord, lead: AppointmentTextsLead): (ms: number) => { reason: string; message: string } | null {
-  const siblings = Object.values(lead.texts.appointmentTexts).filter((t) => t.appointmentId === text.appointmentId && t.start === text.start)
+  const siblings = Object.values(lead.texts.appointmentTexts).filter((t) => t.appointmentId === text.appointmentId && t.plan === text.plan)
   const shorter = siblings.filter((t) => t.kind === 'reminder' && (t.minutesBefore ?? 0) < (text.minutesBefore ?? 0)).map((t) => t.minutesBefore ?? 0)
   const next = shorter.length === 0 ? 0 : Math.max(...shorter)
   const confirmedAt = siblings.find((t) => t.kind === 'confirmation' && t.decidedAt !== null)?.decidedAt ?? null

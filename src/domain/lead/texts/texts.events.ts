@@ -73,12 +73,12 @@ export interface PlannedAppointmentText {
 }
 /**
  * The texts planned about appointment `appointmentId` starting at `start` (UTC), as the account's
- * settings said when it was booked or moved: decided once per appointment and start. A moved
- * appointment gets a new plan; the old one's texts are never sent.
+ * settings said when it was booked or moved: decided once per booking or move (`planFor`: when the
+ * appointment was booked, or last moved). A moved appointment gets a new plan; the old one's texts are never sent.
  */
 export type AppointmentTextsScheduled = DomainEvent<
   'AppointmentTextsScheduled',
-  { leadId: string; appointmentId: string; start: string; texts: PlannedAppointmentText[]; at: string }
+  { leadId: string; appointmentId: string; start: string; planFor: string; texts: PlannedAppointmentText[]; at: string }
 >
 /** A due appointment text waits for the texting window to open at `until` (before the appointment's start). */
 export type AppointmentTextDeferred = DomainEvent<
