@@ -183,7 +183,7 @@ function decideDue<S extends AppointmentTextsLead>(command: Extract<AppointmentT
   if (!check.allowed) {
     const opens = check.nextAllowedAt === null ? null : Date.parse(check.nextAllowedAt)
     if (opens !== null && opens > now.getTime() && opens < startMs && inTime(opens) === null) {
-      return [{ type: 'AppointmentTextDeferred', data: { appointmentId: text.appointmentId, textId: text.textId, until: new Date(opens).toISOString(), reason: check.reason as string, message: check.message, at } }]
+      return [{ type: 'AppointmentTextDeferred', data: { appointmentId: text.appointmentId, textId: text.textId, kind: text.kind, until: new Date(opens).toISOString(), reason: check.reason as string, message: check.message, at } }]
     }
     const tooLate = opens === null ? '' : ' (the window opens too late for it)'
     return skipped(check.reason as string, `${check.message}${tooLate}`)

@@ -83,7 +83,7 @@ export type AppointmentTextsScheduled = DomainEvent<
 /** A due appointment text waits for the texting window to open at `until` (before the appointment's start). */
 export type AppointmentTextDeferred = DomainEvent<
   'AppointmentTextDeferred',
-  { appointmentId: string; textId: string; until: string; reason: string; message: string; at: string }
+  { appointmentId: string; textId: string; kind: 'confirmation' | 'reminder'; until: string; reason: string; message: string; at: string }
 >
 /**
  * An appointment text never sent, and why: the contact policy's rule (`do_not_call`, `suppressed`,
@@ -132,8 +132,8 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
   ConversationRead: (d) => `text conversation read in the console (${plural(d.unread, 'new text')})`,
   AppointmentTextsScheduled: (d) =>
     `appointment ${printable(d.appointmentId)} at ${printable(d.start)}: ${d.texts.length === 0 ? 'no texts planned' : `texts planned: ${d.texts.map(plannedText).join('; ')}`}`,
-  AppointmentTextDeferred: (d) => `appointment text ${printable(d.textId)} waits until ${printable(d.until)}: ${printable(d.reason)}: ${printable(d.message)}`,
-  AppointmentTextSkipped: (d) => `appointment ${printable(d.kind)} ${printable(d.textId)} not sent: ${printable(d.reason)}: ${printable(d.message)}`,
+  AppointmentTextDeferred: (d) => `appointment ${printable(d.appointmentId)}: its ${printable(d.kind)} waits for the texting window until ${printable(d.until)}: ${printable(d.reason)}: ${printable(d.message)}`,
+  AppointmentTextSkipped: (d) => `appointment ${printable(d.appointmentId)}: its ${printable(d.kind)} is not sent: ${printable(d.reason)}: ${printable(d.message)}`,
 }
 
 /**
