@@ -205,7 +205,8 @@ function decideDue<S extends AppointmentTextsLead>(command: Extract<AppointmentT
  */
 function stillInTime(text: AppointmentTextRecord, lead: AppointmentTextsLead): (ms: number) => { reason: string; message: string } | null {
   const siblings = Object.values(lead.texts.appointmentTexts).filter((t) => t.appointmentId === text.appointmentId && t.plan === text.plan)
-  const shorter = siblings.filter((t) => t.kind === 'reminder' && (t.minutesBefore ?? 0) < (text.minutesBefore ?? 0)).map((t) => t.minutesBefore ?? 0)
+  // A shorter reminder that was skipped says nothing: it does not stand in for this one.
+  const shorter = siblings.filter((t) => t.kind === 'reminder' && t.status !== 'skipped' && (t.minutesBefore ?? 0) < (text.minutesBefore ?? 0)).map((t) => t.minutesBefore ?? 0)
   const next = shorter.length === 0 ? 0 : Math.max(...shorter)
   const confirmedAt = siblings.find((t) => t.kind === 'confirmation' && t.decidedAt !== null)?.decidedAt ?? null
   return (ms) => {
