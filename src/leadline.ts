@@ -66,6 +66,8 @@ import { OutboundEvents, intakeFlood, type DeliveryPolicy } from './processes/ou
 import { IntakeGauge } from './processes/intake-gauge.ts'
 import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
 import { MissedCallTextBack } from './processes/missed-call-text/missed-call-text.process.ts'
+import { AppointmentReminders } from './processes/appointment-reminders/appointment-reminders.process.ts'
+import { AppointmentTextsQueries } from '../projections/appointment-texts/appointment-texts.queries.ts'
 import { EventSubscriptions } from './commands/event-subscriptions.ts'
 import type { Assistant } from './processes/assistant/conversation.ts'
 import { AssistantEngine } from './processes/assistant/assistant-engine.ts'
@@ -183,6 +185,8 @@ export interface Leadline {
   readonly ownerAlerts: OwnerAlerts
   /** Decides the text-back after each missed inbound call (the texter sends it). */
   readonly missedCallText: MissedCallTextBack
+  /** Plans and decides appointments' confirmations and reminders when due (the texter sends them). */
+  readonly appointmentReminders: AppointmentReminders
   /** The voice assistant's conversations (issue #29): what the ConversationRelay route talks to. */
   readonly assistant: Assistant
   /** The account's calendar connection (credentials sealed) and its appointment types (issue #45). */
@@ -304,7 +308,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const calendars = new Calendars({ commands, accounts, secretBox, open: openCalendar })
   const appointments = new Appointments({ commands, accounts, calendars, clock, publicUrl })
   const missedCallText = new MissedCallTextBack({ commands, accounts, ...(options.logger ? { logger: options.logger } : {}) })
-  const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor(), missedCallText.reactor()]
+  const appointmentReminders = new AppointmentReminders({ commands, accounts, queries: new AppointmentTextsQueries(views), runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor(), missedCallText.reactor(), appointmentReminders.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   // Outbound events have a runner of their own: they pause while intake is busy, and must not hold up dialing.
   const outboundRunner = new ProcessRunner(store, views, OUTBOUND_EVENTS, [outboundEvents.reactor()], options.logger, { maxBatchSize: 100, inheritCheckpoint: PROCESSES })
@@ -314,7 +319,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, assistant, intake, calendars, appointments,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, appointmentReminders, assistant, intake, calendars, appointments,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
@@ -330,6 +335,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await outboundRunner.start()
       outboundEvents.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
+      appointmentReminders.start(options.followUpIntervalMs ?? 1000)
       sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
     },
@@ -340,6 +346,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await followUps.stop()
       // Text-backs decided before the texter stops, which sends what it was fed.
       await missedCallText.stop()
+      await appointmentReminders.stop()
       await Promise.all(effectProcesses.map((p) => p.stop()))
       await ownerAlerts.stop()
       await processes.stop()

@@ -21,7 +21,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--alert-to E164|none] [--alerts new_lead,callback,replied,payment,missed_call|none]
                        [--business-hours SPEC|default] [--inbound-ring E164[,E164]|none]
                        [--inbound-ring-mode sequential|simultaneous] [--inbound-voicemail on|off]
-                       [--missed-call-text TEMPLATE|off]
+                       [--missed-call-text TEMPLATE|off] [--appointment-confirmation on|off]
+                       [--appointment-reminders 24h,1h|none]
   leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
                        [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]
                        [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]   the voice assistant's brief

@@ -61,8 +61,8 @@ t.test('an export holds every event of the account, in log order, with its hashe
   t.same(full.stdout.trim().split('\n').filter((l) => l.includes('"redacted":true')).map((l) => (JSON.parse(l) as { type: string }).type), ['WebhookTokenIssued', 'ApiKeyCreated', 'GoogleKeySet'], 'only the secret hashes left out')
 
   const other = await cli(['audit', 'export', '--account', OTHER_ACCOUNT], log.file)
-  // Its account and its lead's six events, its events subscription, its owner alerts and its console user's story, the password hash left out.
-  t.equal(other.stdout.trim().split('\n').length, 13 + OTHER_ACCOUNT_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0) + USER_STORY.length)
+  // Its account and its lead's events (its appointments' texts too), its events subscription, its owner alerts and its console user's story, the password hash left out.
+  t.equal(other.stdout.trim().split('\n').length, 16 + OTHER_ACCOUNT_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0) + USER_STORY.length)
   t.notOk(other.stdout.includes(SEALED_SECRET) || other.stdout.includes('llsealed1.'), 'no sealed signing secret in the export')
   t.match(other.stdout, /"type":"EventsSubscribed","data":\{"subscriptionId":"sub_audit00000000b","url":"https:\/\/crm.example.com\/hooks","types":\["lead.received","call.answered"\],"secretHint":"whsec_abcd…","subscribedAt":"[^"]+"\},.*"redacted":true/)
   t.notOk(other.stdout.includes('scrypt$'), 'no password hash in the export')

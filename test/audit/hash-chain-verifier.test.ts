@@ -64,7 +64,7 @@ function only(t: Test, report: VerifyReport): ChainFinding {
 
 const intact = await tampered(() => {})
 const streams = 12 + ALERT_STORIES.length + OAUTH_RECORD_STORIES.length + NUMBER_PURCHASE_STORIES.length
-const total = LEAD_STORY.length + ACCOUNT_STORY.length + 2 + 1 + OTHER_ACCOUNT_STORY.length + 12 + USER_STORY.length + FACEBOOK_PAGE_STORY.length + NUMBER_CLAIM_STORY.length + NUMBER_PURCHASE_STORIES.reduce((n, [, events]) => n + events.length, 0) + FACEBOOK_LEAD_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0)
+const total = LEAD_STORY.length + ACCOUNT_STORY.length + 2 + 1 + OTHER_ACCOUNT_STORY.length + 15 + USER_STORY.length + FACEBOOK_PAGE_STORY.length + NUMBER_CLAIM_STORY.length + NUMBER_PURCHASE_STORIES.reduce((n, [, events]) => n + events.length, 0) + FACEBOOK_LEAD_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0)
   + OAUTH_RECORD_STORIES.reduce((n, [, events]) => n + events.length, 0) + RESTORE_STORY.length + SLOT_STORY.length + DAY_STORY.length
 
 t.test('an untouched log verifies: every stream, every event', async (t) => {
@@ -211,7 +211,7 @@ t.test('every bad stream is named, in log order; --account checks that account o
   t.equal(all.streams, streams)
   const scoped = await tampered(change, OTHER_ACCOUNT)
   t.same(scoped.findings.map((f) => f.stream), [`lead-${OTHER_ACCOUNT}-3125550142`])
-  t.equal(scoped.events, 13 + OTHER_ACCOUNT_STORY.length + USER_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0))
+  t.equal(scoped.events, 16 + OTHER_ACCOUNT_STORY.length + USER_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0))
   t.equal(scoped.streams, 3 + ALERT_STORIES.length)
   t.same((await tampered(() => {}, ACCOUNT)).findings, [])
 })

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import type { AssistantBrief } from '../../domain/account/assistant-brief.ts'
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { SettingsChange } from '../../domain/account/account-settings.ts'
+import { formatReminderOffsets, parseReminderOffsets } from '../../domain/lead/texts/appointment-texts-setting.ts'
 import { json, onOff, operator, parse, required, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
 
 function settingsLines(account: AccountState): string {
@@ -38,6 +39,8 @@ function settingsLines(account: AccountState): string {
       ['inbound ring', s.inboundRing.length === 0 ? '(none: inbound calls go to the assistant or voicemail)' : s.inboundRing.join(',')],
       ['inbound ring mode', s.inboundRingMode],
       ['inbound voicemail', s.inboundVoicemail ? 'on (at most 120 s)' : 'off'],
+      ['appointment confirmation', s.appointmentTexts.confirmation ? 'on' : 'off'],
+      ['appointment reminders', s.appointmentTexts.remindersMinutesBefore.length === 0 ? 'none' : `${formatReminderOffsets(s.appointmentTexts.remindersMinutesBefore)} before the start`],
       ['google key', account.googleKey === null ? '(not set: Google lead forms are refused)' : `set ${account.googleKey.setAt} (kept as a hash, never shown)`],
       ['field maps', account.fieldMaps.size === 0 ? '(none)' : [...account.fieldMaps.keys()].join(', ')],
       ['assistant brief', `${s.assistantBrief.questions.length} questions (leadline account brief ${account.accountId})`],
@@ -179,6 +182,8 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           'inbound-ring': { type: 'string' },
           'inbound-ring-mode': { type: 'string' },
           'inbound-voicemail': { type: 'string' },
+          'appointment-confirmation': { type: 'string' },
+          'appointment-reminders': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -229,10 +234,18 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values['inbound-ring-mode'] !== undefined) changes.inboundRingMode = values['inbound-ring-mode'].trim() as SettingsChange['inboundRingMode']
       const inboundVoicemail = onOff(values['inbound-voicemail'], '--inbound-voicemail')
       if (inboundVoicemail !== undefined) changes.inboundVoicemail = inboundVoicemail
+      const confirmation = onOff(values['appointment-confirmation'], '--appointment-confirmation')
+      const reminderSpec = values['appointment-reminders']
+      const reminders = reminderSpec === undefined ? undefined : parseReminderOffsets(reminderSpec)
+      if (reminders === null) throw new UsageError('--appointment-reminders takes times before the start such as 24h,1h or 90m, or none')
+      const appointmentTexts = confirmation !== undefined || reminders !== undefined
       const googleKey = values['google-key']
-      if (Object.keys(changes).length === 0 && googleKey === undefined) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
+      if (Object.keys(changes).length === 0 && googleKey === undefined && !appointmentTexts) throw new UsageError('nothing to set: pass at least one setting (see leadline help)')
       await withLeadline(io, async (leadline) => {
         let account = await leadline.accounts.require(accountId)
+        // The setting is kept whole: the part not given stays as it is.
+        const current = account.settings.appointmentTexts
+        if (appointmentTexts) changes.appointmentTexts = { confirmation: confirmation ?? current.confirmation, remindersMinutesBefore: reminders ?? current.remindersMinutesBefore }
         if (Object.keys(changes).length > 0) account = await leadline.accounts.changeSettings(accountId, changes, operator())
         // The key Google's lead forms send: hashed before it is recorded, never printed back.
         if (googleKey !== undefined) account = await leadline.accounts.setGoogleKey(accountId, googleKey.trim().toLowerCase() === 'none' ? null : googleKey, operator())

@@ -15,6 +15,7 @@ import { ALERT_KINDS, type AlertKind } from '../owner-alerts/owner-alerts.events
 import { DEFAULT_BRIEF, assistantBriefSchema, type AssistantBrief } from './assistant-brief.ts'
 import { DEFAULT_CURRENCY, DEFAULT_PAY_LINK_TEMPLATE, isSupportedCurrency, payLinkTemplateProblem } from './pay-link-text.ts'
 import { DEFAULT_MISSED_CALL_TEXT, MISSED_CALL_TEXT_OFF, missedCallTextProblem } from '../lead/texts/missed-call-text.ts'
+import { DEFAULT_APPOINTMENT_TEXTS, appointmentTextsSchema, type AppointmentTextsSetting } from '../lead/texts/appointment-texts-setting.ts'
 
 export interface AccountSettings {
   /** IANA zone: calling hours and ages are computed here, never in the server's zone. */
@@ -74,6 +75,8 @@ export interface AccountSettings {
   readonly inboundRingMode: 'sequential' | 'simultaneous'
   /** A caller nobody took may leave a voicemail (at most INBOUND_VOICEMAIL_MAX_SECONDS). */
   readonly inboundVoicemail: boolean
+  /** The texts a lead gets about an appointment they booked (appointment-texts-setting.ts): a confirmation, reminders before it. */
+  readonly appointmentTexts: AppointmentTextsSetting
 }
 
 /** The longest inbound voicemail the carrier records. */
@@ -114,6 +117,7 @@ export const DEFAULT_SETTINGS: AccountSettings = {
   inboundRing: [],
   inboundRingMode: 'sequential',
   inboundVoicemail: true,
+  appointmentTexts: DEFAULT_APPOINTMENT_TEXTS,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -212,6 +216,7 @@ export const settingsChangeSchema = z
       }),
     inboundRingMode: z.enum(['sequential', 'simultaneous'], { message: 'must be sequential or simultaneous' }),
     inboundVoicemail: z.boolean(),
+    appointmentTexts: appointmentTextsSchema,
   })
   .partial()
   .strict()

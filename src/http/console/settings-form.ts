@@ -10,6 +10,7 @@ import type { AssistantBrief } from '../../domain/account/assistant-brief.ts'
 import { parseOnAnswer } from '../../domain/dialing/on-answer.ts'
 import { DEFAULT_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
 import { DEFAULT_MISSED_CALL_TEXT } from '../../domain/lead/texts/missed-call-text.ts'
+import { formatReminderOffsets, parseReminderOffsets } from '../../domain/lead/texts/appointment-texts-setting.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
 import { formField } from './session.ts'
 
@@ -61,6 +62,8 @@ export interface SettingsFormValues {
   readonly brief: BriefFormValues
   /** Inbound calls: business hours (blank: the calling hours), owner numbers (comma-separated), how they ring, voicemail. */
   readonly inbound: InboundFormValues
+  /** Appointment texts: a confirmation, and reminders as `24h, 1h` (blank: none); null: a form without them (an older page) leaves them as they are. */
+  readonly appointmentTexts: { readonly confirmation: boolean; readonly reminders: string } | null
 }
 
 export interface InboundFormValues {
@@ -169,6 +172,10 @@ export function valuesFromSettings(settings: AccountSettings): SettingsFormValue
     missedCallText: settings.missedCallText ?? DEFAULT_MISSED_CALL_TEXT,
     brief: briefValues(settings.assistantBrief),
     inbound: { businessHours: settings.businessHours ?? '', ring: settings.inboundRing.join(', '), ringMode: settings.inboundRingMode, voicemail: settings.inboundVoicemail },
+    appointmentTexts: {
+      confirmation: settings.appointmentTexts.confirmation,
+      reminders: settings.appointmentTexts.remindersMinutesBefore.length === 0 ? '' : formatReminderOffsets(settings.appointmentTexts.remindersMinutesBefore).replaceAll(',', ', '),
+    },
   }
 }
 
@@ -215,6 +222,7 @@ export function valuesFromForm(body: Body): SettingsFormValues {
       language: text(body, 'briefLanguage'), maxCallMinutes: text(body, 'briefMaxCallMinutes'), maxConcurrentCalls: text(body, 'briefMaxConcurrentCalls'),
     },
     inbound: { businessHours: text(body, 'businessHours'), ring: text(body, 'inboundRing'), ringMode: text(body, 'inboundRingMode'), voicemail: body.inboundVoicemail !== undefined },
+    appointmentTexts: body.appointmentReminders === undefined ? null : { confirmation: body.appointmentConfirmation !== undefined, reminders: text(body, 'appointmentReminders') },
   }
 }
 
@@ -275,6 +283,10 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
   if (values.voicemailPerDay === '' || !Number.isInteger(voicemails)) {
     throw invalid('voicemailPerDay', `voicemails per day must be a whole number from 0 to ${MAX_VOICEMAILS_PER_DAY}`)
   }
+  const reminders = values.appointmentTexts === null ? null : parseReminderOffsets(values.appointmentTexts.reminders)
+  if (values.appointmentTexts !== null && reminders === null) {
+    throw invalid('appointmentReminders', 'appointment reminders: times before the start such as 24h, 1h or 90m, comma-separated (empty: none)')
+  }
   return {
     speedToLead: values.speedToLead,
     timeZone: values.timeZone,
@@ -301,5 +313,6 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
       inboundRingMode: values.inbound.ringMode as AccountSettings['inboundRingMode'],
       inboundVoicemail: values.inbound.voicemail,
     }),
+    ...(values.appointmentTexts === null || reminders === null ? {} : { appointmentTexts: { confirmation: values.appointmentTexts.confirmation, remindersMinutesBefore: reminders } }),
   }
 }

@@ -106,6 +106,12 @@ ${values.unrepresentableHours ? html`<p class="notice">Today's hours have more t
 <textarea id="missedCallText" name="missedCallText" rows="3" maxlength="${String(MAX_MISSED_CALL_TEXT)}"${describedBy('missedCallText', bad)}>${values.missedCallText ?? ''}</textarea>
 </fieldset>
 
+<fieldset><legend>Appointments</legend>
+<label class="check"><input type="checkbox" name="appointmentConfirmation" value="on"${checked(values.appointmentTexts?.confirmation ?? true)}> Text a lead a confirmation when an appointment is booked or moved <span class="hint">With the time in the lead's zone and how to change it; inside the texting window, never to a do-not-call or opted-out number.</span></label>
+<label for="appointmentReminders">Remind them before it <span class="hint">Up to 3, comma-separated, each 15m to 7d before the start, such as 24h, 1h. Empty: no reminders.</span></label>
+<input type="text" id="appointmentReminders" name="appointmentReminders" autocomplete="off" value="${values.appointmentTexts?.reminders ?? ''}"${bad !== null && (bad === 'appointmentReminders' || bad.startsWith('appointmentTexts')) ? describedBy(bad, bad) : ''}>
+</fieldset>
+
 <fieldset><legend>Follow-up</legend>
 <label class="check"><input type="checkbox" name="followUpOn" value="on"${checked(values.followUpOn)}> Call again when a lead does not answer</label>
 <label for="followUpSteps">Retry after <span class="hint">Comma-separated: a delay after the previous attempt (90s, 10m, 2h, 1d) or next-day HH:MM; add text "…" to send a text at that step instead of calling (see the configuration docs).</span></label>

@@ -195,3 +195,25 @@ t.test('calls in: business hours, the owner numbers and how they ring, inbound v
   t.equal(refused.statusCode, 400)
   t.match(refused.body, /is not an E\.164 number/)
 })
+
+t.test('appointments: the confirmation and the reminders before it; a page without them keeps them; a bad one refused with the field marked', async (t) => {
+  const f = await signedInConsole(t)
+  const page = (await f.browser.get('/app/settings')).body
+  t.match(page, /<input type="checkbox" name="appointmentConfirmation" value="on" checked>/, 'a confirmation by default')
+  t.match(page, /<input type="text" id="appointmentReminders" name="appointmentReminders" autocomplete="off" value="24h, 1h">/, '24 h and 1 h by default')
+  t.equal((await f.browser.post('/app/settings', form({ appointmentReminders: '2d, 90m, 15m' }))).statusCode, 303)
+  const saved = { confirmation: false, remindersMinutesBefore: [2880, 90, 15] }
+  t.same((await f.app.leadline.accounts.require(f.accountId)).settings.appointmentTexts, saved)
+  t.match((await f.browser.get('/app/settings')).body, /name="appointmentReminders" autocomplete="off" value="2d, 90m, 15m"/)
+  t.equal((await f.browser.post('/app/settings', form())).statusCode, 303)
+  t.same((await f.app.leadline.accounts.require(f.accountId)).settings.appointmentTexts, saved, 'a form without the appointment fields leaves them')
+  t.equal((await f.browser.post('/app/settings', form({ appointmentConfirmation: 'on', appointmentReminders: '' }))).statusCode, 303)
+  t.same((await f.app.leadline.accounts.require(f.accountId)).settings.appointmentTexts, { confirmation: true, remindersMinutesBefore: [] }, 'empty: no reminders')
+  for (const [reminders, why] of [['10m', /at least 15 minutes/], ['1h, 60m', /each reminder once/], ['8d', /at most 7 days/], ['1d, 2h, 1h, 30m', /at most 3 reminders/], ['soon', /times before the start such as 24h, 1h/]] as const) {
+    const refused = await f.browser.post('/app/settings', form({ appointmentReminders: reminders }))
+    t.equal(refused.statusCode, 400, reminders)
+    t.match(refused.body, why)
+    t.match(refused.body, /name="appointmentReminders" autocomplete="off" value="[^"]*" aria-invalid="true"/, 'the field is marked')
+  }
+  t.same((await f.app.leadline.accounts.require(f.accountId)).settings.appointmentTexts, { confirmation: true, remindersMinutesBefore: [] }, 'nothing changed')
+})

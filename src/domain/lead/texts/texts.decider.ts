@@ -18,6 +18,10 @@ import { leadAttemptTimes } from '../calls/lead-attempts.ts'
 import { MAX_TEXT_CHARACTERS, textSegments, withOptOutLine, type TextSegments } from './text-body.ts'
 import type { TextDeliveryStatus, TextEvent, TextReason } from './texts.events.ts'
 import { MISSED_CALL_TEXT_EVERY_MS, MISSED_CALL_TEXT_WITHIN_MS, renderMissedCallText } from './missed-call-text.ts'
+import { INITIAL_APPOINTMENTS, type AppointmentsState } from '../appointments/appointments.decider.ts'
+import {
+  INITIAL_APPOINTMENT_TEXTS, decideAppointmentTexts, evolveAppointmentTexts, type AppointmentTextCommand, type AppointmentTextsState, type TextsSlicePorts,
+} from './appointment-texts.ts'
 
 export type TextStage = 'decided' | 'started' | 'sent' | 'failed' | 'unknown' | 'expired'
 
@@ -46,7 +50,7 @@ export interface TextRecord {
   readonly deliveryErrorCode: number | null
 }
 
-export interface TextsState {
+export interface TextsState extends AppointmentTextsState {
   readonly texts: Readonly<Record<string, TextRecord>>
   /** Text ids in the order they were decided. */
   readonly order: readonly string[]
@@ -56,10 +60,11 @@ export interface TextsState {
   readonly readThrough: string | null
 }
 
-export const INITIAL_TEXTS: TextsState = { texts: {}, order: [], textBacks: {}, readThrough: null }
+export const INITIAL_TEXTS: TextsState = { texts: {}, order: [], textBacks: {}, readThrough: null, ...INITIAL_APPOINTMENT_TEXTS }
 
-/** What the texts slice reads of the lead: who the person is, whether they may be contacted, their calls (a state's cap counts them) and texts. */
-export type LeadWithTexts = IntakeState & { readonly dialing: DialingState; readonly texts: TextsState }
+/** What the texts slice reads of the lead: who the person is, whether they may be contacted, their calls (a state's cap counts them), texts and (for their texts) appointments. */
+export type LeadWithTexts = IntakeState & { readonly dialing: DialingState; readonly texts: TextsState; readonly appointments?: AppointmentsState }
+type LeadWithAppointmentTexts = LeadWithTexts & { readonly appointments: AppointmentsState }
 
 export type TextCommand =
   /** `body`: as the caller wrote it; the decision holds it with the opt-out line. `idempotencyKey`: one text per key and lead. */
@@ -80,11 +85,13 @@ export type TextCommand =
   | { type: 'DecideMissedCallText'; settings: AccountSettings; business: string; callId: string; missedAt: string; textId: string }
   /** The owner opened the lead's conversation: every text received so far is read (nothing when none is new). */
   | { type: 'MarkConversationRead' }
+  /** An appointment's confirmation and reminders (appointment-texts.ts). */
+  | AppointmentTextCommand
 
 // Every type of the union, once: the compiler refuses a missing or a stray one.
 const TEXT_COMMAND_TYPES: { readonly [T in TextCommand['type']]: true } = {
   DecideText: true, StartTextAttempt: true, RecordTextSent: true, RecordTextFailed: true, RecordTextUnknown: true, RecordTextDelivery: true, ExpireText: true,
-  DecideMissedCallText: true, MarkConversationRead: true,
+  DecideMissedCallText: true, MarkConversationRead: true, ScheduleAppointmentTexts: true, DecideAppointmentText: true,
 }
 
 export function isTextCommand(command: { readonly type: string }): command is TextCommand {
@@ -99,6 +106,10 @@ function update(state: TextsState, textId: string, change: Partial<TextRecord>):
 
 export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
   switch (event.type) {
+    case 'AppointmentTextsScheduled':
+    case 'AppointmentTextDeferred':
+    case 'AppointmentTextSkipped':
+      return { ...state, ...evolveAppointmentTexts(state, event) }
     case 'TextDecided': {
       const d = event.data
       const text: TextRecord = {
@@ -106,7 +117,7 @@ export function evolveTexts(state: TextsState, event: TextEvent): TextsState {
         step: d.step ?? null, idempotencyKey: d.idempotencyKey, decidedAt: d.at, stage: 'decided', startedAt: null, messageId: null, carrier: null,
         failure: null, failureMessage: null, endedAt: null, delivery: null, deliveryErrorCode: null,
       }
-      return { ...state, texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
+      return { ...state, ...evolveAppointmentTexts(state, event), texts: { ...state.texts, [d.textId]: text }, order: [...state.order, d.textId] }
     }
     case 'TextAttemptStarted':
       return update(state, event.data.textId, { stage: 'started', startedAt: event.data.at })
@@ -258,6 +269,9 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
     }
     case 'DecideMissedCallText':
       return decideMissedCallText(command, state, now)
+    case 'ScheduleAppointmentTexts':
+    case 'DecideAppointmentText':
+      return decideAppointmentTexts(command, { ...state, appointments: state.appointments ?? INITIAL_APPOINTMENTS }, now, APPOINTMENT_TEXT_PORTS)
     case 'MarkConversationRead': {
       if (!state.exists) throw new DomainError('lead_not_found', 'lead not found')
       const received = state.textsReceived
@@ -272,6 +286,15 @@ export function decideTexts(command: TextCommand, state: LeadWithTexts, now: Dat
       throw new DomainError('unknown_command', `the texts slice has no command ${(command as { type: string }).type}`)
     }
   }
+}
+
+/** What the appointment texts borrow of this slice: the one contact check, a text's decision, evolve. */
+const APPOINTMENT_TEXT_PORTS: TextsSlicePorts<LeadWithAppointmentTexts> = {
+  check: checkText,
+  decideText: (settings, lead, text, now) =>
+    decideTexts({ type: 'DecideText', settings, textId: text.textId, reason: text.reason, body: text.body, idempotencyKey: null }, lead, now).map((event) =>
+      event.type === 'TextDecided' ? { ...event, data: { ...event.data, appointmentId: text.appointmentId } } : event),
+  evolve: (lead, event) => ({ ...lead, texts: evolveTexts(lead.texts, event) }),
 }
 
 /** A caller's first name in the text-back is cut to this many characters, as in a follow-up text. */

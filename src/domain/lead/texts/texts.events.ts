@@ -3,8 +3,11 @@ import type { DomainEvent } from '../../shared/decider.ts'
 import { plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 import { effectOf, type Effect } from '../../shared/effect.ts'
 
-/** Why the text goes out: the send_sms tool, a text step of the follow-up policy, or the text-back after a missed inbound call. */
-export type TextReason = 'send_sms' | 'follow_up' | 'missed_call'
+/**
+ * Why the text goes out: the send_sms tool, a text step of the follow-up policy, the text-back after a
+ * missed inbound call, or an appointment's confirmation or reminder (appointment-texts.ts).
+ */
+export type TextReason = 'send_sms' | 'follow_up' | 'missed_call' | 'appointment_confirmation' | 'appointment_reminder'
 
 /**
  * The decision to text this person once. Exactly one exists per text id (and per idempotency key).
@@ -24,6 +27,8 @@ export type TextDecided = DomainEvent<
     segments: number
     /** The follow-up step this text is (follow_up only). */
     step?: number
+    /** The appointment this text is about (appointment_confirmation and appointment_reminder only). */
+    appointmentId?: string
     idempotencyKey: string | null
     at: string
   }
@@ -58,19 +63,58 @@ export type MissedCallTextSent = DomainEvent<'MissedCallTextSent', { callId: str
  * refusal (`do_not_call`, `suppressed`, `outside_calling_hours`, `no_caller_id`, …). Decided once a call.
  */
 export type MissedCallTextSkipped = DomainEvent<'MissedCallTextSkipped', { callId: string; reason: string; message: string; missedAt: string; at: string }>
+/** One text planned about an appointment: its stable id, what it is, and when it is due. */
+export interface PlannedAppointmentText {
+  readonly textId: string
+  readonly kind: 'confirmation' | 'reminder'
+  /** The reminder's offset before the start (reminders only). */
+  readonly minutesBefore: number | null
+  readonly dueAt: string
+}
+/**
+ * The texts planned about appointment `appointmentId` starting at `start` (UTC), as the account's
+ * settings said when it was booked or moved: decided once per booking or move (`planFor`: when the
+ * appointment was booked, or last moved). A moved appointment gets a new plan; the old one's texts are never sent.
+ */
+export type AppointmentTextsScheduled = DomainEvent<
+  'AppointmentTextsScheduled',
+  { leadId: string; appointmentId: string; start: string; planFor: string; texts: PlannedAppointmentText[]; at: string }
+>
+/** A due appointment text waits for the texting window to open at `until` (before the appointment's start). */
+export type AppointmentTextDeferred = DomainEvent<
+  'AppointmentTextDeferred',
+  { appointmentId: string; textId: string; kind: 'confirmation' | 'reminder'; until: string; reason: string; message: string; at: string }
+>
+/**
+ * An appointment text never sent, and why: the contact policy's rule (`do_not_call`, `suppressed`,
+ * `outside_calling_hours` when the window opens too late, …), `appointment_started`, `too_late` (a
+ * later reminder says the same), `confirmation_off`/`reminder_off` (the settings changed), `appointment_changed`.
+ */
+export type AppointmentTextSkipped = DomainEvent<
+  'AppointmentTextSkipped',
+  { appointmentId: string; textId: string; kind: 'confirmation' | 'reminder'; reason: string; message: string; at: string }
+>
 /**
  * The owner read the lead's text conversation in the console, through inbound message `throughMessageId`
  * (`unread`: how many of the lead's texts were new to them). What the texts said is not here.
  */
 export type ConversationRead = DomainEvent<'ConversationRead', { leadId: string; throughMessageId: string; unread: number; at: string }>
 
-export type TextEvent = TextDecided | TextAttemptStarted | TextSent | TextDelivered | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped | ConversationRead
+export type TextEvent =
+  | TextDecided | TextAttemptStarted | TextSent | TextDelivered | TextFailed | TextOutcomeUnknown | TextExpired | MissedCallTextSent | MissedCallTextSkipped | ConversationRead
+  | AppointmentTextsScheduled | AppointmentTextDeferred | AppointmentTextSkipped
 
 export function isTextEvent(event: { readonly type: string }): event is TextEvent {
   return Object.hasOwn(TEXT_SUMMARIES, event.type)
 }
 
-const REASON: Readonly<Record<TextReason, string>> = { send_sms: 'send_sms tool', follow_up: 'follow-up', missed_call: 'missed-call text-back' }
+const REASON: Readonly<Record<TextReason, string>> = {
+  send_sms: 'send_sms tool', follow_up: 'follow-up', missed_call: 'missed-call text-back', appointment_confirmation: 'appointment confirmation', appointment_reminder: 'appointment reminder',
+}
+
+function plannedText(text: PlannedAppointmentText): string {
+  return `${text.kind === 'confirmation' ? 'confirmation' : `reminder ${text.minutesBefore ?? '?'} min before`} at ${printable(text.dueAt)}`
+}
 
 // Every type of the union, once (the compiler refuses a missing or a stray one): also what `is…Event` checks.
 // The body is the business's own words (not the lead's), shown clipped; the whole is in the log.
@@ -86,6 +130,10 @@ export const TEXT_SUMMARIES: EventSummaries<TextEvent> = {
   MissedCallTextSent: (d) => `missed call ${printable(d.callId)} texted back (text ${printable(d.textId)})`,
   MissedCallTextSkipped: (d) => `missed call ${printable(d.callId)} not texted back: ${printable(d.reason)}: ${printable(d.message)}`,
   ConversationRead: (d) => `text conversation read in the console (${plural(d.unread, 'new text')})`,
+  AppointmentTextsScheduled: (d) =>
+    `appointment ${printable(d.appointmentId)} at ${printable(d.start)}: ${d.texts.length === 0 ? 'no texts planned' : `texts planned: ${d.texts.map(plannedText).join('; ')}`}`,
+  AppointmentTextDeferred: (d) => `appointment ${printable(d.appointmentId)}: its ${printable(d.kind)} waits for the texting window until ${printable(d.until)}: ${printable(d.reason)}: ${printable(d.message)}`,
+  AppointmentTextSkipped: (d) => `appointment ${printable(d.appointmentId)}: its ${printable(d.kind)} is not sent: ${printable(d.reason)}: ${printable(d.message)}`,
 }
 
 /**
