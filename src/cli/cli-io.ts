@@ -22,12 +22,19 @@ export interface Io {
   out(text: string): void
   err(text: string): void
   readonly env: NodeJS.ProcessEnv
+  /** Everything on standard input (a password given with --password-stdin, never on the command line). */
+  readonly stdin?: () => Promise<string>
 }
 
 export const processIo: Io = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   env: process.env,
+  async stdin() {
+    const chunks: Buffer[] = []
+    for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array))
+    return Buffer.concat(chunks).toString('utf8')
+  },
 }
 
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = false) {

@@ -33,6 +33,14 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline source map --account ACCOUNT_ID --source NAME FIELD=PATH [FIELD=PATH …]   a lead source's field map
   leadline source maps --account ACCOUNT_ID
   leadline source unmap --account ACCOUNT_ID --source NAME
+  leadline calendar connect --account ACCOUNT_ID --caldav URL --username USER --password-stdin | --simulated
+                                                   the account's one calendar (replaces any); the password only on stdin
+  leadline calendar status --account ACCOUNT_ID       the connection, its calendars and the appointment types
+  leadline calendar disconnect --account ACCOUNT_ID
+  leadline calendar types --account ACCOUNT_ID
+  leadline calendar type add --account ACCOUNT_ID --id ID --name NAME --duration MIN [--buffer MIN] [--hours SPEC]
+                       [--notice MIN] [--max-per-day N] [--calendar CALENDAR_ID]   create or replace an appointment type
+  leadline calendar type remove --account ACCOUNT_ID ID
   leadline key create --account ACCOUNT_ID --scopes read[,write][,dial] [--label TEXT]
   leadline key list --account ACCOUNT_ID
   leadline key revoke KEY_ID
@@ -121,6 +129,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   token: async (args, io) => (await import('./commands/token.command.ts')).tokenCommand(args, io),
   number: async (args, io) => (await import('./commands/number.command.ts')).numberCommand(args, io),
   source: async (args, io) => (await import('./commands/source.command.ts')).sourceCommand(args, io),
+  calendar: async (args, io) => (await import('./commands/calendar.command.ts')).calendarCommand(args, io),
   events: async (args, io) => (await import('./commands/events.command.ts')).eventsCommand(args, io),
   user: async (args, io) => (await import('./commands/user.command.ts')).userCommand(args, io),
   demo: async (args, io) => (await import('./commands/demo.command.ts')).demoCommand(args, io),

@@ -96,8 +96,9 @@ export class Appointments {
   }
 
   async book(input: WriteInput & { typeId: string; start: string }): Promise<AppointmentView> {
-    const { account, type, calendar } = await this.typeContext(input.accountId, input.typeId)
+    // The lead first: a lead of another account is lead_not_found, whatever that account's calendar.
     const lead = await this.lead(input.accountId, input.phoneLast10)
+    const { account, type, calendar } = await this.typeContext(input.accountId, input.typeId)
     const appointmentId = appointmentIdFor(input.accountId, input.idempotencyKey)
     const earlier = lead.appointments.appointments[appointmentId]
     if (earlier !== undefined) return this.view(account, lead, earlier, { alreadyDone: true })

@@ -18,8 +18,8 @@ t.test('without a name: the tools, as `leadline tools` lists them', async (t) =>
   t.match(tool.stdout, /^tool\s+scope\s+what it does\n/)
   t.match(tool.stdout, /\nplace_call\s+dial\s+\S/)
   t.same(JSON.parse(asJson.stdout).tools.map((d: { name: string }) => d.name).toSorted(), [
-    'add_note', 'get_call', 'get_lead', 'get_lead_history', 'get_next_actions', 'get_stats', 'list_calls', 'list_leads', 'mark_do_not_call', 'pause_follow_up', 'place_call',
-    'request_payment', 'resume_follow_up', 'schedule_callback', 'send_sms', 'update_lead',
+    'add_note', 'book_appointment', 'cancel_appointment', 'get_call', 'get_lead', 'get_lead_history', 'get_next_actions', 'get_stats', 'list_calls', 'list_leads', 'list_open_slots',
+    'mark_do_not_call', 'pause_follow_up', 'place_call', 'request_payment', 'reschedule_appointment', 'resume_follow_up', 'schedule_callback', 'send_sms', 'update_lead',
   ])
 })
 

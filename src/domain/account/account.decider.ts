@@ -145,6 +145,12 @@ function validateScopes(scopes: readonly string[]): Scope[] {
   return SCOPES.filter((s) => unique.includes(s))
 }
 
+/** The same type, member by member (whatever order its members were recorded in). */
+function sameType(a: AppointmentType, b: AppointmentType): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof AppointmentType>
+  return [...keys].every((key) => a[key] === b[key])
+}
+
 export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState> = {
   initialState: () => ({
     exists: false,
@@ -392,7 +398,7 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
           throw new DomainError('unknown_calendar', `calendarId must be one of the connected calendar's: ${ids.join(', ') || '(it has none)'}`, { calendarId: type.calendarId, calendars: ids })
         }
         const current = state.appointmentTypes.get(type.id)
-        if (current !== undefined && JSON.stringify(current) === JSON.stringify(type)) return []
+        if (current !== undefined && sameType(current, type)) return []
         if (current === undefined && state.appointmentTypes.size >= MAX_APPOINTMENT_TYPES) {
           throw new DomainError('too_many_appointment_types', `at most ${MAX_APPOINTMENT_TYPES} appointment types per account: remove one first`)
         }

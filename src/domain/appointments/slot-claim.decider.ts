@@ -50,7 +50,8 @@ export const slotClaimDecider: Decider<SlotClaimCommand, SlotClaimEvent, SlotCla
       }
       case 'RecordSlotEvent': {
         if (state.bookingId !== command.bookingId) throw new DomainError('slot_not_held', `booking ${command.bookingId} does not hold the slot at ${command.start}`)
-        if (state.eventUid === command.eventUid && (state.etag ?? null) === command.etag) return []
+        // Found again by a retry: already recorded. Written anew (a move): its new ETag is recorded.
+        if (state.eventUid === command.eventUid && (command.alreadyThere || (state.etag ?? null) === command.etag)) return []
         const { accountId, start, bookingId, eventUid, etag, alreadyThere } = command
         return [{ type: 'SlotEventWritten', data: { accountId, start, bookingId, eventUid, etag, alreadyThere, writtenAt: at } }]
       }

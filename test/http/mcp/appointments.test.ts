@@ -195,6 +195,11 @@ t.test('appointment types: the calendar must be the connection\'s; a lead must e
   t.same((await app.leadline.calendars.setup(acme.accountId)).types.map((x) => x.id), ['estimate'])
   const nobody = await app.call(acme.keys.write, 'book_appointment', { phone: '(212) 555-0199', appointment_type_id: 'estimate', start: '2026-03-10T15:00:00Z', idempotency_key: 'nobody' })
   t.equal(nobody.error?.data.code, 'lead_not_found')
+  const other = await app.account('Other Agency', SETTINGS)
+  for (const dryRun of [true, false]) {
+    const theirs = await app.call(other.keys.write, 'book_appointment', { phone: JANE, appointment_type_id: 'estimate', start: '2026-03-10T15:00:00Z', idempotency_key: `other-${dryRun}`, dry_run: dryRun })
+    t.equal(theirs.error?.data.code, 'lead_not_found', "another account's key cannot book Jane")
+  }
   await app.leadline.calendars.disconnect(acme.accountId, operatorContext.actor)
   const none = await app.call(acme.keys.write, 'book_appointment', { phone: JANE, appointment_type_id: 'estimate', start: '2026-03-10T15:00:00Z', idempotency_key: 'none' })
   t.equal(none.error?.data.code, 'calendar_not_connected')

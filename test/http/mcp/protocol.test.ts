@@ -63,7 +63,7 @@ t.test('tools/call works without initialize, needs no session, and tools/list de
 
   const { body } = await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, keys.read)
   const tools = body.result.tools as Array<Record<string, any>>
-  t.same(tools.map((tool) => tool.name), ['add_note', 'get_call', 'get_lead', 'get_lead_history', 'get_next_actions', 'get_stats', 'list_calls', 'list_leads', 'mark_do_not_call', 'pause_follow_up', 'place_call', 'request_payment', 'resume_follow_up', 'schedule_callback', 'send_sms', 'update_lead'])
+  t.same(tools.map((tool) => tool.name), ['add_note', 'book_appointment', 'cancel_appointment', 'get_call', 'get_lead', 'get_lead_history', 'get_next_actions', 'get_stats', 'list_calls', 'list_leads', 'list_open_slots', 'mark_do_not_call', 'pause_follow_up', 'place_call', 'request_payment', 'reschedule_appointment', 'resume_follow_up', 'schedule_callback', 'send_sms', 'update_lead'])
   for (const tool of tools) {
     t.ok(tool.description.length > 120, `${tool.name}: a description an agent can act on`)
     t.match(tool.description, /Needs the (read|write|dial) scope\./)
@@ -191,7 +191,7 @@ t.test('§7.1 -32602: an unknown tool, or invalid arguments (data lists the prob
   const app = await mcpApp(t)
   const { keys } = await app.account()
   t.match(await app.call(keys.all, 'request_refund', {}), {
-    error: { code: -32602, message: 'unknown tool request_refund', data: { code: 'unknown_tool', tool: 'request_refund', tools: ['add_note', 'get_call', 'get_lead', 'get_lead_history', 'get_next_actions', 'get_stats', 'list_calls', 'list_leads', 'mark_do_not_call', 'pause_follow_up', 'place_call', 'request_payment', 'resume_follow_up', 'schedule_callback', 'send_sms', 'update_lead'] } },
+    error: { code: -32602, message: 'unknown tool request_refund', data: { code: 'unknown_tool', tool: 'request_refund', tools: ['add_note', 'book_appointment', 'cancel_appointment', 'get_call', 'get_lead', 'get_lead_history', 'get_next_actions', 'get_stats', 'list_calls', 'list_leads', 'list_open_slots', 'mark_do_not_call', 'pause_follow_up', 'place_call', 'request_payment', 'reschedule_appointment', 'resume_follow_up', 'schedule_callback', 'send_sms', 'update_lead'] } },
   })
   t.match((await app.post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: {} } }, keys.all)).body, {
     error: { code: -32602, data: { code: 'invalid_params' } },
