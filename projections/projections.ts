@@ -11,5 +11,6 @@ import { numbersProjection } from './numbers/numbers.projection.ts'
 import { reportsProjection } from './reports/reports.projection.ts'
 import { leadStatusProjection } from './lead-status/lead-status.projection.ts'
 import { conversationsProjection } from './conversations/conversations.projection.ts'
+import { appointmentsProjection } from './appointments/appointments.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection, appointmentsProjection] as const

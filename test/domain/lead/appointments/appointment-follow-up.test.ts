@@ -8,6 +8,7 @@ import t from 'tap'
 import { DEFAULT_SETTINGS, type AccountSettings } from '../../../../src/domain/account/account-settings.ts'
 import { leadDecider, type LeadCommand } from '../../../../src/domain/lead/lead.decider.ts'
 import type { LeadEvent } from '../../../../src/domain/lead/lead.events.ts'
+import type { CallStatus } from '../../../../src/domain/lead/calls/call-status.ts'
 import { leadFields, play, plus, stateOf, types } from '../../../helpers/lead-play.ts'
 
 /** Tuesday 10 March 2026, 11:00 in New York. */
@@ -35,7 +36,7 @@ function placed(): LeadEvent[] {
     [NOW, { type: 'RecordCallPlaced', decisionId: 'dec_stl', callId: 'CA1', carrier: 'twilio' }],
   ])
 }
-const status = (s: string, durationSeconds?: number): LeadCommand => ({
+const status = (s: CallStatus, durationSeconds?: number): LeadCommand => ({
   type: 'RecordCallStatus', settings: S, update: { callId: 'CA1', status: s, timestamp: '', carrier: 'twilio', ...(durationSeconds === undefined ? {} : { durationSeconds }) },
 })
 /** Jane answered speed to lead, talked, and booked. */
