@@ -35,6 +35,7 @@ import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { consoleItem, consolePage } from './console.schema.ts'
 import { simulateInboundSection } from './simulate-inbound.route.ts'
+import { appointmentsSection } from './appointments.route.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
@@ -179,7 +180,7 @@ ${page.leads.length === 0
       return sendPage(reply, { title: 'Inbound Leads', frame, body })
     })
 
-    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
+    routes.get<{ Params: { leadId: string }; Querystring: { marked?: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
       const { account, principal } = signedIn(request)
       const zone = account.settings.timeZone
       // Within this account only: another account's lead id reads exactly like one that does not exist.
@@ -239,6 +240,7 @@ ${state.consent.length === 0 ? html`<p class="muted">None sent.</p>` : html`<div
 <tbody>${state.consent.map((record) => html`<tr><td>${timeElement(record.receivedAt, zone)}</td>${CONSENT_FIELDS.map((f) => html`<td>${record[f] ?? ''}</td>`)}</tr>`)}</tbody></table></div>
 ${state.consentTotal > state.consent.length ? html`<p class="muted">The newest ${state.consent.length} of ${state.consentTotal}; <code>leadline audit export</code> has every one.</p>` : ''}`}
 </section>
+${appointmentsSection({ appointments: state.appointments, leadId: lead.leadId, phone: lead.phone, state: lead.state, zone, now: leadline.clock(), csrf: frame.csrfToken, marked: request.query.marked })}
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
 <p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${localTimes(d.speedToLeadSkip.message, zone)} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
