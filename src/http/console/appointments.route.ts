@@ -48,7 +48,8 @@ export function appointmentsSection(input: { appointments: AppointmentsState; le
   const leadZone = leadTimeZone({ phone: input.phone, ...(input.state ? { state: input.state } : {}) })?.zone ?? null
   const { upcoming, past } = appointmentViews(input.appointments, input.zone, leadZone, input.now)
   const marked = typeof input.marked === 'string' && (OUTCOMES as readonly string[]).includes(input.marked) ? (input.marked as Outcome) : null
-  const table = (views: AppointmentView[], caption: string) => html`<div class="table-wrap"><table>
+  // Scrollable on a phone: focusable, named, as the Calls page's table is.
+  const table = (views: AppointmentView[], caption: string) => html`<div class="table-wrap" role="region" tabindex="0" aria-label="${caption.split(',')[0]} appointments"><table>
 <caption class="muted">${caption}</caption>
 <thead><tr><th scope="col">Type</th><th scope="col">When (${input.zone})</th><th scope="col">Status</th><th scope="col">Mark</th></tr></thead>
 <tbody>${views.map((view) => row(view, input.leadId, input.zone, input.csrf))}</tbody></table></div>`

@@ -253,7 +253,7 @@ ${fieldRows([
   ['Follow-up paused', d.followUpPaused === null ? null : html`since ${timeElement(d.followUpPaused, zone)}: nothing goes out until it is resumed (<code>resume_follow_up</code>)`],
   ['Next follow-up', d.pendingFollowUp ? html`${d.pendingFollowUp.textStep === undefined ? `attempt ${d.pendingFollowUp.attempt}` : `a text (step ${d.pendingFollowUp.textStep})`}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
 ])}
-${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
+${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap" role="region" tabindex="0" aria-label="Calls"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${c.ownerNumbers ? 'Click-to-call (you first)' : (PURPOSE[c.purpose] ?? c.purpose)}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
 <td>${callRowWords(c)}</td></tr>`)}</tbody></table></div>`}
