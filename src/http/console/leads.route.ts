@@ -71,13 +71,13 @@ function callRowWords(call: CallRecord): Html {
 
 const STATUS_WORDS: Readonly<Record<LeadStatus, string>> = {
   new: 'new', calling: 'calling', voicemail_left: 'voicemail left', callback: 'callback', replied: 'replied', connected: 'connected', qualified: 'qualified',
-  paid: 'paid', do_not_call: 'do not call',
+  appointment: 'appointment booked', paid: 'paid', do_not_call: 'do not call',
 }
 
 /** Where the lead stands, as a badge: "callback at" names the time in the account's zone. */
 function statusBadge(row: LeadStatusRow | null | undefined, zone: string): Html | string {
   if (!row) return ''
-  const bad = row.status === 'do_not_call' ? ' bad' : row.status === 'paid' || row.status === 'connected' || row.status === 'qualified' ? ' ok' : ''
+  const bad = row.status === 'do_not_call' ? ' bad' : row.status === 'paid' || row.status === 'connected' || row.status === 'qualified' || row.status === 'appointment' ? ' ok' : ''
   return html`<span class="badge${bad}">${row.status === 'callback' && row.callbackAt ? html`callback at ${timeElement(row.callbackAt, zone)}` : STATUS_WORDS[row.status]}</span>`
 }
 

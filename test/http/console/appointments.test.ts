@@ -22,6 +22,9 @@ t.test("a lead's appointments, marked no-show from its page; Home and the timeli
   t.match(page.body, /<td>Roof inspection<\/td><td><time datetime="2026-03-10T16:00:00.000Z">2026-03-10 11:00 CDT<\/time> to <time datetime="2026-03-10T16:30:00.000Z">2026-03-10 11:30 CDT<\/time><br><span class="muted">their time: 10:00 AM MDT<\/span>/)
   t.match(page.body, 'mark it once it has begun')
   t.notMatch(page.body, '/appointments/apt_ann1/outcome', 'no buttons before it begins')
+  t.match(page.body, /<span class="badge ok">appointment booked<\/span>/, 'the status')
+  const list = await c.browser.get('/app/leads?status=appointment')
+  t.same([...list.body.matchAll(/<td><a href="\/app\/leads\/ld_[0-9a-z]+">([^<]*)<\/a><\/td>/g)].map((m) => m[1]), ['Ann Able'], 'the leads list by status')
   let home = await c.browser.get('/app/home')
   t.match(home.body, /Roof inspection today at <time datetime="2026-03-10T16:00:00.000Z">2026-03-10 11:00 CDT<\/time>/)
 

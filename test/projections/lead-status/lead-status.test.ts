@@ -62,3 +62,25 @@ t.test('a lead received do-not-call, or updated to it, is do_not_call; an inboun
   leadStatusProjection.apply(db, event('LeadUpdated', { leadId: 'ld_1', changes: { doNotCall: true }, updatedAt: '2026-03-10T17:00:00.000Z' }))
   t.equal(queries.ofStream('acc_1', STREAM)?.status, 'do_not_call')
 })
+
+t.test('an appointment booked is "appointment" until every booked one is cancelled or marked; paid and do-not-call still win', async (t) => {
+  const db = openViewsDatabase(':memory:')
+  t.teardown(() => db.close())
+  leadStatusProjection.setup(db)
+  const queries = new LeadStatusQueries(db)
+  const status = (type: string, data: Record<string, unknown> = {}) => {
+    leadStatusProjection.apply(db, event(type, data))
+    return queries.ofStream('acc_1', STREAM)?.status
+  }
+  const at = '2026-03-10T16:00:00.000Z'
+  t.equal(status('LeadReceived', { leadId: 'ld_1', accountId: 'acc_1', fields: { phone: '+13125550142' }, receivedAt: '2026-03-10T15:00:00.000Z' }), 'new')
+  t.equal(status('AssistantCallEnded', { decisionId: 'dec', disposition: 'qualified', endedAt: at }), 'qualified')
+  t.equal(status('AppointmentBooked', { leadId: 'ld_1', appointmentId: 'apt_1', at }), 'appointment', 'booked beats qualified')
+  t.equal(status('AppointmentBooked', { leadId: 'ld_1', appointmentId: 'apt_2', at }), 'appointment')
+  t.equal(status('AppointmentNoShow', { appointmentId: 'apt_1', by: 'owner', at }), 'appointment', 'another is still booked')
+  t.equal(status('AppointmentCancelled', { appointmentId: 'apt_2', by: 'calendar', reason: null, at }), 'qualified', 'none booked: where it stood')
+  t.equal(status('AppointmentBooked', { leadId: 'ld_1', appointmentId: 'apt_3', at }), 'appointment')
+  t.equal(status('PaymentSettled', { requestId: 'req', at }), 'paid', 'paid beats it')
+  t.equal(status('AppointmentAttended', { appointmentId: 'apt_3', by: 'owner', at }), 'paid')
+  t.equal(queries.ofStream('acc_1', STREAM)?.status, 'paid')
+})
