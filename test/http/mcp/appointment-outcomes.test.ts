@@ -53,7 +53,9 @@ t.test('update_lead marks an appointment once it has begun, once; a no-show puts
   t.equal((await mark('apt_off', 'attended', 'm-2')).error?.data.code, 'appointment_not_booked')
   t.equal((await app.call(acme.keys.write, 'update_lead', { ...jane, appointment: { id: 'apt_today', outcome: 'maybe' }, idempotency_key: 'm-3' })).error?.data.code, 'invalid_arguments')
   t.equal((await mark('apt_today', 'attended', 'm-4', {}).then(() => app.call(acme.keys.read, 'get_lead', jane))).result?.structuredContent.appointments.upcoming.length, 2)
-  t.same(await types(), before, 'nothing recorded')
+  const mixed = await app.call(acme.keys.write, 'update_lead', { ...jane, email: 'jane@example.org', appointment: { id: 'apt_today', outcome: 'attended' }, idempotency_key: 'm-9' })
+  t.equal(mixed.error?.data.code, 'appointment_not_started', 'an edit with a refused mark')
+  t.same(await types(), before, 'nothing recorded, the edit neither')
 
   // Tomorrow's called off (a booking that still stands would hold follow-up back).
   await app.leadline.commands.handle(stream, leadDecider, { type: 'RecordAppointmentCancelled', appointmentId: 'apt_next', by: 'owner', reason: null }, BOOKING_CONTEXT)
@@ -77,6 +79,6 @@ t.test('update_lead marks an appointment once it has begun, once; a no-show puts
   t.match(lead.appointments.past, [{ appointment_id: 'apt_next', status: 'cancelled', markable: false }, { appointment_id: 'apt_today', status: 'no_show', markable: true }, { appointment_id: 'apt_off' }], 'latest start first')
   t.match(lead.follow_up, { next_at: '2026-03-10T18:40:00.000Z' })
 
-  const corrected = await mark('apt_today', 'attended', 'm-8')
-  t.match(corrected.result?.structuredContent, { changed: ['appointment'], appointment: { status: 'attended', follow_up_next_at: null } })
+  const corrected = await mark('apt_today', 'attended', 'm-8', { email: 'jane@example.org' })
+  t.match(corrected.result?.structuredContent, { changed: ['email', 'appointment'], email: 'jane@example.org', appointment: { status: 'attended', follow_up_next_at: null } }, 'an edit and a mark in one call')
 })

@@ -92,7 +92,12 @@ export const tool = defineWriteTool({
       ...(args.state !== undefined ? { state: args.state } : {}),
       ...(args.custom_fields !== undefined ? { customFields: args.custom_fields } : {}),
     }
-    const edited = Object.keys(command).length > 1 ? await changeLead(context.services, stream, command, args.dry_run, context.command) : null
+    const editing = Object.keys(command).length > 1
+    // An edit with a mark: the mark is checked first, so a refused one leaves the edit unmade too.
+    if (editing && args.appointment !== undefined && !args.dry_run) {
+      await markAppointment(context, stream, args.appointment, true, (await changeLead(context.services, stream, command, true, context.command)).lead)
+    }
+    const edited = editing ? await changeLead(context.services, stream, command, args.dry_run, context.command) : null
     const edit = edited?.events.find((event) => event.type === 'LeadEdited')
     const changed = edit?.type === 'LeadEdited' ? [...Object.keys(edit.data.changes).map(snakeCase), ...edit.data.customFields.map((field) => `custom_fields.${field.name}`)] : []
     const marked = args.appointment === undefined ? null : await markAppointment(context, stream, args.appointment, args.dry_run, edited?.lead)
