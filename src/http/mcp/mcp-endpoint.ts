@@ -227,7 +227,9 @@ export class McpEndpoint {
     }
     const run = () => (tool.heavy ? this.heavyReads.run(compute) : compute())
     const { readCache } = this.options
-    const shared = readCache !== undefined && !tool.writes && tool.annotations.readOnlyHint
+    // A tool that reads the world outside the log (list_open_slots asks the owner's calendar) is asked every time:
+    // the cache's stamp cannot see an event the owner just put in their calendar.
+    const shared = readCache !== undefined && !tool.writes && tool.annotations.readOnlyHint && !tool.annotations.openWorldHint
     return shared ? readCache.answer(principal.account, tool.name, parsed.data, run) : run()
   }
 }

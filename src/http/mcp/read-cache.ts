@@ -8,6 +8,9 @@
  * - the account's state (settings, keys: the object is replaced on every account event);
  * - the clock's second (stale-after cutoffs and calling hours move with time).
  *
+ * Only tools that read nothing but the log are shared: one that reads the world outside it
+ * (`list_open_slots` asks the owner's calendar: `openWorldHint`) is computed for every call.
+ *
  * So an answer is never older than the data it reads, and at most a second older than the clock;
  * `next_allowed_at` for a lead callable now may then be up to a second in the past, which still
  * reads "now". Entries are per account, tool and parsed arguments (defaults filled in), so one

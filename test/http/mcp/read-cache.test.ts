@@ -10,6 +10,7 @@ import { ReadCache, type ReadStamp } from '../../../src/http/mcp/read-cache.ts'
 import type { AccountState } from '../../../src/domain/account/account.decider.ts'
 import { DEFAULT_PAGE_SIZE } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
+import { SIMULATED_CALENDAR_ID, simulatedCalendarsOf } from '../../../src/integrations/calendar/simulated/index.ts'
 import { mcpApp } from './mcp-helpers.ts'
 
 const DIALABLE = { callerId: '+15125550100', callingHours: 'mon-sun 00:00-24:00', leadTimeGuard: false, callsPerSecond: 50 }
@@ -119,4 +120,18 @@ t.test('ReadCache: failures are not kept; the size is bounded, oldest first', as
   t.not(await cache.answer({ ...account } as AccountState, 'tool', { n: 9 }, result('c')), kept, 'a new account state: computed again')
   stamp = { ...stamp, views: 2 }
   t.equal((await cache.answer({ ...account } as AccountState, 'tool', { n: 9 }, result('d'))).text, 'd', 'the read models moved: computed again')
+})
+
+t.test('list_open_slots is asked of the calendar every time: an event the owner just added shows within the same second', async (t) => {
+  const now = new Date('2026-03-09T13:00:00.100Z') // Monday 09:00 in New York; the clock stands still
+  const app = await mcpApp(t, { clock: () => now })
+  const a = await app.account('A', { ...DIALABLE, timeZone: 'America/New_York' })
+  await app.leadline.calendars.connect(a.accountId, { kind: 'simulated' }, operatorContext.actor)
+  await app.leadline.calendars.saveType(a.accountId, { id: 'call', name: 'Quick call', durationMinutes: 60, bookableHours: 'mon-fri 10:00-12:00', minimumNoticeMinutes: 0, calendarId: SIMULATED_CALENDAR_ID }, operatorContext.actor)
+  await app.quiet()
+  const ask = async () => ((await app.call(a.keys.read, 'list_open_slots', { appointment_type_id: 'call', from: '2026-03-09T14:00:00Z', to: '2026-03-09T16:00:00Z' })).result?.structuredContent.slots as Array<{ start: string }>).map((s) => s.start)
+  t.same(await ask(), ['2026-03-09T14:00:00.000Z', '2026-03-09T15:00:00.000Z'])
+  // The owner fills 10:00 in their own calendar: nothing moves on the log, the clock's second is the same.
+  simulatedCalendarsOf(a.accountId).ownerEvent('dentist', '2026-03-09T14:00:00Z', '2026-03-09T15:00:00Z', 'Dentist')
+  t.same(await ask(), ['2026-03-09T15:00:00.000Z'], 'the slot the owner just filled is gone')
 })

@@ -18,7 +18,7 @@ import {
   type CreateOutcome,
   type Interval,
 } from '../calendar.port.ts'
-import { busyIntervals, calendarZone, eventIcs } from './ical-events.ts'
+import { busyIntervals, calendarZone, eventIcs, parseEvents, type ParsedEvents } from './ical-events.ts'
 
 export interface CalDavOptions {
   /** How long one request may take before its outcome counts as unknown. */
@@ -27,6 +27,9 @@ export interface CalDavOptions {
 }
 
 type DavClient = Awaited<ReturnType<typeof createDAVClient>>
+
+/** Parsed event versions kept per connection (about four busy months of one calendar). */
+const MAX_PARSED_EVENTS = 2_000
 
 export function createCalDavCalendar(options: CalDavOptions = {}): CalendarProvider<CalDavCredentials> {
   const timeoutMs = options.timeoutMs ?? 15_000
@@ -66,6 +69,20 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
     return new URL(`${encodeURIComponent(uid)}.ics`, withSlash(calendarId)).href
   }
   const calendar = (calendarId: string): DAVCalendar => ({ url: withSlash(calendarId) })
+  // Parsing the owner's events is most of what reading busy times costs us; an event keeps its ETag until
+  // someone edits it, so each one is parsed once per version (an edit is a new ETag, parsed again).
+  const parsedByEtag = new Map<string, ParsedEvents>()
+  const parsed = (url: string, etag: string | undefined, data: string): ParsedEvents => {
+    if (etag === undefined || etag === '') return parseEvents(data)
+    const key = `${url} ${etag}`
+    let events = parsedByEtag.get(key)
+    if (events === undefined) {
+      events = parseEvents(data)
+      if (parsedByEtag.size >= MAX_PARSED_EVENTS) parsedByEtag.clear()
+      parsedByEtag.set(key, events)
+    }
+    return events
+  }
 
   return {
     async listCalendars(): Promise<CalendarInfo[]> {
@@ -82,7 +99,7 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
     async busy(calendarId: string, range: Interval, zone: string): Promise<Interval[]> {
       const objects = await dav(() => client.fetchCalendarObjects({ calendar: calendar(calendarId), timeRange: range, fetchOptions: fetchOptions() }))
       const spans = objects.flatMap((o) =>
-        typeof o.data === 'string' ? busyIntervals(o.data, range, zone).map((i) => ({ start: Date.parse(i.start), end: Date.parse(i.end) })) : [],
+        typeof o.data === 'string' ? busyIntervals(parsed(o.url, o.etag, o.data), range, zone).map((i) => ({ start: Date.parse(i.start), end: Date.parse(i.end) })) : [],
       )
       return mergeSpans(spans).map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString() }))
     },

@@ -6,19 +6,34 @@ import ICAL from 'ical.js'
 import { DateTime, IANAZone } from 'luxon'
 import type { CalendarEventDraft, Interval } from '../calendar.port.ts'
 
-/** Every busy occurrence of the events in `ics` overlapping `range`; floating and all-day times read in `zone`. */
-export function busyIntervals(ics: string, range: Interval, zone: string): Interval[] {
-  const from = Date.parse(range.start)
-  const to = Date.parse(range.end)
+/** A calendar object's events, parsed once (recurrences related to their masters), to be read for any range. */
+export interface ParsedEvents {
+  readonly events: readonly { readonly event: ICAL.Event; readonly master: ICAL.Component }[]
+}
+
+/** Parses one calendar object (a `.ics`): the costly part of reading busy times, kept by the adapter per ETag. */
+export function parseEvents(ics: string): ParsedEvents {
   const calendar = new ICAL.Component(ICAL.parse(ics))
   const components = calendar.getAllSubcomponents('vevent')
-  const masters = components.filter((c) => !c.hasProperty('recurrence-id'))
+  const events = components
+    .filter((c) => !c.hasProperty('recurrence-id'))
+    .map((master) => {
+      const event = new ICAL.Event(master, { strictExceptions: false })
+      for (const exception of components) {
+        if (exception.hasProperty('recurrence-id') && exception.getFirstPropertyValue('uid') === event.uid) event.relateException(exception)
+      }
+      return { event, master }
+    })
+  return { events }
+}
+
+/** Every busy occurrence of the events in `ics` overlapping `range`; floating and all-day times read in `zone`. */
+export function busyIntervals(ics: string | ParsedEvents, range: Interval, zone: string): Interval[] {
+  const from = Date.parse(range.start)
+  const to = Date.parse(range.end)
+  const parsed = typeof ics === 'string' ? parseEvents(ics) : ics
   const out: Interval[] = []
-  for (const master of masters) {
-    const event = new ICAL.Event(master, { strictExceptions: false })
-    for (const exception of components) {
-      if (exception.hasProperty('recurrence-id') && exception.getFirstPropertyValue('uid') === event.uid) event.relateException(exception)
-    }
+  for (const { event, master } of parsed.events) {
     if (!event.isRecurring()) {
       const interval = occurrence(master, event.startDate, event.endDate, zone)
       if (interval && overlaps(interval, from, to)) out.push(interval)
@@ -57,16 +72,40 @@ function occurrence(component: ICAL.Component, start: ICAL.Time, end: ICAL.Time,
 function zoneOf(component: ICAL.Component, name: string, time: ICAL.Time, fallbackZone: string): string {
   if (time.zone?.tzid === 'UTC') return 'UTC'
   const tzid = component.getFirstProperty(name)?.getParameter('tzid')
-  return typeof tzid === 'string' && IANAZone.isValidZone(tzid) ? tzid : fallbackZone
+  return typeof tzid === 'string' && isKnownZone(tzid) ? tzid : fallbackZone
+}
+
+// luxon's isValidZone builds an Intl.DateTimeFormat on every call; a calendar names a handful of zones
+// across all its events, so each name's answer is kept (bounded, against a calendar of made-up TZIDs).
+const KNOWN_ZONES = new Map<string, boolean>()
+
+function isKnownZone(tzid: string): boolean {
+  let known = KNOWN_ZONES.get(tzid)
+  if (known === undefined) {
+    known = IANAZone.isValidZone(tzid)
+    if (KNOWN_ZONES.size >= 1000) KNOWN_ZONES.clear()
+    KNOWN_ZONES.set(tzid, known)
+  }
+  return known
 }
 
 function instant(time: ICAL.Time, zone: string): number {
-  const local = { year: time.year, month: time.month, day: time.day }
-  const at = time.isDate
-    ? DateTime.fromObject(local, { zone })
-    : DateTime.fromObject({ ...local, hour: time.hour, minute: time.minute, second: time.second }, { zone })
-  return at.toMillis()
+  const hour = time.isDate ? 0 : time.hour
+  const minute = time.isDate ? 0 : time.minute
+  // The zone's offset at a wall-clock minute, as luxon reads it (gaps and repeated hours included), kept:
+  // a month of events shares a few hundred such minutes, and luxon's answer costs tens of microseconds.
+  const key = `${zone} ${time.year}-${time.month}-${time.day} ${hour}:${minute}`
+  let offsetMs = OFFSETS.get(key)
+  if (offsetMs === undefined) {
+    const at = DateTime.fromObject({ year: time.year, month: time.month, day: time.day, hour, minute }, { zone })
+    offsetMs = Date.UTC(time.year, time.month - 1, time.day, hour, minute) - at.toMillis()
+    if (OFFSETS.size >= 100_000) OFFSETS.clear()
+    OFFSETS.set(key, offsetMs)
+  }
+  return Date.UTC(time.year, time.month - 1, time.day, hour, minute, time.isDate ? 0 : time.second) - offsetMs
 }
+
+const OFFSETS = new Map<string, number>()
 
 /** The VCALENDAR for a booking's event, times in UTC. */
 export function eventIcs(draft: CalendarEventDraft, stamp: Date): string {
@@ -91,5 +130,5 @@ function utcTime(date: Date): ICAL.Time {
 /** The TZID a calendar's `calendar-timezone` (a VTIMEZONE) names, when it is an IANA zone. */
 export function calendarZone(vtimezone: string): string | null {
   const tzid = /^TZID:(.+)$/m.exec(vtimezone)?.[1]?.trim()
-  return tzid !== undefined && IANAZone.isValidZone(tzid) ? tzid : null
+  return tzid !== undefined && isKnownZone(tzid) ? tzid : null
 }
