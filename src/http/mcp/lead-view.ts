@@ -186,7 +186,7 @@ export const assistantOutput = z
     calls: z.number().int().describe("The voice assistant's calls with this lead that ended"),
     last: z
       .object({
-        disposition: z.enum(DISPOSITIONS).describe('How the call went: qualified, not_interested, callback_booked, transferred, opted_out, wrong_number or no_conversation'),
+        disposition: z.enum(DISPOSITIONS).describe('How the call went: qualified, not_interested, callback_booked, appointment_booked, transferred, opted_out, wrong_number or no_conversation'),
         answers: z.array(z.object({ question: z.string(), answer: z.string().describe("What the assistant recorded (record_answer), at most 200 characters") })).describe("The answers to the brief's questions"),
         callback_at: z.string().nullable().describe('The callback booked (ISO UTC); null when none'),
         why: z.string().nullable().describe("Why, in Leadline's words, when the call ended without a decided outcome or after a failure"),
