@@ -12,6 +12,10 @@ import { assistantBooking } from '../../../src/domain/account/assistant-booking.
 import { assistantCall, BRIEF, drain, type AssistantCall } from './assistant-call.ts'
 import { leadEvents, manualClock, postLead } from '../../helpers/dialing-app.ts'
 import { operatorContext } from '../../helpers/build-app.ts'
+import { leadStream } from '../../../src/domain/lead/lead.events.ts'
+import { leadDecider } from '../../../src/domain/lead/lead.decider.ts'
+import { assistantOutputOf } from '../../../src/http/mcp/lead-view.ts'
+import { outboundEventOf } from '../../../src/domain/outbound-events/outbound-events.ts'
 
 // Monday 9 March 2026, 10:00 in Chicago (CDT, UTC-5); the lead's 312 number is in Chicago too.
 const MONDAY_10AM = '2026-03-09T15:00:00Z'
@@ -68,7 +72,12 @@ t.test('the assistant offers times, books the one the lead chose, and the call e
   const { ended, booked } = await outcome(call)
   t.equal(booked.length, 1, 'the lead has one appointment')
   t.match(booked[0]?.data, { appointmentTypeId: 'estimate', start: '2026-03-10T15:00:00.000Z', end: '2026-03-10T16:00:00.000Z', by: 'assistant', leadZone: 'America/Chicago' })
-  t.match(ended, { disposition: 'appointment_booked', appointmentId: (booked[0]?.data as { appointmentId: string }).appointmentId })
+  const appointmentId = (booked[0]?.data as { appointmentId: string }).appointmentId
+  t.match(ended, { disposition: 'appointment_booked', appointmentId })
+  const { state } = await call.t.leadline.commands.load(leadStream(call.accountId, call.phone.slice(-10)), leadDecider)
+  t.match(assistantOutputOf(state).last, { disposition: 'appointment_booked', appointment_id: appointmentId }, "get_lead's assistant outcome names it")
+  const recorded = (await leadEvents(call.t.leadline, call.accountId, call.phone)).find((e) => e.type === 'AssistantCallEnded')!
+  t.match(outboundEventOf(recorded)?.event.data, { disposition: 'appointment_booked', appointment_id: appointmentId }, 'and the assistant.call_ended event')
   const events = calendar.list()
   t.equal(events.length, 1, 'the calendar holds one event')
   t.equal(events[0]?.start, '2026-03-10T15:00:00.000Z')

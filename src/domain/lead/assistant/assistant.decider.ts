@@ -29,6 +29,8 @@ export interface AssistantCall {
   readonly ended: boolean
   readonly disposition: AssistantDisposition | null
   readonly callbackAt: string | null
+  /** The appointment booked in the call (book_appointment); null when none. */
+  readonly appointmentId: string | null
   readonly endedAt: string | null
   readonly why: string | null
 }
@@ -41,7 +43,7 @@ export interface AssistantState {
 
 export const INITIAL_ASSISTANT: AssistantState = { calls: {}, lastEnded: null }
 
-const NEW_CALL: AssistantCall = { sessionOpened: false, answers: [], ended: false, disposition: null, callbackAt: null, endedAt: null, why: null }
+const NEW_CALL: AssistantCall = { sessionOpened: false, answers: [], ended: false, disposition: null, callbackAt: null, appointmentId: null, endedAt: null, why: null }
 
 export type AssistantCommand =
   /** The relay's setup for the carrier call `callId`: a session opens only for that live call of the decision, once. */
@@ -80,7 +82,8 @@ export function evolveAssistant(state: AssistantState, event: AssistantEvent): A
     }
     case 'AssistantCallEnded': {
       const { disposition, callbackAt, endedAt, why, answers } = event.data
-      return { calls: { ...state.calls, [id]: { ...call, answers, ended: true, disposition, callbackAt, endedAt, why } }, lastEnded: id }
+      const appointmentId = event.data.appointmentId ?? null
+      return { calls: { ...state.calls, [id]: { ...call, answers, ended: true, disposition, callbackAt, appointmentId, endedAt, why } }, lastEnded: id }
     }
     case 'AssistantTranscriptRecorded':
       return state
