@@ -131,6 +131,21 @@ t.test('a slot taken meanwhile is refused with the next times; the model books t
   t.same(calendar.list().map((e) => e.start), ['2026-03-10T15:00:00.000Z', '2026-03-10T16:00:00.000Z'], "the agent's event and the assistant's, one each")
 })
 
+t.test('a lead who opts out after booking: opted_out (the do-not-call mark is made), the appointment recorded on the outcome', async (t) => {
+  const { fake, call, c } = await setUp(t)
+  fake.reply({ tools: [{ name: 'find_appointment_slots', args: { day: '2026-03-10' } }] }, { text: ['Tuesday at 9, 10 or 11?'] })
+  await drain(c.prompt('Tuesday'))
+  fake.reply({ tools: [{ name: 'book_appointment', args: { start: '2026-03-10T14:00:00Z' } }] }, { text: ['Booked for 9.'] })
+  await drain(c.prompt('9'))
+  const out = await drain(c.prompt('Actually, stop calling me.'))
+  t.ok(out.end, 'the opt-out ends the call')
+  await c.close('ended')
+  const { ended, booked, events } = await outcome(call)
+  t.equal(booked.length, 1)
+  t.match(ended, { disposition: 'opted_out', appointmentId: (booked[0]?.data as { appointmentId: string }).appointmentId })
+  t.ok(events.some((e) => e.type === 'LeadMarkedDoNotCall'), 'marked do-not-call')
+})
+
 t.test('only offered times are booked, and end_call appointment_booked needs a booking', async (t) => {
   const { fake, call, c, calendar } = await setUp(t)
   fake.reply({ tools: [{ name: 'book_appointment', args: { start: '2026-03-10T15:00:00Z' } }, { name: 'end_call', args: { disposition: 'appointment_booked' } }] }, { text: ['Let me find a time.'] })
