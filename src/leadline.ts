@@ -238,10 +238,14 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const live = {
     commands, accounts, calls, claims, runner, clock, inboundLeads, node: NODE_ID, carrier: () => carrier, publicUrl: options.publicUrl ?? 'http://127.0.0.1:3000',
   }
+  const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
+  // The assistant books through the same appointments command as agents.
+  const calendars = new Calendars({ commands, accounts, secretBox, open: openCalendar })
+  const appointments = new Appointments({ commands, accounts, calendars, clock, publicUrl })
   // The voice assistant, before the reports: the carrier asks for it once an assistant call is answered.
   const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
   const assistant = new AssistantEngine({
-    commands, accounts, calls, runner, inboundLeads, clock,
+    commands, accounts, calls, runner, inboundLeads, clock, appointments,
     provider: options.assistantProvider ?? (openedAssistant as NonNullable<typeof openedAssistant>).provider,
     turnTimeoutMs: options.assistantTurnTimeoutMs ?? openedAssistant?.turnTimeoutMs,
     ...(options.assistantMaxCallMs !== undefined ? { maxCallMs: options.assistantMaxCallMs } : {}),
@@ -266,7 +270,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   // A carrier that reports in-process (the simulated one) reports here; Twilio's callbacks are lent them by the HTTP edge.
   carrier.reportTo?.(callReports)
   const payLinks = new PaymentsQueries(views)
-  const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   const opened = await openPayments(options.env ?? process.env, publicUrl, { clock, ...(options.logger ? { logger: options.logger } : {}) })
   const usersQueries = new UsersQueries(views)
   const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
@@ -309,8 +312,6 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   })
   const ownerAlerts = new OwnerAlerts({ store, accounts, inboundLeads, carrier, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, receivers, deliveries: outboundDeliveries, outboundEvents, clock })
-  const calendars = new Calendars({ commands, accounts, secretBox, open: openCalendar })
-  const appointments = new Appointments({ commands, accounts, calendars, clock, publicUrl })
   const missedCallText = new MissedCallTextBack({ commands, accounts, ...(options.logger ? { logger: options.logger } : {}) })
   const appointmentReminders = new AppointmentReminders({ commands, accounts, queries: new AppointmentTextsQueries(views), runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor(), missedCallText.reactor(), appointmentReminders.reactor()]

@@ -25,7 +25,8 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
                        [--appointment-reminders 24h,1h|none]
   leadline account brief ACCOUNT_ID [--file BRIEF.json] [--business TEXT] [--question "Q? | good answer" …]
                        [--callback-windows SPEC|none] [--transfer-to E164|none] [--name NAME]
-                       [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]   the voice assistant's brief
+                       [--voice NAME|none] [--language en-US] [--max-minutes N] [--max-calls N]
+                       [--appointment-type ID|none]                 the voice assistant's brief
   leadline number list --account ACCOUNT_ID           the carrier account's numbers, and which this account uses
   leadline number search [--area-code NXX] [--zip ZIP] [--state ST] [--near E164] [--contains DIGITS] [--limit N]
   leadline number buy --account ACCOUNT_ID --number E164 [--yes]   shows the monthly price; buys (once) with --yes

@@ -77,6 +77,8 @@ export interface DialingAppOptions {
   readonly assistantMaxCallMs?: number
   /** How long a live assistant session may stay silent, in ms. */
   readonly assistantSilenceMs?: number
+  /** The assistant's model instead of the scripted assistant (the fake model through an official SDK). */
+  readonly assistantProvider?: LeadlineOptions['assistantProvider']
 }
 
 export async function dialingApp(t: Test, options: DialingAppOptions = {}): Promise<TestApp> {
@@ -93,6 +95,7 @@ export async function dialingApp(t: Test, options: DialingAppOptions = {}): Prom
     ...(options.eventReceivers ? { eventReceivers: options.eventReceivers } : {}),
     ...(options.assistantMaxCallMs !== undefined ? { assistantMaxCallMs: options.assistantMaxCallMs } : {}),
     ...(options.assistantSilenceMs !== undefined ? { assistantSilenceMs: options.assistantSilenceMs } : {}),
+    ...(options.assistantProvider ? { assistantProvider: options.assistantProvider } : {}),
   })
 }
 

@@ -1,6 +1,7 @@
 /** `leadline account create|list|show|set|brief`: the operator's view of accounts and their settings. */
 import { readFileSync } from 'node:fs'
 import type { AssistantBrief } from '../../domain/account/assistant-brief.ts'
+import { assistantBooking } from '../../domain/account/assistant-booking.ts'
 import type { AccountState } from '../../domain/account/account.decider.ts'
 import type { SettingsChange } from '../../domain/account/account-settings.ts'
 import { formatReminderOffsets, parseReminderOffsets } from '../../domain/lead/texts/appointment-texts-setting.ts'
@@ -49,7 +50,9 @@ function settingsLines(account: AccountState): string {
 }
 
 /** The voice assistant's brief, shown back as it is kept (docs/assistant.md "The brief"). */
-function briefLines(brief: AssistantBrief): string {
+function briefLines(account: AccountState): string {
+  const brief = account.settings.assistantBrief
+  const booking = assistantBooking(account)
   const rows: string[][] = [
     ['business', brief.business === '' ? '(not described)' : brief.business],
     ...brief.questions.map((q, i) => [`question ${i + 1}`, `${q.question}${q.goodAnswer === '' ? '' : `  (good answer: ${q.goodAnswer})`}`]),
@@ -60,6 +63,7 @@ function briefLines(brief: AssistantBrief): string {
     ['language', brief.language],
     ['longest call', `${brief.maxCallMinutes} min`],
     ['calls at once', String(brief.maxConcurrentCalls)],
+    ['appointments', booking.on ? `books ${booking.type.name} (${booking.type.id})` : `not booked${booking.problem ? ', fix the setting' : ''}: ${booking.why}`],
   ]
   return table(['brief', 'value'], rows)
 }
@@ -268,6 +272,7 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           language: { type: 'string' },
           'max-minutes': { type: 'string' },
           'max-calls': { type: 'string' },
+          'appointment-type': { type: 'string' },
           json: { type: 'boolean' },
         },
         true,
@@ -284,6 +289,7 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
       if (values.language !== undefined) change.language = values.language.trim()
       if (values['max-minutes'] !== undefined) change.maxCallMinutes = wholeNumber(values['max-minutes'], '--max-minutes', 'the longest call in minutes, 1 to 15')
       if (values['max-calls'] !== undefined) change.maxConcurrentCalls = wholeNumber(values['max-calls'], '--max-calls', 'assistant calls at once, 1 to 50')
+      if (values['appointment-type'] !== undefined) change.appointmentTypeId = none(values['appointment-type'])
       let file: Record<string, unknown> | null = null
       if (values.file !== undefined) {
         try {
@@ -300,7 +306,7 @@ export async function accountCommand(args: string[], io: Io): Promise<void> {
           account = await leadline.accounts.changeSettings(accountId, { assistantBrief: brief as unknown as AssistantBrief }, operator())
         }
         if (values.json) return io.out(json(account.settings.assistantBrief))
-        io.out(`${account.accountId}  ${account.name}: the assistant's brief (on answer: ${account.settings.onAnswer})\n${briefLines(account.settings.assistantBrief)}`)
+        io.out(`${account.accountId}  ${account.name}: the assistant's brief (on answer: ${account.settings.onAnswer})\n${briefLines(account)}`)
       })
       return
     }

@@ -3,6 +3,7 @@
  * Secrets are generated outside (randomness is not pure) and arrive here as hashes.
  */
 import { DomainError, type Decider } from '../shared/decider.ts'
+import { bookingTypeProblem } from './assistant-booking.ts'
 import { DEFAULT_SETTINGS, validateSettingsChange, type AccountSettings } from './account-settings.ts'
 import { SCOPES, type AccountEvent, type ConnectedCalendar, type Scope } from './account.events.ts'
 import { appointmentType, type AppointmentType } from '../appointments/appointment-type.ts'
@@ -266,6 +267,8 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
           throw new DomainError('invalid_name', `account name must be 1–${MAX_ACCOUNT_NAME} characters`)
         }
         const settings = { ...DEFAULT_SETTINGS, ...validateSettingsChange(command.settings ?? {}) }
+        const problem = bookingTypeProblem(state, settings.assistantBrief.appointmentTypeId)
+        if (problem !== null) throw new DomainError('invalid_setting', `invalid assistantBrief.appointmentTypeId: ${problem}`, { field: 'assistantBrief.appointmentTypeId' })
         return [
           { type: 'AccountCreated', data: { accountId: command.accountId, name, settings, createdAt: at } },
           {
@@ -282,6 +285,10 @@ export const accountDecider: Decider<AccountCommand, AccountEvent, AccountState>
       case 'ChangeSettings': {
         requireAccount(state)
         const changes = validateSettingsChange(command.changes)
+        // A brief that newly names an appointment type names one the account has (a type removed later turns booking off: assistant-booking.ts).
+        const typeId = changes.assistantBrief?.appointmentTypeId ?? null
+        const problem = typeId === (state.settings.assistantBrief.appointmentTypeId ?? null) ? null : bookingTypeProblem(state, typeId)
+        if (problem !== null) throw new DomainError('invalid_setting', `invalid assistantBrief.appointmentTypeId: ${problem}`, { field: 'assistantBrief.appointmentTypeId' })
         const effective = Object.fromEntries(
           // JSON, so a list of countries set to the same list again is no change.
           Object.entries(changes).filter(([k, v]) => JSON.stringify(state.settings[k as keyof AccountSettings]) !== JSON.stringify(v)),

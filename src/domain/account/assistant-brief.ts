@@ -2,7 +2,7 @@
  * The account's brief for its voice assistant (issue #29, docs/assistant.md "The brief"): what the
  * business does, the questions to ask in order (each with what a good answer is), when callbacks may
  * be booked, where a call is handed to a person, the assistant's name, voice and language, the
- * longest call, and how many assistant calls may run at once. One setting (`assistantBrief`), kept
+ * longest call, how many assistant calls may run at once, and the appointment type it books. One setting (`assistantBrief`), kept
  * on the account's stream as the other settings are, replaced whole.
  */
 import { z } from 'zod'
@@ -31,6 +31,12 @@ export interface AssistantBrief {
   readonly maxConcurrentCalls: number
   /** The lead fields (by name) the model may read besides the names, source and state; withheld-looking ones never (model-view.ts). */
   readonly leadFields: readonly string[]
+  /**
+   * The appointment type the assistant books in the call (docs/assistant.md "Booking appointments");
+   * null: the account's only type, or no booking when it has several or none. Briefs kept before
+   * issue #45 lack it: read it through `assistantBooking` (assistant-booking.ts), which takes that as null.
+   */
+  readonly appointmentTypeId: string | null
 }
 
 export const MAX_BRIEF_QUESTIONS = 10
@@ -50,6 +56,7 @@ export const DEFAULT_BRIEF: AssistantBrief = {
   maxCallMinutes: 5,
   maxConcurrentCalls: 3,
   leadFields: [],
+  appointmentTypeId: null,
 }
 
 const e164 = /^\+[1-9]\d{6,14}$/
@@ -86,6 +93,8 @@ export const assistantBriefSchema = z
     maxCallMinutes: z.number().int('must be a whole number of minutes').min(1, 'must be at least 1 minute').max(MAX_CALL_MINUTES, `must be at most ${MAX_CALL_MINUTES} minutes`),
     maxConcurrentCalls: z.number().int('must be a whole number').min(1, 'must be at least 1').max(MAX_CONCURRENT_CALLS, `must be at most ${MAX_CONCURRENT_CALLS}`),
     leadFields: z.array(plain(60).refine((n) => n !== '', 'a field name may not be empty')).max(50, 'at most 50 fields'),
+    // An appointment type's id (appointment-type.ts); whether the account has it is the account decider's check.
+    appointmentTypeId: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be an appointment type's id, such as estimate").nullable(),
   })
   .partial()
   .strict()
@@ -94,5 +103,5 @@ export const assistantBriefSchema = z
 /** One line for auditors and `settings changed` lines: the brief's shape, not its text. */
 export function briefSummary(brief: AssistantBrief): string {
   const questions = brief.questions.length === 1 ? '1 question' : `${brief.questions.length} questions`
-  return `${brief.assistantName}, ${questions}, transfer ${brief.transferNumber ?? 'none'}, ${brief.language}, up to ${brief.maxCallMinutes} min`
+  return `${brief.assistantName}, ${questions}, transfer ${brief.transferNumber ?? 'none'}, ${brief.language}, up to ${brief.maxCallMinutes} min${brief.appointmentTypeId ? `, books ${brief.appointmentTypeId}` : ''}`
 }

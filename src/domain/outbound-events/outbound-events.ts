@@ -54,8 +54,8 @@ const TABLE = {
   PaymentSettled: ['payment.settled', (d: Of<'PaymentSettled'>) => ({ request_id: d.requestId, amount_cents: d.amountCents, currency: d.currency, provider: d.provider, at: d.at })],
   // The outcome and the answers record_answer stored: never the transcript (AssistantTranscriptRecorded is not here).
   AssistantCallEnded: ['assistant.call_ended', (d: Of<'AssistantCallEnded'>) => ({
-    decision_id: d.decisionId, call_id: d.callId, disposition: d.disposition, answers: d.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: d.callbackAt, why: d.why,
-    provider: d.provider, at: d.endedAt,
+    decision_id: d.decisionId, call_id: d.callId, disposition: d.disposition, answers: d.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: d.callbackAt,
+    appointment_id: d.appointmentId ?? null, why: d.why, provider: d.provider, at: d.endedAt,
   })],
   // A person who called the account's number: who took it, or why nobody did. Never a voicemail or its URL.
   InboundCallConnected: ['call.inbound.connected', (d: Of<'InboundCallConnected'>) => ({ call_id: d.callId, taken_by: d.by, owner_number: d.ownerNumber, at: d.at })],

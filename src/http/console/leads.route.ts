@@ -282,7 +282,7 @@ ${found.chain ? html`<p class="error" role="alert">This lead's history fails ver
 }
 
 const DISPOSITION_WORDS: Readonly<Record<AssistantDisposition, string>> = {
-  qualified: 'qualified: call them', not_interested: 'not interested', callback_booked: 'callback booked', transferred: 'handed to a person',
+  qualified: 'qualified: call them', not_interested: 'not interested', callback_booked: 'callback booked', appointment_booked: 'appointment booked', transferred: 'handed to a person',
   opted_out: 'opted out: no more calls', wrong_number: 'wrong number', no_conversation: 'no conversation',
 }
 

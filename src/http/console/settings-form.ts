@@ -84,6 +84,8 @@ export interface BriefFormValues {
   readonly language: string
   readonly maxCallMinutes: string
   readonly maxConcurrentCalls: string
+  /** The appointment type the assistant books ('' for none named); null: a form without the field (an older page) keeps it. */
+  readonly appointmentTypeId: string | null
 }
 
 function briefValues(brief: AssistantBrief): BriefFormValues {
@@ -97,6 +99,7 @@ function briefValues(brief: AssistantBrief): BriefFormValues {
     language: brief.language,
     maxCallMinutes: String(brief.maxCallMinutes),
     maxConcurrentCalls: String(brief.maxConcurrentCalls),
+    appointmentTypeId: brief.appointmentTypeId ?? '',
   }
 }
 
@@ -120,6 +123,7 @@ function briefOf(values: BriefFormValues): Record<string, unknown> {
     language: values.language,
     maxCallMinutes: whole(values.maxCallMinutes, 'assistantBrief.maxCallMinutes', 'the longest call'),
     maxConcurrentCalls: whole(values.maxConcurrentCalls, 'assistantBrief.maxConcurrentCalls', 'assistant calls at once'),
+    ...(values.appointmentTypeId === null ? {} : { appointmentTypeId: values.appointmentTypeId === '' ? null : values.appointmentTypeId }),
   }
 }
 
@@ -220,6 +224,7 @@ export function valuesFromForm(body: Body): SettingsFormValues {
       business: text(body, 'briefBusiness'), questions: text(body, 'briefQuestions'), callbackWindows: text(body, 'briefCallbackWindows'),
       transferNumber: text(body, 'briefTransferNumber'), assistantName: text(body, 'briefAssistantName'), voice: text(body, 'briefVoice'),
       language: text(body, 'briefLanguage'), maxCallMinutes: text(body, 'briefMaxCallMinutes'), maxConcurrentCalls: text(body, 'briefMaxConcurrentCalls'),
+      appointmentTypeId: body.briefAppointmentType === undefined ? null : text(body, 'briefAppointmentType'),
     },
     inbound: { businessHours: text(body, 'businessHours'), ring: text(body, 'inboundRing'), ringMode: text(body, 'inboundRingMode'), voicemail: body.inboundVoicemail !== undefined },
     appointmentTexts: body.appointmentReminders === undefined ? null : { confirmation: body.appointmentConfirmation !== undefined, reminders: text(body, 'appointmentReminders') },
@@ -305,7 +310,7 @@ export function changeOf(values: SettingsFormValues): SettingsChange {
     messagingService: values.messagingService === '' ? null : values.messagingService,
     ...(values.missedCallText === null ? {} : { missedCallText: values.missedCallTextOn ? (values.missedCallText === '' ? DEFAULT_MISSED_CALL_TEXT : values.missedCallText) : null }),
     // A form without the assistant's fields (an older page) leaves the brief as it is.
-    ...(Object.values(values.brief).every((v) => v === '') ? {} : { assistantBrief: briefOf(values.brief) as unknown as AssistantBrief }),
+    ...(Object.values(values.brief).every((v) => v === '' || v === null) ? {} : { assistantBrief: briefOf(values.brief) as unknown as AssistantBrief }),
     ...(values.inbound.ringMode === '' ? {} : {
       businessHours: values.inbound.businessHours === '' ? null : values.inbound.businessHours,
       // Read by the settings' own rules (E.164, at most five), as the CLI's flag is.

@@ -7,6 +7,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { DAY_NAMES } from '../../domain/account/calling-hours.ts'
 import { DomainError } from '../../domain/shared/decider.ts'
+import type { AccountState } from '../../domain/account/account.decider.ts'
+import { assistantBooking } from '../../domain/account/assistant-booking.ts'
 import { MAX_VOICEMAIL, MAX_VOICEMAILS_PER_DAY } from '../../domain/dialing/voicemail.ts'
 import { MAX_MISSED_CALL_TEXT } from '../../domain/lead/texts/missed-call-text.ts'
 import { html, type Html } from './html.ts'
@@ -30,7 +32,23 @@ function describedBy(field: string, errorField: string | null): Html | string {
   return errorField === field ? html` aria-invalid="true" aria-describedby="settings-error"` : ''
 }
 
-function form(values: SettingsFormValues, csrfToken: string, error: { message: string; field: string | null } | null): Html {
+/** The brief's appointment type: the account's types to choose from, and whether the assistant books now (and why not). */
+function bookingField(values: SettingsFormValues, account: AccountState, bad: string | null): Html {
+  const booking = assistantBooking(account)
+  const chosen = values.brief.appointmentTypeId ?? ''
+  const types = [...account.appointmentTypes.values()].map((t) => ({ id: t.id, label: `${t.name} (${t.id})` }))
+  // A type the brief names that the account no longer has stays shown, so the owner sees what to fix.
+  if (chosen !== '' && !types.some((t) => t.id === chosen)) types.push({ id: chosen, label: `${chosen} (no longer exists)` })
+  const status = booking.on ? html`<p class="hint" id="booking-status">The assistant books a ${booking.type.name} when the lead wants a time.</p>`
+    : html`<p class="${booking.problem ? 'notice' : 'hint'}" id="booking-status">The assistant does not book appointments: ${booking.why}.${booking.problem ? ' Choose a type below, or none.' : ''}</p>`
+  return html`<label for="briefAppointmentType">Appointments it books <span class="hint">In the call, from the open times of the <a href="/docs/assistant#booking-appointments">type</a> chosen; appointment types are set up in Setup → Calendar.</span></label>
+${status}
+<select id="briefAppointmentType" name="briefAppointmentType"${bad === 'assistantBrief.appointmentTypeId' ? html` aria-invalid="true" aria-describedby="settings-error booking-status"` : html` aria-describedby="booking-status"`}>
+<option value=""${chosen === '' ? html` selected` : ''}>The account's only type (none when it has several)</option>
+${types.map((t) => html`<option value="${t.id}"${t.id === chosen ? html` selected` : ''}>${t.label}</option>`)}</select>`
+}
+
+function form(values: SettingsFormValues, account: AccountState, csrfToken: string, error: { message: string; field: string | null } | null): Html {
   const bad = error?.field ?? null
   const mode = values.onAnswerMode
   const zoneList = timeZones().includes(values.timeZone) ? timeZones() : [values.timeZone, ...timeZones()]
@@ -152,6 +170,7 @@ ${values.messagingService === '' ? html`<p class="notice" id="texts-sender">Text
 <input type="number" id="briefMaxCallMinutes" name="briefMaxCallMinutes" min="1" max="15" step="1" value="${values.brief.maxCallMinutes}"${describedBy('assistantBrief.maxCallMinutes', bad)}>
 <label for="briefMaxConcurrentCalls">Assistant calls at once <span class="hint">1 to 50; more are ended politely and called back.</span></label>
 <input type="number" id="briefMaxConcurrentCalls" name="briefMaxConcurrentCalls" min="1" max="50" step="1" value="${values.brief.maxConcurrentCalls}"${describedBy('assistantBrief.maxConcurrentCalls', bad)}>
+${bookingField(values, account, bad)}
 </fieldset>
 
 <fieldset><legend>Payments</legend>
@@ -173,7 +192,7 @@ export const settingsRoutes: FastifyPluginAsync = async (fastify) => {
   /** The settings form; refused (400, nothing saved) when it comes back with an error. */
   const show = (request: FastifyRequest, reply: FastifyReply, values: SettingsFormValues, extra: { notice?: string | null; error?: { message: string; field: string | null } | null }) => {
     const frame = frameOf(request, reply, 'settings')
-    const body = html`<h1>Settings</h1>${form(values, frame.csrfToken, extra.error ?? null)}`
+    const body = html`<h1>Settings</h1>${form(values, signedIn(request).account, frame.csrfToken, extra.error ?? null)}`
     const page = { title: 'Settings', frame, body, notice: extra.notice ?? null }
     return extra.error ? sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: extra.error.message }) : sendPage(reply, page)
   }
@@ -186,8 +205,12 @@ export const settingsRoutes: FastifyPluginAsync = async (fastify) => {
 
     routes.post(PATH, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
       const values = valuesFromForm((request.body ?? {}) as Record<string, unknown>)
+      const { account } = signedIn(request)
       try {
-        await fastify.leadline.accounts.changeSettings(signedIn(request).account.accountId, changeOf(values), actingUser(request))
+        const change = changeOf(values)
+        // The brief's members the form does not show (leadFields; the appointment type on an older page) are kept.
+        const brief = change.assistantBrief === undefined ? {} : { assistantBrief: { ...account.settings.assistantBrief, ...change.assistantBrief } }
+        await fastify.leadline.accounts.changeSettings(account.accountId, { ...change, ...brief }, actingUser(request))
       } catch (error) {
         if (!(error instanceof DomainError) || error.code === 'account_not_found') throw error
         return show(request, reply, values, { error: { message: `Nothing was saved: ${error.message}.`, field: fieldOf(error) } })

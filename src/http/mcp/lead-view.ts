@@ -186,9 +186,10 @@ export const assistantOutput = z
     calls: z.number().int().describe("The voice assistant's calls with this lead that ended"),
     last: z
       .object({
-        disposition: z.enum(DISPOSITIONS).describe('How the call went: qualified, not_interested, callback_booked, transferred, opted_out, wrong_number or no_conversation'),
+        disposition: z.enum(DISPOSITIONS).describe('How the call went: qualified, not_interested, callback_booked, appointment_booked, transferred, opted_out, wrong_number or no_conversation'),
         answers: z.array(z.object({ question: z.string(), answer: z.string().describe("What the assistant recorded (record_answer), at most 200 characters") })).describe("The answers to the brief's questions"),
         callback_at: z.string().nullable().describe('The callback booked (ISO UTC); null when none'),
+        appointment_id: z.string().nullable().describe('The appointment the assistant booked in the call (see appointments); null when none'),
         why: z.string().nullable().describe("Why, in Leadline's words, when the call ended without a decided outcome or after a failure"),
         ended_at: z.string().nullable(),
       })
@@ -203,7 +204,7 @@ export function assistantOutputOf(state: LeadState): z.output<typeof assistantOu
   const last = state.assistant.lastEnded === null ? undefined : state.assistant.calls[state.assistant.lastEnded]
   return {
     calls,
-    last: last?.disposition == null ? null : { disposition: last.disposition, answers: last.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: last.callbackAt, why: last.why, ended_at: last.endedAt },
+    last: last?.disposition == null ? null : { disposition: last.disposition, answers: last.answers.map((a) => ({ question: a.question, answer: a.answer })), callback_at: last.callbackAt, appointment_id: last.appointmentId, why: last.why, ended_at: last.endedAt },
   }
 }
 

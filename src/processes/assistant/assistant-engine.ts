@@ -32,7 +32,10 @@ import type { CallRow, CallsQueries } from '../../../projections/calls/calls.que
 import type { InboundLeadsQueries } from '../../../projections/inbound-leads/inbound-leads.queries.ts'
 import type { Assistant, AssistantRefusal, Conversation, ConversationStart, RelayOutput } from './conversation.ts'
 import { greeting, leadFields, systemPrompt, type LeadForAssistant } from './assistant-prompt.ts'
-import { isToolName, TOOL_SPECS, toolArguments } from './assistant-tools.ts'
+import { isToolName, toolArguments, toolSpecs } from './assistant-tools.ts'
+import { assistantBooking, type AssistantBooking } from '../../domain/account/assistant-booking.ts'
+import type { Appointments } from '../../commands/appointments.ts'
+import { CallBooking } from './call-booking.ts'
 import { errorName, Interrupted, TimedOut, withIdleTimeout } from './turn-timeout.ts'
 
 /** A turn whose model says nothing for this long is abandoned (LEADLINE_ASSISTANT_TIMEOUT_MS). */
@@ -51,6 +54,8 @@ export interface AssistantEngineDeps {
   readonly inboundLeads: Pick<InboundLeadsQueries, 'get'>
   readonly provider: AssistantProvider
   readonly clock: () => Date
+  /** How the assistant books appointments in the call (call-booking.ts); without it, it never does. */
+  readonly appointments?: Pick<Appointments, 'listOpenSlots' | 'book'>
   readonly turnTimeoutMs?: number
   /** The longest call in ms instead of the brief's minutes (tests shorten it). */
   readonly maxCallMs?: number
@@ -65,6 +70,8 @@ interface Checked {
   readonly lead: LeadState
   readonly facts: CallFacts
   readonly leadForModel: LeadForAssistant
+  /** Whether the call may book appointments, and which type (assistant-booking.ts). */
+  readonly booking: AssistantBooking
 }
 
 const ACTOR: CommandContext = { actor: { kind: 'process', id: 'assistant' } }
@@ -161,7 +168,10 @@ export class AssistantEngine implements Assistant {
     // The model sees only what the allow-list lets through (model-view.ts): never a withheld-looking value.
     const source = row?.source ? withoutWithheldValues(row.source) : null
     const leadForModel = { name: facts.leadName, source, fields: row ? leadFields(row.industryFields, row.extraFields, row.state, brief.leadFields) : [] }
-    return { call, account, lead, facts, leadForModel }
+    const booking: AssistantBooking = deps.appointments ? assistantBooking(account) : { on: false, why: 'booking is not wired', problem: false }
+    // A setting the owner got wrong turns booking off: said in the log at each call, and where the brief is shown.
+    if (opening && !booking.on && booking.problem) deps.logger?.warn({ accountId: call.accountId, decisionId: call.decisionId, why: booking.why }, 'assistant: booking appointments is off')
+    return { call, account, lead, facts, leadForModel, booking }
   }
 
   private async record(call: CallRow, settings: AccountSettings, disposition: AssistantDisposition, why: string | null, transcript: readonly TranscriptTurn[]): Promise<void> {
@@ -197,6 +207,8 @@ class LiveConversation implements Conversation {
   private answered = 0
   /** Set by interrupt() while a turn streams: what the lead heard of it. */
   private spokenBeforeInterrupt: string | null = null
+  /** The booking tools of this call; null when booking is off (the model is not given them). */
+  private readonly booking: CallBooking | null
 
   constructor(
     private readonly deps: AssistantEngineDeps,
@@ -207,7 +219,13 @@ class LiveConversation implements Conversation {
     this.provider = deps.provider
     this.timeoutMs = deps.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS
     this.startedAt = deps.clock().getTime()
-    this.system = systemPrompt(checked.account.settings, checked.facts, checked.leadForModel)
+    const { booking } = checked
+    this.booking = booking.on && deps.appointments
+      ? new CallBooking({ appointments: deps.appointments, clock: deps.clock, ...(deps.logger ? { logger: deps.logger } : {}) }, {
+        accountId: start.accountId, phoneLast10: checked.call.stream.slice(-10), decisionId: start.decisionId, type: booking.type, zone: checked.facts.timeZone,
+      }, ACTOR.actor)
+      : null
+    this.system = systemPrompt(checked.account.settings, checked.facts, checked.leadForModel, booking.on ? booking.type : null)
     const hello = greeting(checked.facts, deps.provider.scripted)
     this.messages.push({ role: 'assistant', text: hello, toolCalls: [], mark: 'ready' })
     this.transcript.push({ speaker: 'assistant', text: hello, at: deps.clock().toISOString() })
@@ -309,6 +327,7 @@ class LiveConversation implements Conversation {
       await this.deps.commands.handle(this.checked.call.stream, leadDecider, {
         type: 'EndAssistantCall', decisionId: this.start.decisionId, callId: this.checked.call.callId ?? this.start.callSid, disposition, why,
         provider: this.provider === this.deps.provider ? this.deps.provider.name : `${this.deps.provider.name}, then scripted`, transcript: this.transcript, settings: this.settings,
+        appointmentId: this.booking?.appointmentId ?? null,
       }, ACTOR)
     } catch (error) {
       this.deps.logger?.error({ err: error, decisionId: this.start.decisionId }, 'assistant: the call outcome was not recorded')
@@ -356,7 +375,7 @@ class LiveConversation implements Conversation {
       const toolCalls: ToolCall[] = []
       try {
         for await (const chunk of withIdleTimeout(this.provider.turn({
-          system: this.system, messages: this.messages, tools: TOOL_SPECS, facts: { ...this.checked.facts, now: this.deps.clock() }, signal: controller.signal,
+          system: this.system, messages: this.messages, tools: toolSpecs(this.booking !== null), facts: { ...this.checked.facts, now: this.deps.clock() }, signal: controller.signal,
         }), controller, this.timeoutMs)) {
           if (chunk.type === 'text' && chunk.text !== '') {
             text += chunk.text
@@ -419,7 +438,7 @@ class LiveConversation implements Conversation {
 
   /** A tool the model asked for, validated and run by Leadline: its result line for the model. */
   private async runTool(call: ToolCall): Promise<string> {
-    if (!isToolName(call.name)) return `refused: there is no tool ${call.name.slice(0, 40)}`
+    if (!isToolName(call.name, this.booking !== null)) return `refused: there is no tool ${call.name.slice(0, 40)}`
     const parsed = toolArguments(call.name, call.arguments)
     if (!parsed.ok) return `refused: ${parsed.why}`
     const args = parsed.args
@@ -436,6 +455,10 @@ class LiveConversation implements Conversation {
           const at = state.dialing.calls[this.start.decisionId]?.callbackAt ?? (args.at as string)
           return `ok: callback booked at ${at}`
         }
+        case 'find_appointment_slots':
+          return await this.booking!.find(args as { day?: string; after?: string })
+        case 'book_appointment':
+          return await this.booking!.book(args as { start: string })
         case 'transfer_to_person':
           if (brief.transferNumber === null) return 'refused: no one can take a transfer; offer a callback instead'
           this.ending = this.transfer('the assistant handed the call to a person')
@@ -447,6 +470,7 @@ class LiveConversation implements Conversation {
           const disposition = args.disposition as AssistantDisposition
           const booked = (await this.deps.commands.load(this.checked.call.stream, leadDecider)).state.dialing.calls[this.start.decisionId]?.callbackAt ?? null
           if (disposition === 'callback_booked' && booked === null) return 'refused: no callback is booked; call book_callback first'
+          if (disposition === 'appointment_booked' && this.booking?.appointmentId == null) return 'refused: no appointment is booked; call book_appointment first'
           this.ending = { disposition, why: null, handoff: null, goodbye: 'Thank you for your time. Goodbye.' }
           return 'ok: ending the call'
         }

@@ -6,6 +6,7 @@ import type { AccountSettings } from '../../domain/account/account-settings.ts'
 import type { CallFacts } from '../../integrations/assistant/assistant-provider.port.ts'
 import { READY_QUESTION } from '../../integrations/assistant/scripted/index.ts'
 import { modelFields } from '../../domain/lead/model-view.ts'
+import type { AppointmentType } from '../../domain/appointments/appointment-type.ts'
 
 /** Fields that are never the model's, whatever the brief declares: the call's own records. */
 const PRIVATE_FIELD = /recording|transcript/i
@@ -44,7 +45,16 @@ export function greeting(facts: CallFacts, scripted: boolean): string {
   return `${hello}, this is ${facts.assistantName}, ${what}, calling for ${facts.businessName} about the request you sent us. ${READY_QUESTION}`
 }
 
-export function systemPrompt(settings: AccountSettings, facts: CallFacts, lead: LeadForAssistant): string {
+/** What the model is told about booking when the call may book `type` (call-booking.ts holds it to this). */
+function bookingRules(type: AppointmentType): string {
+  return [
+    `You can book one appointment in this call: a ${type.name} (${type.durationMinutes} minutes). When the lead wants one, call find_appointment_slots (with day or after, as an ISO date or time, if they said when suits them).`,
+    'Offer two or three of the times it gives, in words, and let the lead choose. Confirm the one they chose with them, then call book_appointment with its ISO start, then say the booked day and time back to them.',
+    'Never invent, guess or round a time: offer only times find_appointment_slots or a refused booking gave. If a booking is refused, offer the next times it gives.',
+  ].join(' ')
+}
+
+export function systemPrompt(settings: AccountSettings, facts: CallFacts, lead: LeadForAssistant, booking: AppointmentType | null = null): string {
   const brief = settings.assistantBrief
   const questions = brief.questions.length === 0
     ? 'There are no qualifying questions: find out whether they still want help and when to call back.'
@@ -59,8 +69,9 @@ export function systemPrompt(settings: AccountSettings, facts: CallFacts, lead: 
     `The lead: name ${lead.name ?? 'unknown'}; source ${lead.source ?? 'unknown'}; fields: ${fields}.`,
     `Ask these questions, one at a time, in order, and call record_answer as each is answered:\n${questions}`,
     `It is now ${facts.now.toISOString()} (UTC); the lead's time zone is ${facts.timeZone}. Callbacks must be booked with book_callback; Leadline refuses times outside calling hours and tells you why.`,
+    ...(booking === null ? [] : [bookingRules(booking)]),
     brief.transferNumber === null ? 'No one can take a transfer: offer a callback instead.' : 'If the lead wants a person, call transfer_to_person.',
-    'If the lead asks not to be called again, call mark_do_not_call at once. Never promise prices, discounts or appointments the brief does not state. Never ask for payment details.',
-    'When the conversation is done, say a short goodbye and call end_call with how it went: qualified (the answers meet the brief), not_interested, callback_booked, wrong_number, or no_conversation.',
+    `If the lead asks not to be called again, call mark_do_not_call at once. Never promise prices, discounts or appointments the brief does not state${booking === null ? '' : ' (other than one booked with book_appointment)'}. Never ask for payment details.`,
+    `When the conversation is done, say a short goodbye and call end_call with how it went: qualified (the answers meet the brief), not_interested, callback_booked, ${booking === null ? '' : 'appointment_booked, '}wrong_number, or no_conversation.`,
   ].join('\n\n')
 }

@@ -26,6 +26,8 @@ export interface AssistantCall {
   readonly accountId: string
   readonly phone: string
   readonly start: ConversationStart
+  /** The account's webhook token (more leads). */
+  readonly token: string
 }
 
 export async function assistantCall(
@@ -53,7 +55,7 @@ export async function assistantCall(
     await app.leadline.runner.catchUp()
     return app.leadline.calls.forStream(leadStream(account.accountId, phone.slice(-10))).find((row) => row.callId !== null)
   })
-  return { t: app, accountId: account.accountId, phone, start: { accountId: account.accountId, decisionId: call.decisionId, callSid: call.callId as string } }
+  return { t: app, accountId: account.accountId, phone, token, start: { accountId: account.accountId, decisionId: call.decisionId, callSid: call.callId as string } }
 }
 
 /** A turn's output: the text said, whether it ended with `last: true`, and the end (if the call ends). */

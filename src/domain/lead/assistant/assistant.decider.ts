@@ -14,6 +14,7 @@ import { DomainError } from '../../shared/decider.ts'
 import { callbackTime, leadCallTarget, type LeadWithCalls, type WithTexts } from '../calls/calls.decider.ts'
 import type { CallbackRequested, FollowUpScheduled } from '../calls/calls.events.ts'
 import { inboundCallOfDecision, type InboundState } from '../inbound/inbound.decider.ts'
+import type { AppointmentsState } from '../appointments/appointments.decider.ts'
 import type { AssistantAnswer, AssistantDisposition, AssistantEvent, TranscriptTurn } from './assistant.events.ts'
 
 /** A callback further out than this is refused: the lead's interest does not keep that long. */
@@ -28,6 +29,8 @@ export interface AssistantCall {
   readonly ended: boolean
   readonly disposition: AssistantDisposition | null
   readonly callbackAt: string | null
+  /** The appointment booked in the call (book_appointment); null when none. */
+  readonly appointmentId: string | null
   readonly endedAt: string | null
   readonly why: string | null
 }
@@ -40,7 +43,7 @@ export interface AssistantState {
 
 export const INITIAL_ASSISTANT: AssistantState = { calls: {}, lastEnded: null }
 
-const NEW_CALL: AssistantCall = { sessionOpened: false, answers: [], ended: false, disposition: null, callbackAt: null, endedAt: null, why: null }
+const NEW_CALL: AssistantCall = { sessionOpened: false, answers: [], ended: false, disposition: null, callbackAt: null, appointmentId: null, endedAt: null, why: null }
 
 export type AssistantCommand =
   /** The relay's setup for the carrier call `callId`: a session opens only for that live call of the decision, once. */
@@ -57,6 +60,8 @@ export type AssistantCommand =
     transcript: readonly TranscriptTurn[]
     /** Schedule a callback when the call had no conversation (the lead goes back to follow-up). */
     settings: AccountSettings
+    /** The appointment book_appointment booked in this call, if any: the call then ends `appointment_booked` (see below). */
+    appointmentId?: string | null
   }
 
 const COMMANDS: Readonly<Record<AssistantCommand['type'], true>> = { OpenAssistantSession: true, RecordAssistantAnswer: true, BookAssistantCallback: true, EndAssistantCall: true }
@@ -77,7 +82,8 @@ export function evolveAssistant(state: AssistantState, event: AssistantEvent): A
     }
     case 'AssistantCallEnded': {
       const { disposition, callbackAt, endedAt, why, answers } = event.data
-      return { calls: { ...state.calls, [id]: { ...call, answers, ended: true, disposition, callbackAt, endedAt, why } }, lastEnded: id }
+      const appointmentId = event.data.appointmentId ?? null
+      return { calls: { ...state.calls, [id]: { ...call, answers, ended: true, disposition, callbackAt, appointmentId, endedAt, why } }, lastEnded: id }
     }
     case 'AssistantTranscriptRecorded':
       return state
@@ -86,7 +92,7 @@ export function evolveAssistant(state: AssistantState, event: AssistantEvent): A
 
 export type AssistantDecision = AssistantEvent | CallbackRequested | FollowUpScheduled
 
-type Lead = LeadWithCalls & WithTexts & { readonly assistant: AssistantState; readonly inbound: InboundState }
+type Lead = LeadWithCalls & WithTexts & { readonly assistant: AssistantState; readonly inbound: InboundState; readonly appointments: AppointmentsState }
 
 /**
  * Why a relay's session may not open for the carrier call `callId` of `decisionId`, or null when it
@@ -139,20 +145,21 @@ export function decideAssistant(command: AssistantCommand, state: Lead, now: Dat
       if (mine.ended) return []
       let callbackAt = state.dialing.calls[command.decisionId]?.callbackAt ?? null
       const events: AssistantDecision[] = []
+      const appointmentId = bookedInCall(state, command.appointmentId ?? null)
+      const disposition = callDisposition(command.disposition, appointmentId)
       // No conversation (a dropped socket, a failed model, no one spoke): the lead goes back to follow-up, an hour on inside the hours.
-      if (command.disposition === 'no_conversation' && callbackAt === null && !state.doNotCall) {
+      if (disposition === 'no_conversation' && callbackAt === null && !state.doNotCall) {
         const retry = callbackTime(state, command.settings, now)
         if (retry !== null) {
           events.push(...booked(state, command.decisionId, retry, at))
           callbackAt = retry
         }
       }
-      const disposition = command.disposition
       events.unshift(
         {
           type: 'AssistantCallEnded',
           data: {
-            decisionId: command.decisionId, callId: command.callId, disposition, answers: [...mine.answers], callbackAt, why: command.why, provider: command.provider,
+            decisionId: command.decisionId, callId: command.callId, disposition, answers: [...mine.answers], callbackAt, ...(appointmentId !== null ? { appointmentId } : {}), why: command.why, provider: command.provider,
             turns: command.transcript.filter((t) => t.speaker === 'lead').length, endedAt: at,
           },
         },
@@ -161,6 +168,22 @@ export function decideAssistant(command: AssistantCommand, state: Lead, now: Dat
       return events
     }
   }
+}
+
+/**
+ * How the call ended: `appointment_booked` when the assistant booked an appointment in it, whatever
+ * end_call said (the appointment is the outcome that matters, and a dropped socket after it is not "no
+ * conversation"); except `transferred` and `opted_out`, which carry their own effects (the handoff, the
+ * do-not-call mark). The appointment id is on the event either way.
+ */
+export function callDisposition(said: AssistantDisposition, appointmentId: string | null): AssistantDisposition {
+  return appointmentId !== null && said !== 'transferred' && said !== 'opted_out' ? 'appointment_booked' : said
+}
+
+/** The appointment the engine says it booked, when the lead holds it as the assistant's booking; else null. */
+function bookedInCall(state: Lead, appointmentId: string | null): string | null {
+  const record = appointmentId === null ? undefined : state.appointments.appointments[appointmentId]
+  return record !== undefined && record.bookedBy === 'assistant' ? record.appointmentId : null
 }
 
 function booked(state: Lead, decisionId: string, callbackAt: string, at: string): AssistantDecision[] {

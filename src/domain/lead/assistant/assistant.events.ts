@@ -7,7 +7,7 @@
 import type { DomainEvent } from '../../shared/decider.ts'
 import { plural, printable, quoted, type EventSummaries } from '../../shared/printable.ts'
 
-export const DISPOSITIONS = ['qualified', 'not_interested', 'callback_booked', 'transferred', 'opted_out', 'wrong_number', 'no_conversation'] as const
+export const DISPOSITIONS = ['qualified', 'not_interested', 'callback_booked', 'appointment_booked', 'transferred', 'opted_out', 'wrong_number', 'no_conversation'] as const
 export type AssistantDisposition = (typeof DISPOSITIONS)[number]
 
 export interface AssistantAnswer {
@@ -37,6 +37,8 @@ export type AssistantCallEnded = DomainEvent<
     disposition: AssistantDisposition
     answers: AssistantAnswer[]
     callbackAt: string | null
+    /** The appointment `book_appointment` booked in the call (issue #45); absent on calls ended before it existed. */
+    appointmentId?: string | null
     why: string | null
     /** `openai`, `anthropic` or `scripted`. */
     provider: string
@@ -62,6 +64,6 @@ export const ASSISTANT_SUMMARIES: EventSummaries<AssistantEvent> = {
   AssistantSessionOpened: (d) => `assistant session opened for call ${printable(d.callId)} on node ${printable(d.node)}`,
   AssistantAnswerRecorded: (d) => `assistant recorded an answer to ${quoted(d.question)}`,
   AssistantCallEnded: (d) =>
-    `assistant call ended (${printable(d.provider)}): ${printable(d.disposition)}, ${plural(d.answers.length, 'answer')}${d.callbackAt !== null ? `, callback at ${printable(d.callbackAt)}` : ''}${d.why !== null ? ` (${printable(d.why)})` : ''}`,
+    `assistant call ended (${printable(d.provider)}): ${printable(d.disposition)}, ${plural(d.answers.length, 'answer')}${d.callbackAt !== null ? `, callback at ${printable(d.callbackAt)}` : ''}${d.appointmentId ? `, appointment ${printable(d.appointmentId)}` : ''}${d.why !== null ? ` (${printable(d.why)})` : ''}`,
   AssistantTranscriptRecorded: (d) => `assistant call transcript stored, ${plural(d.transcript.length, 'turn')} (not shown)`,
 }
