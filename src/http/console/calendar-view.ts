@@ -77,10 +77,10 @@ function calendarsList(calendars: readonly ConnectedCalendar[]): Html {
 
 export function statusSection(connection: CalendarConnectionView | null, zone: string): Html {
   if (connection === null) {
-    return html`<section class="panel" aria-labelledby="status-title"><h2 id="status-title">Connected calendar</h2>
+    return html`<h2 id="status-title">Connected calendar</h2><section class="panel" aria-labelledby="status-title">
 <p id="calendar-status">No calendar is connected: appointments cannot be booked until one is. Connect one below.</p></section>`
   }
-  return html`<section class="panel" aria-labelledby="status-title"><h2 id="status-title">Connected calendar</h2>
+  return html`<h2 id="status-title">Connected calendar</h2><section class="panel" aria-labelledby="status-title">
 <dl class="fields" id="calendar-status">
 <dt>Calendar</dt><dd>${connection.label}</dd>
 <dt>Provider</dt><dd>${providerName(connection.provider)}</dd>
@@ -88,7 +88,7 @@ export function statusSection(connection: CalendarConnectionView | null, zone: s
 <dt>Connected</dt><dd>${timeElement(connection.connectedAt, zone)}</dd>
 </dl>
 <p class="hint">Free and busy times come from this calendar, so your own events there block slots. Its credentials are kept sealed and never shown.</p>
-<div class="actions"><a class="button secondary" href="${CALENDAR_HERE}/disconnect">Disconnect…</a></div></section>`
+<div class="actions" id="calendar-actions"><a class="button secondary" href="${CALENDAR_HERE}/disconnect">Disconnect…</a></div></section>`
 }
 
 export function disconnectPage(connection: CalendarConnectionView, csrfToken: string): Html {

@@ -129,11 +129,14 @@ export const calendarRoutes: FastifyPluginAsync = async (fastify) => {
     const edited = extra.editing === undefined ? undefined : setup.types.find((t) => t.id === extra.editing)
     const firstCalendar = setup.connection?.calendars[0]?.id ?? ''
     const typeValues = extra.typed?.type ?? (edited ? typeFormValues(edited) : { ...NEW_TYPE, calendarId: firstCalendar })
+    // Once a calendar is connected, its appointment types are the work left; connecting another comes after.
+    const connected = setup.connection !== null
+    const connect = connectSection({ csrfToken: frame.csrfToken, connected, google: { configured: google.client !== null, redirectUri }, typed: extra.typed ?? {}, error })
+    const types = typesSection(setup, typeValues, frame.csrfToken, error)
     const body = html`<h1>Setup → Calendar</h1>
 <p>Leadline books appointments into the calendar ${account.name} already uses: open slots come from its free and busy times, and each booking is one event there, with the lead's name, phone, source and a link to the lead.</p>
 ${statusSection(setup.connection, account.settings.timeZone)}
-${connectSection({ csrfToken: frame.csrfToken, connected: setup.connection !== null, google: { configured: google.client !== null, redirectUri }, typed: extra.typed ?? {}, error })}
-${typesSection(setup, typeValues, frame.csrfToken, error)}`
+${connected ? html`${types}${connect}` : html`${connect}${types}`}`
     const page = { title: 'Calendar', frame, body, notice: extra.notice ?? null }
     if (error !== null) return sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: error.message })
     return sendPage(reply, page)
@@ -145,7 +148,7 @@ ${typesSection(setup, typeValues, frame.csrfToken, error)}`
     return { form, field: fieldOf(error.code), message: `Nothing was connected: ${error.message}.` }
   }
 
-  const connected = (reply: FastifyReply) => reply.redirect(`${CALENDAR_HERE}?connected`, 303)
+  const connectedNow = (reply: FastifyReply) => reply.redirect(`${CALENDAR_HERE}?connected`, 303)
 
   /** Cal.com's second step, with the event types the kept key offers (looked up again, never kept in the page). */
   const eventTypeStep = async (request: FastifyRequest, reply: FastifyReply, eventTypes: readonly ConnectedCalendar[], error: FormError | null) => {
@@ -196,7 +199,7 @@ ${typesSection(setup, typeValues, frame.csrfToken, error)}`
         if (refused.field === 'password') return again({ ...refused, message: 'The server refused this username and app password: check both, and that it is an app password (iCloud and Fastmail refuse your main one). Nothing was connected' })
         return again(refused)
       }
-      return connected(reply)
+      return connectedNow(reply)
     })
 
     routes.post(`${CALENDAR_PATH}/calcom`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
@@ -237,7 +240,7 @@ ${typesSection(setup, typeValues, frame.csrfToken, error)}`
         return again(refusal(error, 'calcom-event-type', () => null).message)
       }
       pending.clear(reply)
-      return connected(reply)
+      return connectedNow(reply)
     })
 
     routes.post(`${CALENDAR_PATH}/simulated`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
@@ -246,7 +249,7 @@ ${typesSection(setup, typeValues, frame.csrfToken, error)}`
       } catch (error) {
         return show(request, reply, { error: refusal(error, 'simulated', () => null) })
       }
-      return connected(reply)
+      return connectedNow(reply)
     })
 
     // Only the browser's own pending cookie changes here: the owner's Google account decides the rest.
@@ -288,7 +291,7 @@ ${typesSection(setup, typeValues, frame.csrfToken, error)}`
       } catch (error) {
         return show(request, reply, { error: refusal(error, 'google', () => null) })
       }
-      return connected(reply)
+      return connectedNow(reply)
     })
 
     routes.post(`${CALENDAR_PATH}/types`, { schema: consoleForm(), preHandler: fastify.csrfProtection }, async (request, reply) => {
