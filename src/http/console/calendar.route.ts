@@ -90,7 +90,7 @@ function typeInput(values: TypeFormValues, setup: CalendarSetup): Record<string,
 }
 
 /** An http(s) address typed by the owner, or a refusal naming its field. */
-function httpAddress(text: string, form: FormError['form'], field: string, what: string): string | FormError {
+function httpAddress(text: string, form: FormError['form'], field: string, what: string, example: string): string | FormError {
   const value = text.trim()
   let url: URL | null = null
   try {
@@ -99,7 +99,7 @@ function httpAddress(text: string, form: FormError['form'], field: string, what:
     url = null
   }
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '') {
-    return { form, field, message: `${what} must be a web address starting with https://, such as https://caldav.fastmail.com` }
+    return { form, field, message: `${what} must be a web address starting with https://, such as ${example}` }
   }
   return value
 }
@@ -188,7 +188,7 @@ ${connected ? html`${types}${connect}` : html`${connect}${types}`}`
       const typed = { serverUrl: formField(request.body, 'server_url').trim(), username: formField(request.body, 'username').trim() }
       const password = formField(request.body, 'password')
       const again = (error: FormError) => show(request, reply, { error, typed: { caldav: typed } })
-      const serverUrl = httpAddress(typed.serverUrl, 'caldav', 'serverUrl', 'The server address')
+      const serverUrl = httpAddress(typed.serverUrl, 'caldav', 'serverUrl', 'The server address', 'https://caldav.fastmail.com')
       if (typeof serverUrl !== 'string') return again(serverUrl)
       if (typed.username === '') return again({ form: 'caldav', field: 'username', message: 'The username is needed: usually your email address' })
       if (password === '') return again({ form: 'caldav', field: 'password', message: 'The app password is needed' })
@@ -207,7 +207,7 @@ ${connected ? html`${types}${connect}` : html`${connect}${types}`}`
       const apiKey = formField(request.body, 'api_key').trim()
       const again = (error: FormError) => show(request, reply, { error, typed: { calcom: typed } })
       if (apiKey === '') return again({ form: 'calcom', field: 'apiKey', message: 'The API key is needed: Cal.com → Settings → Developer → API keys' })
-      const baseUrl = typed.baseUrl === '' ? null : httpAddress(typed.baseUrl, 'calcom', 'baseUrl', 'The API address')
+      const baseUrl = typed.baseUrl === '' ? null : httpAddress(typed.baseUrl, 'calcom', 'baseUrl', 'The API address', 'https://cal.example.com/api')
       if (baseUrl !== null && typeof baseUrl !== 'string') return again(baseUrl)
       let eventTypes: ConnectedCalendar[]
       try {

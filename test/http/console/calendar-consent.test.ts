@@ -1,7 +1,7 @@
 /**
  * Setup → Calendar's two-step connections against the doubles: Google's consent round trip (start →
  * the double's consent page → the callback → connected, the refresh token sealed: in no page, log line,
- * event or `audit export`), a state used twice, forged, expired or from another session refused, the
+ * event or `audit export`), finished on a second node, a state used twice, forged, expired or from another session refused, the
  * owner saying no; and Cal.com's API key, then its event type (the key never in a page or a log).
  */
 import t, { type Test } from 'tap'
@@ -11,7 +11,7 @@ import { PENDING_COOKIE, PENDING_TTL_MS } from '../../../src/http/console/calend
 import { buildApp, type TestApp } from '../../helpers/build-app.ts'
 import { FAKE_GOOGLE_CLIENT_ID, FAKE_GOOGLE_CLIENT_SECRET, FAKE_GOOGLE_OWNER, startFakeGoogle, type FakeGoogle } from '../../doubles/fake-google-calendar.ts'
 import { FAKE_CALCOM_KEY, startFakeCalCom } from '../../doubles/fake-calcom.ts'
-import { signedInConsole, TEST_ENV, type ConsoleFixture } from './console-helpers.ts'
+import { Browser, signedInConsole, TEST_ENV, type ConsoleFixture } from './console-helpers.ts'
 
 const PAGE = '/app/setup/calendar'
 const PUBLIC_URL = 'https://leads.example.com'
@@ -24,9 +24,9 @@ interface Setup {
   readonly now: { at: number }
 }
 
-async function setup(t: Test, options: { store?: 'sqlite' } = {}): Promise<Setup> {
-  const google = await startFakeGoogle()
-  t.teardown(() => google.close())
+async function setup(t: Test, options: { store?: 'sqlite'; sameLogAs?: Setup } = {}): Promise<Setup> {
+  const google = options.sameLogAs?.google ?? await startFakeGoogle()
+  if (!options.sameLogAs) t.teardown(() => google.close())
   const logged: string[] = []
   const now = { at: Date.parse('2026-03-10T15:00:00Z') }
   const app = await buildApp(t, {
@@ -35,6 +35,7 @@ async function setup(t: Test, options: { store?: 'sqlite' } = {}): Promise<Setup
     env: { ...TEST_ENV, GOOGLE_CLIENT_ID: FAKE_GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: FAKE_GOOGLE_CLIENT_SECRET, LEADLINE_GOOGLE_API_URL: google.url },
     logger: { ...(loggerOptions('trace') as object), stream: { write: (line: string) => logged.push(line) } },
     ...(options.store ? { store: options.store } : {}),
+    ...(options.sameLogAs ? { sameLogAs: options.sameLogAs.app } : {}),
   })
   return { google, app, logged, now }
 }
@@ -143,6 +144,20 @@ t.test('Google: a state used twice, forged, expired or from another session is r
   t.equal((await other.browser.get(mine)).statusCode, 400, "another owner's session cannot finish it")
   t.equal(codeExchanges(google).length, 1, 'no refused callback reached Google')
   t.equal((await app.leadline.calendars.setup(other.accountId)).connection, null)
+})
+
+t.test('Google: a consent started on one node is finished on another (the same log and key), as behind a load balancer or after a restart', async (t) => {
+  const first = await setup(t, { store: 'sqlite' })
+  const f = await signedInConsole(t, { app: first.app })
+  const callback = await consentAt(t, await start(t, f, first.google))
+  const second = await setup(t, { sameLogAs: first })
+  await second.app.leadline.runner.catchUp()
+  const onSecond = new Browser(second.app)
+  for (const [name, value] of f.browser.cookies) onSecond.cookies.set(name, value)
+  const back = await onSecond.get(callback)
+  t.equal(back.statusCode, 303, back.body.slice(0, 500))
+  t.equal(back.headers.location, `${PAGE}?connected`)
+  t.match(await second.app.leadline.calendars.setup(f.accountId), { connection: { provider: 'google' } })
 })
 
 t.test('Google: the owner says no, or unticks a permission: a plain message, nothing connected', async (t) => {
