@@ -54,7 +54,7 @@ import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
 import type { SecretBox } from './integrations/secrets/secret-box.ts'
 import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
-import { eventsAllowPrivateFromEnv, facebookConfig, type FacebookConfig } from './config/config.ts'
+import { eventsAllowPrivateFromEnv, facebookConfig, googleCalendarConfig, type FacebookConfig, type GoogleCalendarConfig } from './config/config.ts'
 import { EventReceivers, type HostResolver } from './integrations/event-receivers/event-receivers.ts'
 import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
@@ -76,7 +76,7 @@ import { openAssistantProvider } from './integrations/assistant/open-assistant-p
 import type { AssistantProvider } from './integrations/assistant/assistant-provider.port.ts'
 import { Calendars } from './commands/calendars.ts'
 import { Appointments } from './commands/appointments.ts'
-import { openCalendar } from './integrations/calendar/open-calendar.ts'
+import { calendarOpener } from './integrations/calendar/open-calendar.ts'
 
 export { PROJECTIONS }
 
@@ -104,6 +104,8 @@ export interface LeadlineOptions {
   readonly serving?: boolean
   /** Facebook Lead Ads' settings; default: FACEBOOK_* of `env` (null: not set up). */
   readonly facebook?: FacebookConfig | null
+  /** Google Calendar's OAuth client and address; default: GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, LEADLINE_GOOGLE_API_URL of `env`. */
+  readonly googleCalendar?: GoogleCalendarConfig
   /** The Facebook fetcher's waits before each retry (tests shorten them). */
   readonly facebookRetryDelaysMs?: readonly number[]
   /** How outbound events are retried and paced (tests shorten it); see DEFAULT_DELIVERY_POLICY. */
@@ -194,6 +196,8 @@ export interface Leadline {
   readonly assistant: Assistant
   /** The account's calendar connection (credentials sealed) and its appointment types (issue #45). */
   readonly calendars: Calendars
+  /** Google Calendar's OAuth client (null: the console does not offer Google) and address, for the console's consent. */
+  readonly googleCalendar: GoogleCalendarConfig
   /** Open slots, and booking, moving and cancelling a lead's appointments in the account's calendar. */
   readonly appointments: Appointments
   readonly clock: () => Date
@@ -240,7 +244,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   }
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   // The assistant books through the same appointments command as agents.
-  const calendars = new Calendars({ commands, accounts, secretBox, open: openCalendar })
+  const googleCalendar = options.googleCalendar ?? googleCalendarConfig(options.env ?? process.env)
+  const calendars = new Calendars({ commands, accounts, secretBox, open: calendarOpener({ googleApiUrl: googleCalendar.apiUrl }) })
   const appointments = new Appointments({ commands, accounts, calendars, clock, publicUrl })
   // The voice assistant, before the reports: the carrier asks for it once an assistant call is answered.
   const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
@@ -324,7 +329,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, appointmentsQueries, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, appointmentReminders, assistant, intake, calendars, appointments,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, appointmentReminders, assistant, intake, calendars, googleCalendar, appointments,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()

@@ -57,13 +57,7 @@ export class Calendars {
     await this.requireAccount(accountId)
     // A simulated calendar is the account's own, whatever the caller named.
     const checked: CalendarCredentials = credentials.kind === 'simulated' ? { kind: 'simulated', owner: accountId } : credentials
-    let calendars: ConnectedCalendar[]
-    try {
-      const connection = await this.open_(checked)
-      calendars = (await connection.listCalendars()).map((c) => ({ id: c.id, name: c.name, timeZone: c.timeZone }))
-    } catch (error) {
-      throw calendarRefusal(error)
-    }
+    const calendars = await this.offered(checked)
     const sealedCredentials = this.deps.secretBox.seal(JSON.stringify(checked), calendarCredentialsPurpose(accountId))
     const result = await this.deps.commands.handle(
       accountStream(accountId), accountDecider,
@@ -71,6 +65,16 @@ export class Calendars {
     )
     this.opened.delete(accountId)
     return connectionView(result.state.calendar!)
+  }
+
+  /** The calendars these credentials offer, checked with the provider; nothing is recorded (the console's Cal.com event-type step). */
+  async offered(credentials: CalendarCredentials): Promise<ConnectedCalendar[]> {
+    try {
+      const connection = await this.open_(credentials)
+      return (await connection.listCalendars()).map((c) => ({ id: c.id, name: c.name, timeZone: c.timeZone }))
+    } catch (error) {
+      throw calendarRefusal(error)
+    }
   }
 
   async disconnect(accountId: string, actor: Actor): Promise<void> {

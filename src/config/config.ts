@@ -175,6 +175,33 @@ export function facebookConfig(env: NodeJS.ProcessEnv): FacebookConfig | null {
   return { appSecret, verifyToken, graphUrl: graphUrl ?? 'https://graph.facebook.com', graphVersion: graphVersion ?? FACEBOOK_GRAPH_VERSION, graphTimeoutMs: graphTimeoutMs ?? 10_000 }
 }
 
+// Google Calendar (docs/appointments.md): the OAuth client owners consent to, both or neither; Google's address for tests and proxies.
+const googleSchema = z.object({
+  GOOGLE_CLIENT_ID: z.string().trim().regex(/^[\w.-]+$/, { message: 'must be an OAuth client ID as Google Cloud console shows it (1234567890-abc….apps.googleusercontent.com)' }).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().trim().min(1).optional(),
+  LEADLINE_GOOGLE_API_URL: z.optional(httpUrl),
+})
+
+/** Google Calendar's settings: the OAuth client (null: "Connect Google Calendar" is not offered) and where Google is. */
+export interface GoogleCalendarConfig {
+  readonly client: { readonly clientId: string; readonly clientSecret: string } | null
+  /** One address serving Google's consent page, token endpoint and Calendar API (a test double, a proxy); null: Google's own. */
+  readonly apiUrl: string | null
+}
+
+/** GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET and LEADLINE_GOOGLE_API_URL from an environment; a ConfigError when only one of the pair is set. */
+export function googleCalendarConfig(env: NodeJS.ProcessEnv): GoogleCalendarConfig {
+  const names = ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'LEADLINE_GOOGLE_API_URL']
+  const parsed = googleSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([name, v]) => names.includes(name) && v !== undefined && v !== '')))
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`))
+  const { GOOGLE_CLIENT_ID: clientId, GOOGLE_CLIENT_SECRET: clientSecret, LEADLINE_GOOGLE_API_URL: apiUrl } = parsed.data
+  if ((clientId === undefined) !== (clientSecret === undefined)) {
+    const missing = clientId === undefined ? 'GOOGLE_CLIENT_ID' : 'GOOGLE_CLIENT_SECRET'
+    throw new ConfigError([`${missing}: required with ${missing === 'GOOGLE_CLIENT_ID' ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID'} (Google Calendar is half configured: set both, or neither)`])
+  }
+  return { client: clientId === undefined || clientSecret === undefined ? null : { clientId, clientSecret }, apiUrl: apiUrl ?? null }
+}
+
 /**
  * Which peers may tell the client's address in X-Forwarded-For (fastify's `trustProxy`): none, every
  * peer, or these addresses, ranges and proxy-addr's names. Not a hop count: fastify refuses one,
@@ -197,6 +224,8 @@ export interface Config {
   readonly readyLagMs: number
   /** FACEBOOK_*: see facebookConfig; null when Facebook Lead Ads is not set up. */
   readonly facebook: FacebookConfig | null
+  /** GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, LEADLINE_GOOGLE_API_URL: see googleCalendarConfig. */
+  readonly googleCalendar: GoogleCalendarConfig
   /** LEADLINE_TRUST_PROXY: see TrustProxy. */
   readonly trustProxy: TrustProxy
   /** LEADLINE_OPERATOR_TOKEN_HASH: the hashes of the tokens that open /metrics and /readyz's details. */
@@ -261,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRateLimit: c.LEADLINE_WEBHOOK_RATE === 'off' ? null : { ratePerSecond: c.LEADLINE_WEBHOOK_RATE, burst: c.LEADLINE_WEBHOOK_BURST },
     readyLagMs: c.LEADLINE_READY_LAG_MS,
     facebook: facebookConfig(env),
+    googleCalendar: googleCalendarConfig(env),
     trustProxy: c.LEADLINE_TRUST_PROXY,
     operatorTokenHashes: c.LEADLINE_OPERATOR_TOKEN_HASH,
     secretKey: c.LEADLINE_SECRET_KEY ?? null,

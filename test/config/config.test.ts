@@ -12,6 +12,7 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     webhookRateLimit: { ratePerSecond: 50, burst: 200 },
     readyLagMs: 1000,
     facebook: null,
+    googleCalendar: { client: null, apiUrl: null },
     trustProxy: false,
     operatorTokenHashes: [],
     secretKey: null,
@@ -108,4 +109,14 @@ t.test('LEADLINE_EVENTS_ALLOW_PRIVATE: off by default; 1 allows private receiver
     t.throws(() => loadConfig({ LEADLINE_EVENTS_ALLOW_PRIVATE: value }), /LEADLINE_EVENTS_ALLOW_PRIVATE: must be 1/, value)
     t.throws(() => eventsAllowPrivateFromEnv({ LEADLINE_EVENTS_ALLOW_PRIVATE: value }), /LEADLINE_EVENTS_ALLOW_PRIVATE: must be 1/, value)
   }
+})
+
+t.test('Google Calendar: the OAuth client both or neither, and one address for a double or a proxy', async (t) => {
+  const id = '1234567890-abc.apps.googleusercontent.com'
+  t.same(loadConfig({ GOOGLE_CLIENT_ID: id, GOOGLE_CLIENT_SECRET: 'GOCSPX-secret' }).googleCalendar, { client: { clientId: id, clientSecret: 'GOCSPX-secret' }, apiUrl: null })
+  t.same(loadConfig({ LEADLINE_GOOGLE_API_URL: 'http://127.0.0.1:4010/' }).googleCalendar, { client: null, apiUrl: 'http://127.0.0.1:4010' }, 'the address alone: no consent offered')
+  t.throws(() => loadConfig({ GOOGLE_CLIENT_ID: id }), new ConfigError(['GOOGLE_CLIENT_SECRET: required with GOOGLE_CLIENT_ID (Google Calendar is half configured: set both, or neither)']))
+  t.throws(() => loadConfig({ GOOGLE_CLIENT_SECRET: 'GOCSPX-secret' }), new ConfigError(['GOOGLE_CLIENT_ID: required with GOOGLE_CLIENT_SECRET (Google Calendar is half configured: set both, or neither)']))
+  t.throws(() => loadConfig({ GOOGLE_CLIENT_ID: 'not an id', GOOGLE_CLIENT_SECRET: 's' }), ConfigError)
+  t.throws(() => loadConfig({ LEADLINE_GOOGLE_API_URL: 'ftp://google.example' }), ConfigError)
 })

@@ -9,7 +9,7 @@ import { serverUrl } from '../../config/server-address.ts'
 import { config, json, parse, table, type Io } from '../cli-io.ts'
 
 /** Variables of ours or of the providers we talk to, shown when set even if the core schema does not read them. */
-const OURS = /^(LEADLINE_|TWILIO_|STRIPE_|FACEBOOK_|OPENAI_API_KEY$|ANTHROPIC_API_KEY$)/
+const OURS = /^(LEADLINE_|TWILIO_|STRIPE_|FACEBOOK_|GOOGLE_|OPENAI_API_KEY$|ANTHROPIC_API_KEY$)/
 
 /** Values never printed: keys, tokens, secrets (the operator token's hash as well, to be safe). */
 const SECRET = /(_SECRET|_TOKEN|_API_KEY|_SECRET_KEY|_PASSWORD|_TOKEN_HASH)$/

@@ -20,6 +20,7 @@ import { eventsRoutes } from './events.route.ts'
 import { leadsRoutes } from './leads.route.ts'
 import { appointmentsRoutes } from './appointments.route.ts'
 import { phoneNumbersRoutes } from './phone-numbers.route.ts'
+import { calendarRoutes } from './calendar.route.ts'
 import { callsRoutes } from './calls.route.ts'
 import { reportsRoutes } from './reports.route.ts'
 import { simulateInboundRoutes } from './simulate-inbound.route.ts'
@@ -92,6 +93,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(eventsRoutes)
   await fastify.register(aiAccessRoutes)
   await fastify.register(phoneNumbersRoutes)
+  await fastify.register(calendarRoutes)
   await fastify.register(oauthConsentRoutes)
   await fastify.register(settingsRoutes)
 }

@@ -1,6 +1,6 @@
 /**
  * The frame around every console page: a header with the account and the sign-out button, the
- * navigation (Home: who to call now; Inbox: the leads' unread texts, counted; the spec's names: Leads, Calls, Reports, Connections → Lead webhook and Events, Setup → AI access and Phone numbers, Settings),
+ * navigation (Home: who to call now; Inbox: the leads' unread texts, counted; the spec's names: Leads, Calls, Reports, Connections → Lead webhook and Events, Setup → AI access, Phone numbers and Calendar, Settings),
  * and the page. One same-origin style sheet and one same-origin script, nothing inline, nothing
  * from elsewhere, so the Content-Security-Policy can forbid everything else.
  */
@@ -11,7 +11,7 @@ export const CONSOLE_PREFIX = '/app'
 // Raise it with every change to the assets: browsers keep them for a long time.
 export const ASSET_VERSION = '4'
 
-export type NavKey = 'home' | 'inbox' | 'leads' | 'calls' | 'reports' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'settings'
+export type NavKey = 'home' | 'inbox' | 'leads' | 'calls' | 'reports' | 'lead-webhook' | 'facebook' | 'events' | 'ai-access' | 'phone-numbers' | 'calendar' | 'settings'
 
 const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; label: string }> = [
   { key: 'home', href: `${CONSOLE_PREFIX}/home`, section: null, label: 'Home' },
@@ -24,6 +24,7 @@ const NAV: ReadonlyArray<{ key: NavKey; href: string; section: string | null; la
   { key: 'events', href: `${CONSOLE_PREFIX}/connections/events`, section: 'Connections', label: 'Events' },
   { key: 'ai-access', href: `${CONSOLE_PREFIX}/setup/ai-access`, section: 'Setup', label: 'AI access' },
   { key: 'phone-numbers', href: `${CONSOLE_PREFIX}/setup/phone-numbers`, section: 'Setup', label: 'Phone numbers' },
+  { key: 'calendar', href: `${CONSOLE_PREFIX}/setup/calendar`, section: 'Setup', label: 'Calendar' },
   { key: 'settings', href: `${CONSOLE_PREFIX}/settings`, section: null, label: 'Settings' },
 ]
 

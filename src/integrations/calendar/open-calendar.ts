@@ -5,8 +5,14 @@
  */
 import type { CalendarConnection, CalendarCredentials, CalendarKind, CalendarProvider } from './calendar.port.ts'
 
+/** Where the providers are, for the few deployments that point them elsewhere (a test double, a proxy). */
+export interface CalendarOptions {
+  /** One address serving Google's consent page, token endpoint and Calendar API (LEADLINE_GOOGLE_API_URL); null: Google's own. */
+  readonly googleApiUrl?: string | null
+}
+
 interface Registration<C extends CalendarCredentials> {
-  readonly load: () => Promise<CalendarProvider<C>>
+  readonly load: (options: CalendarOptions) => Promise<CalendarProvider<C>>
   /** How the connection is shown (never a secret): whose calendar, where. */
   readonly label: (credentials: C) => string
 }
@@ -15,7 +21,13 @@ type Registrations = { readonly [K in CalendarKind]: Registration<Extract<Calend
 
 const PROVIDERS: Registrations = {
   caldav: { load: async () => (await import('./caldav/index.ts')).createCalDavCalendar(), label: (c) => `${c.username} at ${hostOf(c.serverUrl)}` },
-  google: { load: async () => (await import('./google/index.ts')).createGoogleCalendar(), label: () => 'Google Calendar' },
+  google: {
+    load: async (options) => {
+      const google = await import('./google/index.ts')
+      return google.createGoogleCalendar(options.googleApiUrl ? { endpoints: google.googleEndpointsAt(options.googleApiUrl) } : {})
+    },
+    label: () => 'Google Calendar',
+  },
   calcom: { load: async () => (await import('./calcom/index.ts')).createCalComCalendar(), label: (c) => `Cal.com${c.eventTypeId === undefined ? '' : ` (event type ${c.eventTypeId})`} at ${hostOf(c.baseUrl ?? 'https://api.cal.com')}` },
   simulated: { load: async () => (await import('./simulated/index.ts')).createSimulatedCalendar(), label: () => 'Simulated calendar (in memory: nothing reaches a real calendar)' },
 }
@@ -27,11 +39,13 @@ function registration<C extends CalendarCredentials>(credentials: C): Registrati
   return PROVIDERS[credentials.kind as CalendarKind] as unknown as Registration<C>
 }
 
-/** Connects with `credentials` (the provider checks them at once). */
-export async function openCalendar(credentials: CalendarCredentials): Promise<CalendarConnection> {
-  const provider = await registration(credentials).load()
-  return provider.connect(credentials)
+/** Opens calendars with these options: connects with `credentials` (the provider checks them at once). */
+export function calendarOpener(options: CalendarOptions = {}): (credentials: CalendarCredentials) => Promise<CalendarConnection> {
+  return async (credentials) => (await registration(credentials).load(options)).connect(credentials)
 }
+
+/** Connects with `credentials` at the providers' own addresses. */
+export const openCalendar = calendarOpener()
 
 /** What the connection is called in the console and the CLI. */
 export function calendarLabel(credentials: CalendarCredentials): string {

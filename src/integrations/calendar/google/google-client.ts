@@ -21,6 +21,12 @@ export const GOOGLE_ENDPOINTS: GoogleEndpoints = {
   apiRootUrl: 'https://www.googleapis.com/',
 }
 
+/** Google's three addresses on one origin (a test double, a proxy): the consent page, the token endpoint, the API root. */
+export function googleEndpointsAt(baseUrl: string): GoogleEndpoints {
+  const base = baseUrl.replace(/\/+$/, '')
+  return { authUrl: `${base}/o/oauth2/v2/auth`, tokenUrl: `${base}/token`, apiRootUrl: `${base}/` }
+}
+
 /** Least privilege: events read and written, calendars and free/busy read; never sharing or deleting calendars. */
 export const GOOGLE_CALENDAR_SCOPES = [
   'https://www.googleapis.com/auth/calendar.events',

@@ -10,4 +10,4 @@ export {
   type GoogleConsentRequest,
   type GoogleGrant,
 } from './google-consent.ts'
-export { GOOGLE_CALENDAR_SCOPES, GOOGLE_ENDPOINTS, type GoogleEndpoints } from './google-client.ts'
+export { GOOGLE_CALENDAR_SCOPES, GOOGLE_ENDPOINTS, googleEndpointsAt, type GoogleEndpoints } from './google-client.ts'
