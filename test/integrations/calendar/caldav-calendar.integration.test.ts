@@ -148,5 +148,5 @@ t.test('getEvent reads one event as the calendar has it now: moved by another cl
   await calendar.deleteEvent(url, 'booking-read')
   t.equal(await calendar.getEvent(url, 'booking-read'), null, 'deleted: gone')
   t.equal(await calendar.getEvent(url, 'booking-never'), null)
-  await t.rejects(createCalDavCalendar().connect({ ...credentials, password: 'nope' }).then((c) => c.getEvent(url, 'x')), { kind: 'unauthorized' })
+  await t.rejects(createCalDavCalendar().connect({ ...credentials, password: 'nope' }).then((c) => c.getEvent(url, 'x')), { name: 'CalendarError', kind: 'unauthorized' })
 })
