@@ -131,19 +131,20 @@ t.test('a move onto another booking\'s time is recorded all the same and flagged
 t.test('a token the calendar no longer honours: every appointment compared, nothing spurious; edits still noticed', async (t) => {
   const { app, calendar, book, leadEvents } = await setUp(t)
   const jane = await book(JANE, WEDNESDAY_9, 'jane')
-  await book(BOB, WEDNESDAY_11, 'bob')
+  const bob = await book(BOB, WEDNESDAY_11, 'bob')
   calendar.ownerEvent('dentist', '2026-03-11T18:00:00Z', '2026-03-11T19:00:00Z', 'Dentist')
   await app.leadline.calendarSync.tick()
   const before = [(await leadEvents('3125550142')).length, (await leadEvents('4155550101')).length]
   calendar.expireTokens()
   t.equal(await app.leadline.calendarSync.tick(), 0, 'a full listing is no change')
   t.same([(await leadEvents('3125550142')).length, (await leadEvents('4155550101')).length], before)
-  // An edit made while the token had lapsed is found by the comparison.
+  // Edits made while the token had lapsed are found by the comparison: a full listing names no deletion, the event's absence does.
   calendar.ownerMove(uid(jane.appointment_id), THURSDAY_14, '2026-03-12T19:00:00Z')
+  calendar.ownerDelete(uid(bob.appointment_id))
   calendar.expireTokens()
-  t.equal(await app.leadline.calendarSync.tick(), 1)
+  t.equal(await app.leadline.calendarSync.tick(), 2)
   t.match((await leadEvents('3125550142', 'AppointmentRescheduled'))[0]?.data, { start: THURSDAY_14, by: 'calendar' })
-  t.same((await leadEvents('4155550101', 'AppointmentRescheduled')).length, 0)
+  t.match((await leadEvents('4155550101', 'AppointmentCancelled'))[0]?.data, { by: 'calendar', reason: 'deleted in the calendar' })
 })
 
 t.test('a sync that fails half-way is repeated after a restart: each change recorded once; the failure shown meanwhile', async (t) => {
