@@ -222,3 +222,18 @@ t.test('the interval is configurable and checked', async (t) => {
   t.throws(() => calendarSyncSecondsFromEnv({ LEADLINE_CALENDAR_SYNC_SECONDS: '1' }), /LEADLINE_CALENDAR_SYNC_SECONDS: must be a whole number of seconds from 5/)
 })
 
+
+t.test('the sync itself stopped half-way (new slot claimed, old given back, nothing on the lead): the next look finishes it at once', async (t) => {
+  const { app, acme, calendar, book, leadEvents, holder } = await setUp(t)
+  const jane = await book(JANE, WEDNESDAY_9, 'jane')
+  await app.leadline.calendarSync.tick()
+  calendar.ownerMove(uid(jane.appointment_id), THURSDAY_14, '2026-03-12T19:00:00Z')
+  const bySync = { actor: { kind: 'process', id: 'calendar-sync' } } as const
+  const slot = { accountId: acme.accountId, bookingId: jane.appointment_id }
+  await app.leadline.commands.handle(slotClaimStream(acme.accountId, THURSDAY_14), slotClaimDecider, { type: 'ClaimSlot', ...slot, start: THURSDAY_14, end: '2026-03-12T19:00:00.000Z', appointmentTypeId: 'estimate', calendarId: SIMULATED_CALENDAR_ID }, bySync)
+  await app.leadline.commands.handle(slotClaimStream(acme.accountId, WEDNESDAY_9), slotClaimDecider, { type: 'ReleaseSlot', ...slot, start: WEDNESDAY_9, reason: 'rescheduled' }, bySync)
+  t.equal(await app.leadline.calendarSync.tick(), 1, 'not taken for Leadline\'s own move: finished now')
+  t.match((await leadEvents('3125550142', 'AppointmentRescheduled')).map((e) => e.data), [{ start: THURSDAY_14, by: 'calendar' }])
+  t.equal(await holder(THURSDAY_14), jane.appointment_id)
+  t.same((await app.leadline.store.readStream(slotClaimStream(acme.accountId, THURSDAY_14))).filter((e) => e.type === 'SlotClaimed').length, 1, 'claimed once')
+})
