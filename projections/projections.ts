@@ -12,6 +12,7 @@ import { reportsProjection } from './reports/reports.projection.ts'
 import { leadStatusProjection } from './lead-status/lead-status.projection.ts'
 import { conversationsProjection } from './conversations/conversations.projection.ts'
 import { appointmentTextsProjection } from './appointment-texts/appointment-texts.projection.ts'
+import { appointmentsProjection } from './appointments/appointments.projection.ts'
 import { calendarSyncProjection } from './calendar-sync/calendar-sync.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection, appointmentTextsProjection, calendarSyncProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection, appointmentTextsProjection, appointmentsProjection, calendarSyncProjection] as const

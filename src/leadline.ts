@@ -10,6 +10,7 @@ import { openEventStore } from './eventstore/open-event-store.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { LeadStatusQueries } from '../projections/lead-status/lead-status.queries.ts'
 import { ConversationsQueries } from '../projections/conversations/conversations.queries.ts'
+import { AppointmentsQueries } from '../projections/appointments/appointments.queries.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
 import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
@@ -149,6 +150,8 @@ export interface Leadline {
   readonly leadStatus: LeadStatusQueries
   /** Leads with texts the owner has not read (the console's Inbox). */
   readonly conversations: ConversationsQueries
+  /** Each lead's appointments, the account's upcoming and today's, and the no-shows (read model; the booking API is core's). */
+  readonly appointmentsQueries: AppointmentsQueries
   readonly followUps: FollowUpScheduler
   readonly carrier: Carrier
   /** What the carrier reports about its calls and asks while one is live, recorded through commands. */
@@ -275,7 +278,8 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const users = new Users(commands, runner, usersQueries, { clock, scryptLogN })
   const webhookDeliveries = new WebhookDeliveries(views, options.logger)
   const apiKeyUsage = new ApiKeyUsage(views, clock)
-  const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), calls, clock)
+  const appointmentsQueries = new AppointmentsQueries(views)
+  const nextActions = new NextActionsQueries(new StaleLeadsQueries(views), calls, clock, appointmentsQueries)
   const leadStatus = new LeadStatusQueries(views)
   const conversations = new ConversationsQueries(views)
   const followUps = new FollowUpScheduler({ commands, accounts, calls, runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
@@ -324,7 +328,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   let sweeper: NodeJS.Timeout | null = null
   let closed = false
   return {
-    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, followUps, carrier, callReports, clock,
+    store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, appointmentsQueries, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
     users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, appointmentReminders, assistant, intake, calendars, appointments, calendarSync,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,

@@ -1,7 +1,8 @@
 /**
  * Where each lead stands, for the console's leads list and its status filter (issue #44): one row per
  * lead with the facts a status is read from, and the status itself, kept up to date as events arrive.
- * A status is the furthest the lead got, do-not-call over everything: do_not_call, paid, qualified
+ * A status is the furthest the lead got, do-not-call over everything: do_not_call, paid, appointment
+ * (an appointment booked and not yet cancelled or marked), qualified
  * (the voice assistant qualified them), connected (they talked with the owner), callback (one asked
  * for or scheduled and not yet called for), replied (they texted back), voicemail_left, calling (a
  * call was decided), new.
@@ -13,13 +14,14 @@ import type { Projection } from '../../src/read-models/projection.ts'
 import { statement } from '../../src/read-models/statement-cache.ts'
 
 /** Every status, in the order the list's filter offers them. */
-export const LEAD_STATUSES = ['new', 'calling', 'voicemail_left', 'callback', 'replied', 'connected', 'qualified', 'paid', 'do_not_call'] as const
+export const LEAD_STATUSES = ['new', 'calling', 'voicemail_left', 'callback', 'replied', 'connected', 'qualified', 'appointment', 'paid', 'do_not_call'] as const
 export type LeadStatus = (typeof LEAD_STATUSES)[number]
 
 // The facts, strongest first: the one place a status is derived.
 const STATUS_OF_ROW = `CASE
   WHEN do_not_call = 1 THEN 'do_not_call'
   WHEN paid = 1 THEN 'paid'
+  WHEN booked IS NOT NULL THEN 'appointment'
   WHEN qualified = 1 THEN 'qualified'
   WHEN connected = 1 THEN 'connected'
   WHEN callback_at IS NOT NULL THEN 'callback'
@@ -36,10 +38,12 @@ function set(db: Database, stream: string, assignments: string, ...values: unkno
 
 export const leadStatusProjection: Projection = {
   name: 'lead-status',
-  version: 1,
+  // 2: appointment (booked: the lead's booked appointments' ids, as JSON; NULL when none).
+  version: 2,
   handles: [
     'LeadReceived', 'LeadUpdated', 'LeadMarkedDoNotCall', 'LeadDoNotCallCleared', 'CallDecided', 'VoicemailLeft', 'CallbackRequested', 'CallbackScheduled',
     'OwnerConnectEnded', 'LeadReplied', 'AssistantCallEnded', 'PaymentSettled', 'InboundCallConnected',
+    'AppointmentBooked', 'AppointmentCancelled', 'AppointmentAttended', 'AppointmentNoShow',
   ],
   tables: ['lead_status'],
 
@@ -58,7 +62,8 @@ export const leadStatusProjection: Projection = {
         callback_at TEXT,
         replied INTEGER NOT NULL DEFAULT 0,
         voicemail INTEGER NOT NULL DEFAULT 0,
-        calls INTEGER NOT NULL DEFAULT 0
+        calls INTEGER NOT NULL DEFAULT 0,
+        booked TEXT
       );
       CREATE INDEX IF NOT EXISTS lead_status_by_status ON lead_status (account_id, status, received_position);
     `)
@@ -104,6 +109,13 @@ export const leadStatusProjection: Projection = {
         return
       case 'PaymentSettled':
         return set(db, stream, 'paid = 1')
+      case 'AppointmentBooked':
+        return set(db, stream, "booked = json_insert(coalesce(booked, '[]'), '$[#]', ?)", event.data.appointmentId)
+      case 'AppointmentCancelled':
+      case 'AppointmentAttended':
+      case 'AppointmentNoShow':
+        // No longer booked: the lead stands where its other facts put it.
+        return set(db, stream, "booked = (SELECT CASE WHEN count(*) = 0 THEN NULL ELSE json_group_array(value) END FROM json_each(booked) WHERE value <> ?)", event.data.appointmentId)
     }
   },
 }

@@ -1,7 +1,7 @@
 /**
  * get_next_actions: the leads that need a person (or an agent) now. First what leads asked for: a
- * call back (they called and nobody took it), a text back (a reply), then a callback that is due, a lead the voice assistant qualified, and a press of 1 that reached
- * nobody. Then the stale ones:
+ * call back (they called and nobody took it), a text back (a reply), then a callback that is due, a lead the voice assistant qualified, a press of 1 that reached
+ * nobody, a no-show (marked, or an appointment that ended with no mark) and an appointment today. Then the stale ones:
  * contacted but not touched back for longer than the account's threshold, or new and never contacted
  * 15 minutes after arriving. Each comes with the suggested call and when it is next allowed (mayCall).
  */
@@ -10,6 +10,7 @@ import { callPermission, leadHoursKey, type CallPermission } from '../../src/dom
 import { mayCall, type CallCheck } from '../../src/domain/dialing/may-call.ts'
 import { leadTimeZones } from '../../src/domain/dialing/lead-time-zone.ts'
 import { COUNT_CAP, type LeadActivityRow, type StaleLeadsQueries } from './stale-leads.queries.ts'
+import type { AppointmentRow, AppointmentsQueries, NoShowRow } from '../appointments/appointments.queries.ts'
 
 export interface StaleLead {
   readonly lead_id: string
@@ -19,15 +20,26 @@ export interface StaleLead {
   /** ISO time of the last touch (a call or text out, an answer, a reply, an update). */
   readonly last_touch: string
   readonly attempts: number
-  /** `call_back`, `replied`, `callback_due`, `assistant_qualified`, `connect_missed`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
+  /** `call_back`, `replied`, `callback_due`, `assistant_qualified`, `connect_missed`, `appointment_no_show`, `appointment_today`, `never_contacted` or `contacted_untouched`, in that order of urgency. */
   readonly why: Why
   /** `call_back` only: when the missed inbound call came in (ISO UTC). */
   readonly called_at?: string
+  /** `appointment_no_show` and `appointment_today` only: the appointment (`marked`: false when it ended with no mark yet). */
+  readonly appointment?: NextActionAppointment
   readonly suggested_action: string
   /** ISO UTC when the suggested call is next allowed; null when never. */
   readonly next_allowed_at: string | null
   /** Every zone the lead may be in (its state's and its number's when they disagree); the call waits for all. */
   readonly lead_zones: string[]
+}
+
+export interface NextActionAppointment {
+  readonly appointment_id: string
+  readonly type: string
+  readonly start: string
+  readonly end: string
+  readonly status: string
+  readonly marked: boolean
 }
 
 export interface NextActions {
@@ -42,7 +54,7 @@ export interface CallQueue extends NextActions {
   readonly rows: ReadonlyMap<string, LeadActivityRow>
 }
 
-export type Why = 'call_back' | 'replied' | 'callback_due' | 'assistant_qualified' | 'connect_missed' | 'never_contacted' | 'contacted_untouched'
+export type Why = 'call_back' | 'replied' | 'callback_due' | 'assistant_qualified' | 'connect_missed' | 'appointment_no_show' | 'appointment_today' | 'never_contacted' | 'contacted_untouched'
 
 /** A new lead not contacted within this long is stale. */
 export const NEVER_CONTACTED_AFTER_MINUTES = 15
@@ -60,7 +72,7 @@ function duration(minutes: number): string {
   return `${minutes} minutes`
 }
 
-function suggestedAction(row: LeadActivityRow, why: Why): string {
+function suggestedAction(row: LeadActivityRow, why: Why, appointment: AppointmentRow | NoShowRow | undefined): string {
   switch (why) {
     case 'call_back':
       return `call back: the lead called at ${row.missedCallAt} and nobody took the call`
@@ -74,6 +86,12 @@ function suggestedAction(row: LeadActivityRow, why: Why): string {
       return `call now: the voice assistant qualified the lead at ${row.qualifiedAt} (its answers are in get_lead)`
     case 'connect_missed':
       return 'call now: the lead pressed 1 to talk to someone and the owner did not pick up'
+    case 'appointment_no_show':
+      return appointment !== undefined && 'kind' in appointment && appointment.kind === 'unmarked'
+        ? `mark attended or no-show (update_lead appointment): the ${appointment.typeName} appointment ended at ${appointment.end} with no mark`
+        : `call: the lead did not come to the ${appointment?.typeName ?? ''} appointment at ${appointment?.start ?? ''} (follow-up calls again)`
+    case 'appointment_today':
+      return `appointment today: ${appointment?.typeName ?? ''} at ${appointment?.start ?? ''}; mark attended or no-show once it has begun`
     case 'never_contacted':
       return 'call: a new lead nobody has reached yet'
     case 'contacted_untouched':
@@ -117,7 +135,15 @@ export class NextActionsQueries {
     private readonly queries: StaleLeadsQueries,
     private readonly calls: RecentCallTimes,
     private readonly clock: () => Date,
+    private readonly appointments: AppointmentsQueries,
   ) {}
+
+  /** The listed leads (not do-not-call) the appointments belong to, by stream. */
+  private leadsOf(accountId: string, appointments: readonly AppointmentRow[]): ReadonlyMap<string, LeadActivityRow> {
+    if (appointments.length === 0) return new Map()
+    const rows = this.queries.byStreams(accountId, [...new Set(appointments.map((a) => a.stream))])
+    return new Map(rows.map((row) => [row.stream, row]))
+  }
 
   /** The page get_next_actions answers: the stale leads and a summary of how many there are. */
   async getNextActions(account: AccountState, options: { limit?: number } = {}): Promise<NextActions> {
@@ -140,9 +166,25 @@ export class NextActionsQueries {
     const due = this.queries.callbacksDue(id, now.toISOString(), limit)
     const qualified = this.queries.qualified(id, limit)
     const missed = this.queries.connectsMissed(id, limit)
+    const noShows = this.appointments.noShows(id, now, limit)
+    const today = this.appointments.today(id, now, account.settings.timeZone, limit)
+    const ofAppointments = this.leadsOf(id, [...noShows, ...today])
+    const appointmentOf = new Map<string, AppointmentRow | NoShowRow>()
+    const appointmentRows = (rows: readonly AppointmentRow[]): LeadActivityRow[] =>
+      rows.flatMap((appointment) => {
+        const lead = ofAppointments.get(appointment.stream)
+        if (lead === undefined || appointmentOf.has(lead.leadId)) return []
+        appointmentOf.set(lead.leadId, appointment)
+        return [lead]
+      })
+    const noShowLeads = appointmentRows(noShows)
+    const todayLeads = appointmentRows(today)
     const asked: Array<[LeadActivityRow, Why]> = []
     const listed = new Set<string>()
-    for (const [rows, why] of [[missedCalls, 'call_back'], [replied, 'replied'], [due, 'callback_due'], [qualified, 'assistant_qualified'], [missed, 'connect_missed']] as const) {
+    for (const [rows, why] of [
+      [missedCalls, 'call_back'], [replied, 'replied'], [due, 'callback_due'], [qualified, 'assistant_qualified'], [missed, 'connect_missed'],
+      [noShowLeads, 'appointment_no_show'], [todayLeads, 'appointment_today'],
+    ] as const) {
       for (const row of rows) {
         if (listed.has(row.stream) || asked.length >= limit) continue
         asked.push([row, why])
@@ -181,7 +223,8 @@ export class NextActionsQueries {
       attempts: row.attempts,
       why,
       ...(why === 'call_back' && row.missedCallAt !== null ? { called_at: row.missedCallAt } : {}),
-      suggested_action: suggestedAction(row, why),
+      ...appointmentField(why, appointmentOf.get(row.leadId)),
+      suggested_action: suggestedAction(row, why, appointmentOf.get(row.leadId)),
       next_allowed_at: nextAllowed(row),
       lead_zones: leadTimeZones({ phone: row.phone, ...(row.state ? { state: row.state } : {}) }).map((z) => z.zone),
     }))
@@ -190,6 +233,10 @@ export class NextActionsQueries {
     const replies = replied.length < limit ? replied.length : this.queries.countReplied(id)
     const callbacks = due.length < limit ? due.length : this.queries.countCallbacksDue(id, now.toISOString())
     const connects = missed.length < limit ? missed.length : this.queries.countConnectsMissed(id)
+    // Leads (not do-not-call), each once; past a page, the appointments counted.
+    const leadsWith = (rows: readonly AppointmentRow[]) => new Set(rows.filter((a) => ofAppointments.has(a.stream)).map((a) => a.stream)).size
+    const absent = noShows.length < limit ? leadsWith(noShows) : this.appointments.countNoShows(id, now)
+    const booked = today.length < limit ? leadsWith(today) : this.appointments.countToday(id, now, account.settings.timeZone)
     const untouched = waitingRows.length < limit ? waitingRows.length : this.queries.countContactedUntouched(id, staleCutoff)
     const never = freshRows.length < limit ? freshRows.length : this.queries.countNeverContacted(id, newCutoff)
     const stale =
@@ -201,6 +248,8 @@ export class NextActionsQueries {
       ...(replies > 0 ? [`${plural(replies, 'lead', 'leads')} replied by text and ${replies === 1 ? 'was' : 'were'} not called since`] : []),
       ...(callbacks > 0 ? [`${plural(callbacks, 'lead is', 'leads are')} due the callback they asked for`] : []),
       ...(connects > 0 ? [`${plural(connects, 'lead', 'leads')} pressed 1 to talk to someone and ${connects === 1 ? 'was' : 'were'} not connected`] : []),
+      ...(absent > 0 ? [`${plural(absent, 'lead', 'leads')} missed an appointment or ${absent === 1 ? 'its' : 'their'} appointment has no mark yet`] : []),
+      ...(booked > 0 ? [`${plural(booked, 'lead has', 'leads have')} an appointment today`] : []),
     ]
     const rows = new Map(page.map(([row]) => [row.leadId, row]))
     return { summary: wanted.length === 0 ? stale : `${wanted.join('; ')}. ${stale}`, stale_leads, checks, rows }
@@ -231,4 +280,10 @@ export class NextActionsQueries {
       return mayCall(account.settings, target, now, hours)
     }
   }
+}
+
+function appointmentField(why: Why, appointment: AppointmentRow | NoShowRow | undefined): { appointment?: NextActionAppointment } {
+  if (appointment === undefined || (why !== 'appointment_no_show' && why !== 'appointment_today')) return {}
+  const marked = !('kind' in appointment) || appointment.kind === 'marked'
+  return { appointment: { appointment_id: appointment.appointmentId, type: appointment.typeName, start: appointment.start, end: appointment.end, status: appointment.status, marked: why === 'appointment_today' ? false : marked } }
 }

@@ -104,6 +104,15 @@ export class StaleLeadsQueries {
     ).get(accountId, COUNT_CAP) as { n: number }).n
   }
 
+  /** These leads of the account (not do-not-call), by their streams: the leads of the appointments get_next_actions lists. */
+  byStreams(accountId: string, streams: readonly string[]): LeadActivityRow[] {
+    if (streams.length === 0) return []
+    return statement(
+      this.db,
+      `SELECT ${COLUMNS} FROM lead_activity WHERE stream IN (SELECT value FROM json_each(?)) AND account_id = ? AND do_not_call = 0`,
+    ).all(JSON.stringify(streams), accountId) as LeadActivityRow[]
+  }
+
   /** Leads whose asked-for callback is due at `now`; the latest due first. */
   callbacksDue(accountId: string, now: string, limit: number): LeadActivityRow[] {
     return statement(

@@ -168,7 +168,7 @@ export class Appointments {
       throw calendarRefusal(error)
     }
     const result = await this.deps.commands.handle(leadStream(input.accountId, input.phoneLast10), leadDecider, {
-      type: 'RecordAppointmentCancelled', appointmentId: record.appointmentId, by: input.by, reason: input.reason,
+      type: 'RecordAppointmentCancelled', appointmentId: record.appointmentId, by: input.by, reason: input.reason, settings: account.settings,
     }, { actor: input.actor, correlationId: `booking-${record.appointmentId}` })
     return { ...this.view(account, result.state, result.state.appointments.appointments[record.appointmentId]!, {}), calendarEvent }
   }

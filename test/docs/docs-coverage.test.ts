@@ -13,6 +13,7 @@ import { INDUSTRIES, INDUSTRY_FIELDS } from '../../src/domain/lead/intake/indust
 import { HTTP_ERRORS } from '../../src/http/errors.ts'
 import { WEBHOOK_BODY_LIMIT } from '../../src/http/webhook/ingest-lead.route.ts'
 import { loadDocsSource } from '../../src/http/docs/docs-source.ts'
+import { OUTBOUND_EVENT_TYPES } from '../../src/domain/outbound-events/outbound-events.ts'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../projections/inbound-leads/inbound-leads.queries.ts'
 
 const pages = new Map(loadDocsSource().pages.map((p) => [p.name, p.source]))
@@ -34,6 +35,11 @@ t.test('webhook.md lists every industry field', async (t) => {
     }
   }
   t.match(page('configuration'), INDUSTRIES.map((i) => `\`${i}\``).join(', ').replace(/, (?=[^,]*$)/, ' or '), 'configuration.md names every industry')
+})
+
+t.test('events.md lists every outbound event type in its table, in order', async (t) => {
+  const rows = [...page('events').matchAll(/^\| `([a-z_.]+)` \| /gm)].map((m) => m[1]).filter((type) => (OUTBOUND_EVENT_TYPES as readonly string[]).includes(type as string))
+  t.same(rows, [...OUTBOUND_EVENT_TYPES])
 })
 
 t.test('errors.md lists every HTTP error with its status and text', async (t) => {

@@ -8,39 +8,18 @@
  *
  * Run with `npx tap --disable-coverage test/e2e/cockpit.e2e.ts`. CHROMIUM_PATH overrides /usr/bin/chromium.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { existsSync, mkdirSync } from 'node:fs'
 import t, { type Test } from 'tap'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { SCREENSHOTS_DIR } from '../../src/http/docs/docs-source.ts'
 import { buildApp, operatorContext } from '../helpers/build-app.ts'
 import { freePort } from '../helpers/cli.ts'
-import { PASSWORD, signIn, VIEWS, watchedPage, type View } from '../helpers/console-browser.ts'
+import { accessibilityProblems, CHROMIUM, fits, launchChromium, PASSWORD, signIn, VIEWS, watchedPage, type View } from '../helpers/console-browser.ts'
 import { DIALING, fakeTwilio, placedCalls, PUBLIC_URL, twilioEnv } from '../helpers/dialing-app.ts'
 import { inboundText } from '../helpers/inbound-text.ts'
 
-// The browser globals used by callbacks that run inside the page (the project compiles without the DOM lib).
-declare const document: { documentElement: { scrollWidth: number } }
-declare const window: { innerWidth: number }
-interface AxeResult { violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }
-declare const axe: { run(context: unknown, options: unknown): Promise<AxeResult> }
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SCREENSHOTS = `${SCREENSHOTS_DIR}/`
 const OWNER_PHONE = '+13125550177'
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-async function fits(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
-}
-
-/** axe-core's serious and critical violations on the page as it stands (WCAG 2.1 A and AA, and best practices). */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the debugging protocol, not a <script>: the console's CSP stays as strict as it is.
-  await page.evaluate(AXE_SOURCE)
-  const result = await page.evaluate(() => axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }))
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${JSON.stringify(v.nodes.map((n) => n.target))})`)
-}
 
 if (!existsSync(CHROMIUM)) {
   t.fail(`no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH`)
@@ -66,11 +45,7 @@ if (!existsSync(CHROMIUM)) {
     await app.leadline.runner.catchUp()
 
     mkdirSync(SCREENSHOTS, { recursive: true })
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
-    t.teardown(() => browser.close())
+    const browser = await launchChromium(t)
 
     async function signedInPage(t: Test, view: View) {
       const { page, problems } = await watchedPage(t, browser, VIEWS[view])

@@ -197,6 +197,8 @@ t.test('sqlite adapter', async (t) => {
     const followUp = store.appendToStream('lead-a', [ev('A1')], 0)
     const reusedId = store.appendToStream('lead-c', [ev('C0'), ev('C1', {}, 'seed-id'), ev('C2')], 'no_stream')
     const repeatedId = store.appendToStream('lead-d', [ev('D0', {}, 'same'), ev('D1', {}, 'same')], 'no_stream')
+    // One event alone (no savepoint of its own): its INSERT is undone by itself.
+    const reusedAlone = store.appendToStream('lead-e', [ev('E0', {}, 'seed-id')], 'no_stream')
     const stale = store.appendToStream('lead-b', [ev('STALE')], 5)
     const last = store.appendToStream('lead-a', [ev('A2')], 'stream_exists')
 
@@ -209,6 +211,7 @@ t.test('sqlite adapter', async (t) => {
     t.ok(reused instanceof DuplicateEventIdError, 'an id stored in another stream is rejected')
     t.equal((reused as DuplicateEventIdError).eventId, 'seed-id')
     t.ok((await outcome(repeatedId)) instanceof DuplicateEventIdError, 'an id repeated within an append is rejected')
+    t.ok((await outcome(reusedAlone)) instanceof DuplicateEventIdError, 'an append of one event whose id is stored is rejected')
     const staleError = await outcome(stale)
     t.ok(staleError instanceof WrongExpectedRevisionError && staleError.actual === 1)
     t.equal((await last).nextExpectedRevision, 2)
@@ -218,6 +221,7 @@ t.test('sqlite adapter', async (t) => {
     t.same((await store.readStream('lead-b')).map((e) => e.type), ['B0', 'B1'])
     t.same(await store.readStream('lead-c'), [], 'the partly inserted append was rolled back to its savepoint')
     t.same(await store.readStream('lead-d'), [])
+    t.same(await store.readStream('lead-e'), [], 'the one-event append left nothing')
     const all = await store.readAll()
     t.same(all.map((e) => e.position), all.map((_, i) => i + 1), 'rolled-back appends leave no holes in positions')
   })

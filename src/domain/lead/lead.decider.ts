@@ -4,7 +4,8 @@
  * (payments/), texts texts them (texts/), inbound answers them when they call (inbound/), appointments records the times they booked (appointments/); each owns its events, commands, evolve and decide. Every event and command belongs
  * to exactly one slice, which the compiler checks (`never` below). What crosses slices is decided
  * here: speed to lead with a new lead, a lead's follow-up stopped as it becomes do-not-call or
- * replies by text, a follow-up text step decided as a text, and a person who calls in: a caller not on
+ * replies by text, a follow-up text step decided as a text, follow-up around appointments (held while
+ * one stands, resumed after a no-show or a cancellation), and a person who calls in: a caller not on
  * record becomes a lead, a call someone took stops follow-up (they were reached), a missed one brings
  * the next follow-up forward to now.
  */
@@ -30,6 +31,7 @@ import { INBOUND_SUMMARIES, isInboundEvent, type InboundEvent } from './inbound/
 import { followUpForInbound, newInboundLead } from './inbound-follow-up.ts'
 import { INITIAL_APPOINTMENTS, decideAppointments, evolveAppointments, isAppointmentCommand, type AppointmentCommand, type AppointmentsState } from './appointments/appointments.decider.ts'
 import { APPOINTMENT_SUMMARIES, isAppointmentEvent, type AppointmentEvent } from './appointments/appointments.events.ts'
+import { followUpForAppointment, heldForAppointment } from './appointment-follow-up.ts'
 
 // A slice joins the aggregate here, and only here: its events, summaries and effects, its commands, its
 // state, and a line each in evolve and decide (the compiler's \`never\` checks fail until it has them all).
@@ -122,6 +124,15 @@ function decideInboundAndAfter(command: InboundCommand, state: LeadState, now: D
   return [...events, ...followUpForInbound(command, state, events, now)]
 }
 
+/** A booking stops follow-up; a no-show or a cancellation puts the lead back on it; coming stops it (appointment-follow-up.ts). */
+function decideAppointmentsAndAfter(command: AppointmentCommand, state: LeadState, now: Date): LeadEvent[] {
+  const events = decideAppointments(command, state, now)
+  if (events.length === 0) return events
+  const after = events.reduce((s: LeadState, event) => leadDecider.evolve(s, event), state)
+  const settings = 'settings' in command ? command.settings : undefined
+  return [...events, ...followUpForAppointment(state, after, events, settings, now)]
+}
+
 /** Every state is a new object (evolve never changes one), so every new lead starts from this one; frozen, so nothing could. */
 const INITIAL_LEAD: LeadState = Object.freeze({ ...INITIAL_INTAKE, dialing: INITIAL_DIALING, payments: INITIAL_PAYMENTS, texts: INITIAL_TEXTS, assistant: INITIAL_ASSISTANT, inbound: INITIAL_INBOUND, appointments: INITIAL_APPOINTMENTS })
 
@@ -147,21 +158,35 @@ export const leadDecider: Decider<LeadCommand, LeadEvent, LeadState> = {
       const reached = event.type === 'InboundCallConnected' && state.dialing.answeredAt === null
       return { ...state, dialing: reached ? { ...state.dialing, answeredAt: event.data.at } : state.dialing, inbound: evolveInbound(state.inbound, event) }
     }
-    if (isAppointmentEvent(event)) return { ...state, appointments: evolveAppointments(state.appointments, event) }
+    if (isAppointmentEvent(event)) {
+      // A lead who did not come, or called it off, is not reached: follow-up goes on as for one nobody answered.
+      const unreached = event.type === 'AppointmentNoShow' || event.type === 'AppointmentCancelled'
+      const came = event.type === 'AppointmentAttended' && state.dialing.answeredAt === null
+      const dialing = unreached ? { ...state.dialing, answeredAt: null } : came ? { ...state.dialing, answeredAt: event.data.at } : state.dialing
+      return { ...state, dialing, appointments: evolveAppointments(state.appointments, event) }
+    }
     const _: never = event
     // An event type this version does not know (a newer writer, another feature): the lead stays as it was.
     return state
   },
 
   decide(command, state, now) {
-    if (isIntakeCommand(command)) return decideIntakeAndAfter(command, state, now)
-    if (isCallCommand(command)) return decideCallsAndAfter(command, state, now)
-    if (isPaymentCommand(command)) return decidePayments(command, state, now)
-    if (isTextCommand(command)) return decideTexts(command, state, now)
-    if (isAssistantCommand(command)) return decideAssistantAndAfter(command, state, now)
-    if (isInboundCommand(command)) return decideInboundAndAfter(command, state, now)
-    if (isAppointmentCommand(command)) return decideAppointments(command, state, now)
-    const _: never = command
-    throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)
+    const events = decideSlices(command, state, now)
+    // While a booked appointment stands, the policy schedules no follow-up (a callback asked for still goes out);
+    // an appointment's own command settles follow-up itself, on the appointments as it leaves them.
+    if (state.appointments.order.length === 0 || isAppointmentCommand(command)) return events
+    return heldForAppointment(events, state.appointments, now)
   },
+}
+
+function decideSlices(command: LeadCommand, state: LeadState, now: Date): LeadEvent[] {
+  if (isIntakeCommand(command)) return decideIntakeAndAfter(command, state, now)
+  if (isCallCommand(command)) return decideCallsAndAfter(command, state, now)
+  if (isPaymentCommand(command)) return decidePayments(command, state, now)
+  if (isTextCommand(command)) return decideTexts(command, state, now)
+  if (isAssistantCommand(command)) return decideAssistantAndAfter(command, state, now)
+  if (isInboundCommand(command)) return decideInboundAndAfter(command, state, now)
+  if (isAppointmentCommand(command)) return decideAppointmentsAndAfter(command, state, now)
+  const _: never = command
+  throw new DomainError('unknown_command', `the lead has no command ${(command as { type: string }).type}`)
 }

@@ -27,6 +27,10 @@ export const OUTBOUND_EVENT_TYPES = [
   'assistant.call_ended',
   'call.inbound.connected',
   'call.inbound.missed',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
+  'appointment.no_show',
 ] as const
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number]
 
@@ -56,6 +60,13 @@ const TABLE = {
   // A person who called the account's number: who took it, or why nobody did. Never a voicemail or its URL.
   InboundCallConnected: ['call.inbound.connected', (d: Of<'InboundCallConnected'>) => ({ call_id: d.callId, taken_by: d.by, owner_number: d.ownerNumber, at: d.at })],
   InboundCallMissed: ['call.inbound.missed', (d: Of<'InboundCallMissed'>) => ({ call_id: d.callId, reason: d.reason, at: d.at })],
+  // Appointments: ids, times and the type's name; never what the calendar event says beyond them.
+  AppointmentBooked: ['appointment.booked', (d: Of<'AppointmentBooked'>) => ({
+    appointment_id: d.appointmentId, type_id: d.appointmentTypeId, type_name: d.typeName, start: d.start, end: d.end, lead_zone: d.leadZone, provider: d.provider, by: d.by, at: d.at,
+  })],
+  AppointmentRescheduled: ['appointment.rescheduled', (d: Of<'AppointmentRescheduled'>) => ({ appointment_id: d.appointmentId, previous_start: d.previousStart, start: d.start, end: d.end, by: d.by, at: d.at })],
+  AppointmentCancelled: ['appointment.cancelled', (d: Of<'AppointmentCancelled'>) => ({ appointment_id: d.appointmentId, by: d.by, reason: d.reason, at: d.at })],
+  AppointmentNoShow: ['appointment.no_show', (d: Of<'AppointmentNoShow'>) => ({ appointment_id: d.appointmentId, by: d.by, at: d.at })],
 } as const satisfies { readonly [T in LeadEvent['type']]?: readonly [OutboundEventType, (data: Of<T>) => Record<string, unknown>] }
 
 /** The domain event types that become outbound events (what the delivery process is fed). */

@@ -1,6 +1,7 @@
 /**
  * The write side of the embedded store: one group-commit batch in ONE transaction (one fsync), each
- * append inside its own SAVEPOINT so a conflict rolls back and rejects only that append. It owns
+ * append of several events inside its own SAVEPOINT so a conflict rolls back and rejects only that
+ * append (an append of one event is one statement, undone alone). It owns
  * the hash chain: the head of each stream is read and every event hashed inside the transaction.
  *
  * Synchronous from BEGIN to COMMIT and free of callbacks, so the same code runs on the store's own
@@ -148,14 +149,19 @@ export class SqliteWriter {
     try {
       this.stmt.begin.run()
       for (const request of requests) {
-        this.stmt.savepoint.run()
+        // An append of one event writes one row, in one statement that SQLite undoes by itself when it
+        // fails: only an append of several needs a savepoint to undo the rows written before.
+        const savepoint = request.events.length > 1
+        if (savepoint) this.stmt.savepoint.run()
         try {
           outcomes.push(this.writeOne(request))
-          this.stmt.release.run()
+          if (savepoint) this.stmt.release.run()
         } catch (error) {
           if (isSqliteError(error) && !error.code.startsWith('SQLITE_CONSTRAINT')) throw error
-          this.stmt.rollbackTo.run()
-          this.stmt.release.run()
+          if (savepoint) {
+            this.stmt.rollbackTo.run()
+            this.stmt.release.run()
+          }
           outcomes.push({ ok: false, failure: this.failureOf(error, request) })
         }
       }

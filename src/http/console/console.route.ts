@@ -18,6 +18,7 @@ import { leadWebhookRoutes } from './lead-webhook.route.ts'
 import { facebookLeadAdsRoutes } from './facebook-lead-ads.route.ts'
 import { eventsRoutes } from './events.route.ts'
 import { leadsRoutes } from './leads.route.ts'
+import { appointmentsRoutes } from './appointments.route.ts'
 import { phoneNumbersRoutes } from './phone-numbers.route.ts'
 import { callsRoutes } from './calls.route.ts'
 import { reportsRoutes } from './reports.route.ts'
@@ -82,6 +83,7 @@ export const consoleRoutes: FastifyPluginAsync = async (fastify) => {
   await fastify.register(homeRoutes)
   await fastify.register(inboxRoutes)
   await fastify.register(leadsRoutes)
+  await fastify.register(appointmentsRoutes)
   await fastify.register(callsRoutes)
   await fastify.register(reportsRoutes)
   await fastify.register(simulateInboundRoutes)

@@ -40,6 +40,12 @@ function reasonWords(lead: StaleLead, row: LeadActivityRow | undefined, zone: st
     case 'call_back':
       // Inbound calls (issue #43): get_next_actions lists a missed call from the lead as `call_back`.
       return html`Called you and nobody answered: call them back`
+    case 'appointment_no_show':
+      return lead.appointment?.marked === false
+        ? html`Their ${lead.appointment.type} appointment ended ${at(lead.appointment.end)}: <a href="${CONSOLE_PREFIX}/leads/${lead.lead_id}#appointments">mark attended or no-show</a>`
+        : html`Did not come to their ${lead.appointment?.type ?? ''} appointment ${at(lead.appointment?.start)}: call to book again`
+    case 'appointment_today':
+      return html`${lead.appointment?.type ?? 'Appointment'} today at ${at(lead.appointment?.start)}`
     case 'never_contacted':
       return html`New lead, received ${at(row?.receivedAt)}: nobody has reached them yet`
     case 'contacted_untouched':

@@ -35,6 +35,7 @@ import { CONSOLE_PREFIX, localTimes, timeElement } from './layout.ts'
 import { actingUser, frameOf, requireSession, sendFailedPage, sendPage, signedIn } from './session.ts'
 import { consoleItem, consolePage } from './console.schema.ts'
 import { simulateInboundSection } from './simulate-inbound.route.ts'
+import { appointmentsSection } from './appointments.route.ts'
 
 export const LEADS_PAGE_SIZE = 25
 const PURPOSE: Readonly<Record<string, string>> = { speed_to_lead: 'Speed to lead', follow_up: 'Follow-up', place_call: 'Placed by an agent' }
@@ -70,13 +71,13 @@ function callRowWords(call: CallRecord): Html {
 
 const STATUS_WORDS: Readonly<Record<LeadStatus, string>> = {
   new: 'new', calling: 'calling', voicemail_left: 'voicemail left', callback: 'callback', replied: 'replied', connected: 'connected', qualified: 'qualified',
-  paid: 'paid', do_not_call: 'do not call',
+  appointment: 'appointment booked', paid: 'paid', do_not_call: 'do not call',
 }
 
 /** Where the lead stands, as a badge: "callback at" names the time in the account's zone. */
 function statusBadge(row: LeadStatusRow | null | undefined, zone: string): Html | string {
   if (!row) return ''
-  const bad = row.status === 'do_not_call' ? ' bad' : row.status === 'paid' || row.status === 'connected' || row.status === 'qualified' ? ' ok' : ''
+  const bad = row.status === 'do_not_call' ? ' bad' : row.status === 'paid' || row.status === 'connected' || row.status === 'qualified' || row.status === 'appointment' ? ' ok' : ''
   return html`<span class="badge${bad}">${row.status === 'callback' && row.callbackAt ? html`callback at ${timeElement(row.callbackAt, zone)}` : STATUS_WORDS[row.status]}</span>`
 }
 
@@ -179,7 +180,7 @@ ${page.leads.length === 0
       return sendPage(reply, { title: 'Inbound Leads', frame, body })
     })
 
-    routes.get<{ Params: { leadId: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
+    routes.get<{ Params: { leadId: string }; Querystring: { marked?: string } }>('/leads/:leadId', { schema: consoleItem('leadId') }, async (request, reply) => {
       const { account, principal } = signedIn(request)
       const zone = account.settings.timeZone
       // Within this account only: another account's lead id reads exactly like one that does not exist.
@@ -239,6 +240,7 @@ ${state.consent.length === 0 ? html`<p class="muted">None sent.</p>` : html`<div
 <tbody>${state.consent.map((record) => html`<tr><td>${timeElement(record.receivedAt, zone)}</td>${CONSENT_FIELDS.map((f) => html`<td>${record[f] ?? ''}</td>`)}</tr>`)}</tbody></table></div>
 ${state.consentTotal > state.consent.length ? html`<p class="muted">The newest ${state.consent.length} of ${state.consentTotal}; <code>leadline audit export</code> has every one.</p>` : ''}`}
 </section>
+${appointmentsSection({ appointments: state.appointments, leadId: lead.leadId, phone: lead.phone, state: lead.state, zone, now: leadline.clock(), csrf: frame.csrfToken, marked: request.query.marked })}
 <section aria-labelledby="calls"><h2 id="calls">Calls and follow-ups</h2>
 <p>Speed to lead: ${d.speedToLead === 'pending' ? 'not decided yet' : d.speedToLead === 'decided' ? 'called' : d.speedToLeadSkip ? html`did not call: ${localTimes(d.speedToLeadSkip.message, zone)} (<code>${d.speedToLeadSkip.reason}</code>${d.speedToLeadSkip.rule === undefined ? '' : html`, rule <code>${d.speedToLeadSkip.rule}</code>`})` : 'did not call (see the timeline for why)'}.
 ${d.followUpStopped ? html` Follow-ups stopped: ${d.followUpStopped}.` : ''}</p>
@@ -251,7 +253,7 @@ ${fieldRows([
   ['Follow-up paused', d.followUpPaused === null ? null : html`since ${timeElement(d.followUpPaused, zone)}: nothing goes out until it is resumed (<code>resume_follow_up</code>)`],
   ['Next follow-up', d.pendingFollowUp ? html`${d.pendingFollowUp.textStep === undefined ? `attempt ${d.pendingFollowUp.attempt}` : `a text (step ${d.pendingFollowUp.textStep})`}, due ${timeElement(d.pendingFollowUp.dueAt, zone)}` : 'none scheduled'],
 ])}
-${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap"><table>
+${calls.length === 0 ? html`<p class="muted">No calls.</p>` : html`<div class="table-wrap" role="region" tabindex="0" aria-label="Calls"><table>
 <thead><tr><th scope="col">Decided</th><th scope="col">Why</th><th scope="col">Attempt</th><th scope="col">From → to</th><th scope="col">Outcome</th></tr></thead>
 <tbody>${calls.map((c) => html`<tr><td>${timeElement(c.decidedAt, zone)}</td><td>${c.ownerNumbers ? 'Click-to-call (you first)' : (PURPOSE[c.purpose] ?? c.purpose)}</td><td class="num">${c.attempt}</td><td>${c.from} → ${c.to}</td>
 <td>${callRowWords(c)}</td></tr>`)}</tbody></table></div>`}

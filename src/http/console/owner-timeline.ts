@@ -14,6 +14,8 @@ const HIDDEN: ReadonlySet<string> = new Set([
 ])
 
 const INTERNAL: ReadonlyArray<readonly [RegExp, string]> = [
+  // "appointment bk_… booked": an appointment's summary starts with its id
+  [/^appointment [^\s:]+/, 'appointment'],
   // "on node host:1234", "by process dialer"
   [/ (?:on|by) (?:node|process) [^\s,;:)]+/g, ''],
   // "(message SM…)", "(call CA…)", "(decision dec_…)", "(idempotency key given)"

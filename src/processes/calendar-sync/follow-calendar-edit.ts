@@ -66,7 +66,8 @@ export async function followCalendarEdit(deps: FollowDeps, account: AccountState
     // Leadline's own cancel deletes the event, gives the slot back, then records: a slot just given back is that cancel at work.
     if (held.bookingId !== record.appointmentId && held.lastOwn?.type === 'SlotReleased' && byLeadline(held.lastOwn, deps.clock())) return 'in_flight'
     await old.release('cancelled')
-    await commands.handle(appointment.stream, leadDecider, { type: 'RecordAppointmentCancelled', appointmentId: record.appointmentId, by: 'calendar', reason: DELETED_IN_CALENDAR }, context(record.appointmentId))
+    // The account's settings, as cancel_appointment gives them: a lead whose appointment is off goes back on follow-up.
+    await commands.handle(appointment.stream, leadDecider, { type: 'RecordAppointmentCancelled', appointmentId: record.appointmentId, by: 'calendar', reason: DELETED_IN_CALENDAR, settings: account.settings }, context(record.appointmentId))
     return 'cancelled'
   }
   if (sameInstant(event.start, record.start) && sameInstant(event.end, record.end)) {

@@ -7,6 +7,8 @@
 import { McpError, type Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import t from 'tap'
+import { SIMULATED_CALENDAR_ID } from '../../../src/integrations/calendar/simulated/index.ts'
+import { operatorContext } from '../../helpers/build-app.ts'
 import { rejection } from './mcp-helpers.ts'
 import { mcpApp, sdkClient } from './mcp-helpers.ts'
 
@@ -103,7 +105,18 @@ t.test('the SDK client connects, lists the tools and calls them; results match t
   await t.rejects(client.callTool({ name: 'get_call', arguments: { call_id: 'CA404' } }), { code: -32603, data: { code: 'call_not_found' } }, 'get_call of no call')
   const stats = (await client.callTool({ name: 'get_stats', arguments: { days: 7 } })).structuredContent as { summary: string; period: { days: number } }
   t.equal(stats.period.days, 7, 'get_stats: the last 7 days')
-  t.equal(new Set(tools.map((tool) => tool.name)).size, 16, 'every tool was listed, and every one was called above')
+  // The appointment tools of issue #45, on the simulated calendar: a type listed, a slot offered, booked, moved and cancelled.
+  await app.leadline.calendars.connect(account.accountId, { kind: 'simulated' }, operatorContext.actor)
+  await app.leadline.calendars.saveType(account.accountId, { id: 'estimate', name: 'Roof estimate', durationMinutes: 60, bookableHours: 'mon-sun 00:00-23:59', minimumNoticeMinutes: 0, calendarId: SIMULATED_CALENDAR_ID }, operatorContext.actor)
+  t.match((await client.callTool({ name: 'list_open_slots', arguments: {} })).structuredContent, { appointment_types: [{ id: 'estimate' }], slots: [] })
+  const open = (await client.callTool({ name: 'list_open_slots', arguments: { appointment_type_id: 'estimate', ...janePhone } })).structuredContent as { slots: Array<{ start: string }> }
+  const [first, second] = open.slots
+  t.ok(first !== undefined && second !== undefined, 'open slots offered')
+  const booked = (await client.callTool({ name: 'book_appointment', arguments: { ...janePhone, appointment_type_id: 'estimate', start: first?.start, idempotency_key: 'sdk-book' } })).structuredContent as { appointment_id: string }
+  t.match(booked, { appointment_id: /^apt_/, status: 'booked' })
+  t.match((await client.callTool({ name: 'reschedule_appointment', arguments: { ...janePhone, appointment_id: booked.appointment_id, start: second?.start, idempotency_key: 'sdk-move' } })).structuredContent, { start: second?.start })
+  t.match((await client.callTool({ name: 'cancel_appointment', arguments: { ...janePhone, appointment_id: booked.appointment_id, idempotency_key: 'sdk-cancel' } })).structuredContent, { status: 'cancelled' })
+  t.equal(new Set(tools.map((tool) => tool.name)).size, 20, 'every tool was listed, and every one was called above')
 })
 
 t.test('the SDK client sees every error code as an McpError with our code and data', async (t) => {

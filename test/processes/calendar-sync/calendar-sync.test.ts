@@ -91,6 +91,7 @@ t.test('the owner deletes the event: cancelled by the calendar, the slot free an
   const cancelled = await leadEvents('3125550142', 'AppointmentCancelled')
   t.equal(cancelled.length, 1)
   t.match(cancelled[0]?.data, { appointmentId: jane.appointment_id, by: 'calendar', reason: 'deleted in the calendar' })
+  t.same((await leadEvents('3125550142')).map((e) => e.type).slice(-2), ['AppointmentCancelled', 'FollowUpScheduled'], 'the lead goes back on follow-up, as after cancel_appointment')
   t.equal(await holder(WEDNESDAY_9), null)
   const bob = await book(BOB, WEDNESDAY_9, 'bob')
   t.equal(bob.start, WEDNESDAY_9, 'another lead books the freed slot')

@@ -20,7 +20,8 @@ function event(type: string, data: Record<string, unknown>): RecordedEvent {
   } as unknown as RecordedEvent
 }
 
-t.test('each fact moves the lead on; stronger facts win; a callback waits until a call is decided for it', async (t) => {
+/** A fresh read model, and a step that applies one event and answers the lead's status ("callback at …" with its time). */
+function statusSteps(t: { teardown(fn: () => void): void }) {
   const db = openViewsDatabase(':memory:')
   t.teardown(() => db.close())
   leadStatusProjection.setup(db)
@@ -30,6 +31,11 @@ t.test('each fact moves the lead on; stronger facts win; a callback waits until 
     const row = queries.ofStream('acc_1', STREAM)
     return row?.status === 'callback' ? `callback at ${row.callbackAt}` : row?.status
   }
+  return { status, queries }
+}
+
+t.test('each fact moves the lead on; stronger facts win; a callback waits until a call is decided for it', async (t) => {
+  const { status } = statusSteps(t)
   const call = (purpose: string, decidedAt: string) => ({ decisionId: 'dec', purpose, decidedAt })
   t.equal(status('LeadReceived', { leadId: 'ld_1', accountId: 'acc_1', fields: { phone: '+13125550142' }, receivedAt: '2026-03-10T15:00:00.000Z' }), 'new')
   t.equal(status('CallDecided', call('speed_to_lead', '2026-03-10T15:00:01.000Z')), 'calling')
@@ -61,4 +67,19 @@ t.test('a lead received do-not-call, or updated to it, is do_not_call; an inboun
   t.equal(queries.ofStream('acc_1', STREAM)?.status, 'connected')
   leadStatusProjection.apply(db, event('LeadUpdated', { leadId: 'ld_1', changes: { doNotCall: true }, updatedAt: '2026-03-10T17:00:00.000Z' }))
   t.equal(queries.ofStream('acc_1', STREAM)?.status, 'do_not_call')
+})
+
+t.test('an appointment booked is "appointment" until every booked one is cancelled or marked; paid and do-not-call still win', async (t) => {
+  const { status, queries } = statusSteps(t)
+  const at = '2026-03-10T16:00:00.000Z'
+  t.equal(status('LeadReceived', { leadId: 'ld_1', accountId: 'acc_1', fields: { phone: '+13125550142' }, receivedAt: '2026-03-10T15:00:00.000Z' }), 'new')
+  t.equal(status('AssistantCallEnded', { decisionId: 'dec', disposition: 'qualified', endedAt: at }), 'qualified')
+  t.equal(status('AppointmentBooked', { leadId: 'ld_1', appointmentId: 'apt_1', at }), 'appointment', 'booked beats qualified')
+  t.equal(status('AppointmentBooked', { leadId: 'ld_1', appointmentId: 'apt_2', at }), 'appointment')
+  t.equal(status('AppointmentNoShow', { appointmentId: 'apt_1', by: 'owner', at }), 'appointment', 'another is still booked')
+  t.equal(status('AppointmentCancelled', { appointmentId: 'apt_2', by: 'calendar', reason: null, at }), 'qualified', 'none booked: where it stood')
+  t.equal(status('AppointmentBooked', { leadId: 'ld_1', appointmentId: 'apt_3', at }), 'appointment')
+  t.equal(status('PaymentSettled', { requestId: 'req', at }), 'paid', 'paid beats it')
+  t.equal(status('AppointmentAttended', { appointmentId: 'apt_3', by: 'owner', at }), 'paid')
+  t.equal(queries.ofStream('acc_1', STREAM)?.status, 'paid')
 })

@@ -4,6 +4,7 @@
  * stream holds the race, the calendar the event); the lead's stream records the outcome once, keyed by
  * the appointment id, so a retry of a booking records nothing new.
  */
+import type { AccountSettings } from '../../account/account-settings.ts'
 import { DomainError } from '../../shared/decider.ts'
 import type { AppointmentActor, AppointmentEvent } from './appointments.events.ts'
 
@@ -39,8 +40,9 @@ type Booked = Extract<AppointmentEvent, { type: 'AppointmentBooked' }>['data']
 export type AppointmentCommand =
   | ({ type: 'RecordAppointmentBooked' } & Omit<Booked, 'leadId' | 'at'>)
   | { type: 'RecordAppointmentRescheduled'; appointmentId: string; start: string; end: string; by: AppointmentActor }
-  | { type: 'RecordAppointmentCancelled'; appointmentId: string; by: AppointmentActor; reason: string | null }
-  | { type: 'MarkAppointmentOutcome'; appointmentId: string; outcome: 'attended' | 'no_show'; by: AppointmentActor }
+  // `settings`: the account's, so a cancellation or a no-show can put the lead back on follow-up (appointment-follow-up.ts).
+  | { type: 'RecordAppointmentCancelled'; appointmentId: string; by: AppointmentActor; reason: string | null; settings?: AccountSettings }
+  | { type: 'MarkAppointmentOutcome'; appointmentId: string; outcome: 'attended' | 'no_show'; by: AppointmentActor; settings?: AccountSettings }
 
 const COMMANDS: ReadonlySet<string> = new Set(['RecordAppointmentBooked', 'RecordAppointmentRescheduled', 'RecordAppointmentCancelled', 'MarkAppointmentOutcome'])
 

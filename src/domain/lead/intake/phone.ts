@@ -6,6 +6,7 @@
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import type { CountryCode } from 'libphonenumber-js/max'
 import { readFieldValue } from './field-value.ts'
+import { nanpLineIsValid } from './nanp-validity.ts'
 
 export type PhoneErrorCode = 'phone_required' | 'phone_invalid'
 
@@ -119,8 +120,7 @@ const DOUBLE_ZERO = /^\s*00/
  */
 function readNumber(text: string, line: string, digits: string, country: CountryCode): Reading | undefined {
   if (PLUS_ONE_COUNTRIES.has(country) && PLAIN_NANP_LINE.test(line)) {
-    const e164 = `+1${line}`
-    return { e164, valid: parsePhoneNumberFromString(e164)?.isValid() === true }
+    return { e164: `+1${line}`, valid: nanpLineIsValid(line) }
   }
   // Trimmed: libphonenumber reads at most 250 characters, and padding must not make a number unreadable.
   const parsed = parsePhoneNumberFromString(text.trim(), { defaultCountry: country }) ?? parsePhoneNumberFromString(line.trim(), { defaultCountry: country })

@@ -6,6 +6,7 @@ import { findLead, leadOutput, leadOutputOf, leadReference, leadStreamOf, paymen
 import { callsOutput, callsOutputOf, repliesOutput, repliesOutputOf, speedToLeadOutput, speedToLeadOutputOf, warningsOutput } from '../lead-view.ts'
 import { assistantOutput, assistantOutputOf, lastInboundOutput, lastInboundOutputOf, consentOutput, consentOutputOf, sourceFactsOutput, sourceFactsOutputOf } from '../lead-view.ts'
 import { defineTool } from '../tool.ts'
+import { appointmentsOutput, appointmentsOutputOf } from '../appointments-view.ts'
 import { NOTES_KEPT } from '../../../domain/lead/intake/lead-edits.ts'
 
 /** A lead's pay-links shown at most: the answer stays bounded however many were asked of one person. */
@@ -16,7 +17,7 @@ export const tool = defineTool({
   title: 'Get a lead',
   summary: 'One lead, by phone or lead id',
   description:
-    "One lead of this account with every field Leadline holds for it: name, phone, email, state, age, source, vendor, do-not-call, industry fields and any extra fields the sender pushed, its consent evidence (TrustedForm, Jornaya, the consent text, timestamp, IP address and page, one record per submission, as sent: Leadline does not judge it), whether it is a lead form's test lead (never called or texted), the lead form's ids for it (Google's lead_id, campaign_id, gcl_id), and its pay-links (request_payment) with how each settled. Its calls in brief: attempts today and in all, how the last call went (answered by a person or a machine, voicemail left, the key the lead pressed, a callback asked for, connected to the owner, opted out) and when follow-up calls next; whether and when the lead replied by text (never what they wrote); the voice assistant's latest outcome (disposition, the answers to the brief's questions, the callback booked; never the transcript); the last time the person called the account's number (taken or missed, a call back asked for, a voicemail's length; never the recording). The account's latest notes (add_note), and whether its follow-up is paused (pause_follow_up) and when it next calls or texts. Name the lead by phone (any formatting) or by lead_id. A lead that is not in this account is lead_not_found.",
+    "One lead of this account with every field Leadline holds for it: name, phone, email, state, age, source, vendor, do-not-call, industry fields and any extra fields the sender pushed, its consent evidence (TrustedForm, Jornaya, the consent text, timestamp, IP address and page, one record per submission, as sent: Leadline does not judge it), whether it is a lead form's test lead (never called or texted), the lead form's ids for it (Google's lead_id, campaign_id, gcl_id), and its pay-links (request_payment) with how each settled. Its calls in brief: attempts today and in all, how the last call went (answered by a person or a machine, voicemail left, the key the lead pressed, a callback asked for, connected to the owner, opted out) and when follow-up calls next; whether and when the lead replied by text (never what they wrote); the voice assistant's latest outcome (disposition, the answers to the brief's questions, the callback booked; never the transcript); the last time the person called the account's number (taken or missed, a call back asked for, a voicemail's length; never the recording). Its appointments, upcoming and past (type, start and end in the account's and the lead's zone, booked, cancelled, attended or no_show). The account's latest notes (add_note), and whether its follow-up is paused (pause_follow_up) and when it next calls or texts. Name the lead by phone (any formatting) or by lead_id. A lead that is not in this account is lead_not_found.",
   scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: leadReference,
@@ -49,6 +50,7 @@ export const tool = defineTool({
       .describe("The lead's follow-up cadence"),
     assistant: assistantOutput,
     last_inbound: lastInboundOutput,
+    appointments: appointmentsOutput,
   }),
   async run(args, context) {
     const lead = leadOutputOf(findLead(context, args))
@@ -60,6 +62,7 @@ export const tool = defineTool({
       notes_total: state.notesTotal,
       suppressed_numbers: Object.entries(state.suppressed).map(([phone, number]) => ({ phone, source: number.source, at: number.at })),
       follow_up: { paused: state.dialing.followUpPaused !== null, paused_at: state.dialing.followUpPaused, next_at: state.dialing.pendingFollowUp?.dueAt ?? null },
-      assistant: assistantOutputOf(state), last_inbound: lastInboundOutputOf(state) }
+      assistant: assistantOutputOf(state), last_inbound: lastInboundOutputOf(state),
+      appointments: appointmentsOutputOf(state, context.account.settings.timeZone, context.services.clock()) }
   },
 })
