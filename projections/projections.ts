@@ -13,5 +13,6 @@ import { leadStatusProjection } from './lead-status/lead-status.projection.ts'
 import { conversationsProjection } from './conversations/conversations.projection.ts'
 import { appointmentTextsProjection } from './appointment-texts/appointment-texts.projection.ts'
 import { appointmentsProjection } from './appointments/appointments.projection.ts'
+import { calendarSyncProjection } from './calendar-sync/calendar-sync.projection.ts'
 
-export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection, appointmentTextsProjection, appointmentsProjection] as const
+export const PROJECTIONS = [accountsProjection, inboundLeadsProjection, callsProjection, staleLeadsProjection, paymentsProjection, usersProjection, claimsProjection, facebookLeadAdsProjection, numbersProjection, reportsProjection, leadStatusProjection, conversationsProjection, appointmentTextsProjection, appointmentsProjection, calendarSyncProjection] as const

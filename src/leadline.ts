@@ -54,7 +54,7 @@ import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
 import type { SecretBox } from './integrations/secrets/secret-box.ts'
 import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
-import { eventsAllowPrivateFromEnv, facebookConfig, googleCalendarConfig, type FacebookConfig, type GoogleCalendarConfig } from './config/config.ts'
+import { calendarSyncSecondsFromEnv, eventsAllowPrivateFromEnv, facebookConfig, googleCalendarConfig, type FacebookConfig, type GoogleCalendarConfig } from './config/config.ts'
 import { EventReceivers, type HostResolver } from './integrations/event-receivers/event-receivers.ts'
 import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
@@ -68,6 +68,8 @@ import { IntakeGauge } from './processes/intake-gauge.ts'
 import { OwnerAlerts } from './processes/owner-alerts/owner-alerts.process.ts'
 import { MissedCallTextBack } from './processes/missed-call-text/missed-call-text.process.ts'
 import { AppointmentReminders } from './processes/appointment-reminders/appointment-reminders.process.ts'
+import { CalendarSync } from './processes/calendar-sync/calendar-sync.process.ts'
+import { CalendarSyncQueries } from '../projections/calendar-sync/calendar-sync.queries.ts'
 import { AppointmentTextsQueries } from '../projections/appointment-texts/appointment-texts.queries.ts'
 import { EventSubscriptions } from './commands/event-subscriptions.ts'
 import type { Assistant } from './processes/assistant/conversation.ts'
@@ -100,6 +102,8 @@ export interface LeadlineOptions {
   readonly carrier?: () => Carrier
   readonly attemptTimeoutMs?: number
   readonly followUpIntervalMs?: number
+  /** How often the calendar sync looks for edits in the owners' calendars; default LEADLINE_CALENDAR_SYNC_SECONDS of `env`. */
+  readonly calendarSyncIntervalMs?: number
   /** A long-running server (the embedded store writes on a thread of its own); see OpenStoreOptions. */
   readonly serving?: boolean
   /** Facebook Lead Ads' settings; default: FACEBOOK_* of `env` (null: not set up). */
@@ -200,6 +204,8 @@ export interface Leadline {
   readonly googleCalendar: GoogleCalendarConfig
   /** Open slots, and booking, moving and cancelling a lead's appointments in the account's calendar. */
   readonly appointments: Appointments
+  /** Notices appointments moved or deleted in the calendar and makes the lead's follow; `status(accountId)` for the owner. */
+  readonly calendarSync: CalendarSync
   readonly clock: () => Date
   /** The position the process managers (the dialer) have saved as done; null before the first start. */
   processesCheckpoint(): number | null
@@ -319,6 +325,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const eventSubscriptions = new EventSubscriptions({ commands, accounts, secretBox, receivers, deliveries: outboundDeliveries, outboundEvents, clock })
   const missedCallText = new MissedCallTextBack({ commands, accounts, ...(options.logger ? { logger: options.logger } : {}) })
   const appointmentReminders = new AppointmentReminders({ commands, accounts, queries: new AppointmentTextsQueries(views), runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
+  const calendarSync = new CalendarSync({ commands, accounts, calendars, queries: new CalendarSyncQueries(views), runner, clock, ...(options.logger ? { logger: options.logger } : {}) })
   const reactors = [...effectProcesses.map((p) => p.reactor()), ownerAlerts.reactor(), missedCallText.reactor(), appointmentReminders.reactor()]
   const processes = new ProcessRunner(store, views, PROCESSES, reactors, options.logger)
   // Outbound events have a runner of their own: they pause while intake is busy, and must not hold up dialing.
@@ -329,7 +336,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, appointmentsQueries, followUps, carrier, callReports, clock,
     effects, paymentsProvider: opened.provider, stripeWebhookSecret: opened.webhookSecret, payLinks, reports: new ReportsQueries(views), callLog: new CallLogQueries(views),
-    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, appointmentReminders, assistant, intake, calendars, googleCalendar, appointments,
+    users, usersQueries, webhookDeliveries, apiKeyUsage, secretBox, facebookLeadAds, facebook, eventSubscriptions, outboundEvents, ownerAlerts, missedCallText, appointmentReminders, assistant, intake, calendars, googleCalendar, appointments, calendarSync,
     processesCheckpoint: () => (statement(views, 'SELECT position FROM process_checkpoints WHERE name = ?').get(PROCESSES) as { position: number } | undefined)?.position ?? null,
     async prepare() {
       await processes.prepare()
@@ -346,6 +353,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       outboundEvents.start()
       followUps.start(options.followUpIntervalMs ?? 1000)
       appointmentReminders.start(options.followUpIntervalMs ?? 1000)
+      calendarSync.start(options.calendarSyncIntervalMs ?? calendarSyncSecondsFromEnv(options.env ?? process.env) * 1000)
       sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
     },
@@ -357,6 +365,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       // Text-backs decided before the texter stops, which sends what it was fed.
       await missedCallText.stop()
       await appointmentReminders.stop()
+      await calendarSync.stop()
       await Promise.all(effectProcesses.map((p) => p.stop()))
       await ownerAlerts.stop()
       await processes.stop()

@@ -22,10 +22,11 @@ import { OAUTH_RECORD_SUMMARIES } from '../domain/oauth/oauth-records.events.ts'
 import { LOG_RESTORE_SUMMARIES } from '../domain/restore/log-restore.ts'
 import { SLOT_CLAIM_SUMMARIES } from '../domain/appointments/slot-claim.events.ts'
 import { DAY_CLAIM_SUMMARIES } from '../domain/appointments/day-claim.events.ts'
+import { CALENDAR_SYNC_SUMMARIES } from '../domain/calendar-sync/calendar-sync.events.ts'
 import { MAX_TEXT, printable, quoted } from '../domain/shared/printable.ts'
 
 // Each slice declares its events' lines beside them (a missing one is a type error there).
-const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES, ...FACEBOOK_LEAD_SUMMARIES, ...FACEBOOK_PAGE_SUMMARIES, ...NUMBER_CLAIM_SUMMARIES, ...NUMBER_PURCHASE_SUMMARIES, ...OWNER_ALERT_SUMMARIES, ...OAUTH_RECORD_SUMMARIES, ...LOG_RESTORE_SUMMARIES, ...SLOT_CLAIM_SUMMARIES, ...DAY_CLAIM_SUMMARIES }
+const SUMMARIES = { ...ACCOUNT_SUMMARIES, ...LEAD_SUMMARIES, ...USER_SUMMARIES, ...IDEMPOTENCY_SUMMARIES, ...FACEBOOK_LEAD_SUMMARIES, ...FACEBOOK_PAGE_SUMMARIES, ...NUMBER_CLAIM_SUMMARIES, ...NUMBER_PURCHASE_SUMMARIES, ...OWNER_ALERT_SUMMARIES, ...OAUTH_RECORD_SUMMARIES, ...LOG_RESTORE_SUMMARIES, ...SLOT_CLAIM_SUMMARIES, ...DAY_CLAIM_SUMMARIES, ...CALENDAR_SYNC_SUMMARIES }
 
 /** Every event type with its own summary. */
 export const SUMMARISED_TYPES: readonly string[] = Object.keys(SUMMARIES)

@@ -143,8 +143,8 @@ export async function cancelAppointment(deps: Omit<BookAppointmentDeps, 'calenda
   return outcome
 }
 
-/** The claims of one booking at one start: its slot's stream and its day's. */
-function bookingClaims(deps: Pick<BookAppointmentDeps, 'handler'>, input: Pick<BookAppointmentInput, 'accountId' | 'accountZone' | 'bookingId' | 'actor'> & { type: Pick<AppointmentType, 'id' | 'calendarId'> & Partial<Pick<AppointmentType, 'maxPerDay'>> }, start: string) {
+/** The claims of one booking at one start: its slot's stream and its day's (the calendar sync follows edits with them too). */
+export function bookingClaims(deps: Pick<BookAppointmentDeps, 'handler'>, input: Pick<BookAppointmentInput, 'accountId' | 'accountZone' | 'bookingId' | 'actor'> & { type: Pick<AppointmentType, 'id' | 'calendarId'> & Partial<Pick<AppointmentType, 'maxPerDay'>> }, start: string) {
   const { accountId, bookingId, type } = input
   const slot = slotClaimStream(accountId, start)
   const day = dayOf(Date.parse(start), input.accountZone)

@@ -16,6 +16,9 @@ export const DEFAULT_WEBHOOK_RATE_LIMIT: RateLimit = { ratePerSecond: 50, burst:
 /** How long an event may wait for a node's read models before `/readyz` takes the node out of rotation. */
 export const DEFAULT_READY_LAG_MS = 1000
 
+/** How often, in seconds, the calendar sync looks for edits made in the owners' calendars. */
+export const DEFAULT_CALENDAR_SYNC_SECONDS = 60
+
 /** proxy-addr's names for address ranges, usable in LEADLINE_TRUST_PROXY. */
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal']
 
@@ -59,6 +62,8 @@ const schema = z.object({
     .default(DEFAULT_WEBHOOK_RATE_LIMIT.ratePerSecond),
   LEADLINE_WEBHOOK_BURST: wholeNumber(1, 1_000_000, 'requests').default(DEFAULT_WEBHOOK_RATE_LIMIT.burst),
   LEADLINE_READY_LAG_MS: wholeNumber(0, 3_600_000, 'milliseconds').default(DEFAULT_READY_LAG_MS),
+  // How often accounts with booked appointments ask their calendar what the owner moved or deleted there.
+  LEADLINE_CALENDAR_SYNC_SECONDS: wholeNumber(5, 86_400, 'seconds').default(DEFAULT_CALENDAR_SYNC_SECONDS),
   LEADLINE_TRUST_PROXY: z.string().trim().default('false').transform((text, context): TrustProxy => {
     if (text === 'false') return false
     if (text === 'true') return true
@@ -123,6 +128,14 @@ export function eventsAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
   const text = env.LEADLINE_EVENTS_ALLOW_PRIVATE
   const parsed = eventsAllowPrivate.safeParse(text === undefined || text.trim() === '' ? undefined : text.trim())
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `LEADLINE_EVENTS_ALLOW_PRIVATE: ${issue.message}`))
+  return parsed.data
+}
+
+/** LEADLINE_CALENDAR_SYNC_SECONDS from an environment, checked as loadConfig checks it. */
+export function calendarSyncSecondsFromEnv(env: NodeJS.ProcessEnv): number {
+  const text = env.LEADLINE_CALENDAR_SYNC_SECONDS
+  const parsed = schema.shape.LEADLINE_CALENDAR_SYNC_SECONDS.safeParse(text === undefined || text.trim() === '' ? undefined : text.trim())
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `LEADLINE_CALENDAR_SYNC_SECONDS: ${issue.message}`))
   return parsed.data
 }
 
@@ -236,6 +249,8 @@ export interface Config {
   readonly oauth: boolean
   /** LEADLINE_EVENTS_ALLOW_PRIVATE=1: outbound events may go to private, loopback and plain-http receivers. */
   readonly eventsAllowPrivate: boolean
+  /** LEADLINE_CALENDAR_SYNC_SECONDS: see DEFAULT_CALENDAR_SYNC_SECONDS. */
+  readonly calendarSyncSeconds: number
 }
 
 /**
@@ -296,5 +311,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: c.LEADLINE_SECRET_KEY ?? null,
     oauth: c.LEADLINE_OAUTH === 'on',
     eventsAllowPrivate: c.LEADLINE_EVENTS_ALLOW_PRIVATE,
+    calendarSyncSeconds: c.LEADLINE_CALENDAR_SYNC_SECONDS,
   }
 }

@@ -48,13 +48,13 @@ t.test('an export holds every event of the account, in log order, with its hashe
   t.equal(result.code, 0, result.stderr)
   const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
   t.ok(lines.every((l) => typeof l.stream === 'string' && (l.stream as string).includes(ACCOUNT)), 'only the account\'s streams')
-  t.same([...new Set(lines.map((l) => (l.stream as string).split('-')[0]))], ['account', 'lead', 'idempotency', 'slot', 'apptday'])
+  t.same([...new Set(lines.map((l) => (l.stream as string).split('-')[0]))], ['account', 'lead', 'idempotency', 'slot', 'apptday', 'calsync'])
   t.ok(lines.every((l, i) => i === 0 || (l.position as number) > (lines[i - 1]?.position as number)), 'log order')
   t.same(Object.keys(lines[0] ?? {}), ['position', 'stream', 'revision', 'id', 'type', 'data', 'metadata', 'recordedAt', 'prevHash', 'hash'])
   const redacted = lines.filter((l) => l.redacted === true)
   t.same(redacted.map((l) => l.type), ['WebhookTokenIssued', 'ApiKeyCreated', 'GoogleKeySet', 'CallRecordingAvailable', 'CallTranscriptAvailable', 'TextReceived', 'AssistantTranscriptRecorded'], 'recordings, transcripts (and texts) and secret hashes')
   t.notOk(result.stdout.includes(RECORDING_URL) || result.stdout.includes(TRANSCRIPT), 'no recording or transcript in the export')
-  t.match(result.stderr, new RegExp(`^exported ${lines.length} events in 5 streams of account ${ACCOUNT}; 4 with recordings or transcripts removed`))
+  t.match(result.stderr, new RegExp(`^exported ${lines.length} events in 6 streams of account ${ACCOUNT}; 4 with recordings or transcripts removed`))
 
   const full = await cli(['audit', 'export', '--account', ACCOUNT, '--include-recordings'], log.file)
   t.ok(full.stdout.includes(RECORDING_URL) && full.stdout.includes(TRANSCRIPT), '--include-recordings exports them as stored')
@@ -96,7 +96,7 @@ t.test('the documented script re-verifies an export, and finds what was changed 
     const count = fs.readFileSync(file, 'utf8').trim().split('\n').length
     const verified = await runScript(script, file)
     t.equal(verified.code, 0, verified.stdout)
-    t.equal(verified.stdout.trim(), `ok: ${count} events in 5 streams`, flags.join(' ') || 'default export')
+    t.equal(verified.stdout.trim(), `ok: ${count} events in 6 streams`, flags.join(' ') || 'default export')
   }
 
   const lines = fs.readFileSync(path.join(dir, 'export1.jsonl'), 'utf8').trim().split('\n')

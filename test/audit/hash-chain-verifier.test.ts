@@ -11,7 +11,7 @@ import { openLogForReading } from '../../src/audit/audited-log.ts'
 import { verifyLog, verifyStream, type ChainFinding, type VerifyReport } from '../../src/audit/hash-chain-verifier.ts'
 import type { RecordedEvent } from '../../src/domain/event.ts'
 import { hashEvent } from '../../src/eventstore/hash-chain.ts'
-import { ACCOUNT, ACCOUNT_STORY, ACCOUNT_STREAM, ALERT_STORIES, OAUTH_RECORD_STORIES, RESTORE_STORY, FACEBOOK_LEAD_STORY, FACEBOOK_PAGE_STORY, LEAD_STORY, NUMBER_CLAIM_STORY, NUMBER_PURCHASE_STORIES, OTHER_ACCOUNT, OTHER_ACCOUNT_STORY, SLOT_STORY, DAY_STORY, STREAM, USER_STORY, writeAuditLog } from '../helpers/audit-log.ts'
+import { ACCOUNT, ACCOUNT_STORY, ACCOUNT_STREAM, ALERT_STORIES, OAUTH_RECORD_STORIES, RESTORE_STORY, FACEBOOK_LEAD_STORY, FACEBOOK_PAGE_STORY, LEAD_STORY, NUMBER_CLAIM_STORY, NUMBER_PURCHASE_STORIES, OTHER_ACCOUNT, OTHER_ACCOUNT_STORY, SLOT_STORY, DAY_STORY, CALENDAR_SYNC_STORY, STREAM, USER_STORY, writeAuditLog } from '../helpers/audit-log.ts'
 
 interface Row {
   position: number
@@ -63,9 +63,9 @@ function only(t: Test, report: VerifyReport): ChainFinding {
 }
 
 const intact = await tampered(() => {})
-const streams = 12 + ALERT_STORIES.length + OAUTH_RECORD_STORIES.length + NUMBER_PURCHASE_STORIES.length
+const streams = 13 + ALERT_STORIES.length + OAUTH_RECORD_STORIES.length + NUMBER_PURCHASE_STORIES.length
 const total = LEAD_STORY.length + ACCOUNT_STORY.length + 2 + 1 + OTHER_ACCOUNT_STORY.length + 15 + USER_STORY.length + FACEBOOK_PAGE_STORY.length + NUMBER_CLAIM_STORY.length + NUMBER_PURCHASE_STORIES.reduce((n, [, events]) => n + events.length, 0) + FACEBOOK_LEAD_STORY.length + ALERT_STORIES.reduce((n, [, events]) => n + events.length, 0)
-  + OAUTH_RECORD_STORIES.reduce((n, [, events]) => n + events.length, 0) + RESTORE_STORY.length + SLOT_STORY.length + DAY_STORY.length
+  + OAUTH_RECORD_STORIES.reduce((n, [, events]) => n + events.length, 0) + RESTORE_STORY.length + SLOT_STORY.length + DAY_STORY.length + CALENDAR_SYNC_STORY.length
 
 t.test('an untouched log verifies: every stream, every event', async (t) => {
   t.same(intact.findings, [])

@@ -34,7 +34,7 @@ t.test('audit verify: exit 0 when intact; exit 1 naming the first changed event 
   const { log, env } = await setup(t)
   const ok = await inProcess(['audit', 'verify'], env)
   t.equal(ok.code, 0, ok.stderr)
-  t.match(ok.stdout, /^hash chains intact: \d+ events in 18 streams, up to position \d+\n$/)
+  t.match(ok.stdout, /^hash chains intact: \d+ events in 19 streams, up to position \d+\n$/)
   t.same(JSON.parse((await inProcess(['audit', 'verify', '--json'], env)).stdout).findings, [])
 
   const db = new Database(log.file)
@@ -44,13 +44,13 @@ t.test('audit verify: exit 0 when intact; exit 1 naming the first changed event 
 
   const bad = await inProcess(['audit', 'verify'], env)
   t.equal(bad.code, 1)
-  t.match(bad.stdout, /^TAMPERED: 1 of 18 streams fail verification/)
+  t.match(bad.stdout, /^TAMPERED: 1 of 19 streams fail verification/)
   t.match(bad.stdout, `${STREAM} revision 3 (position ${target.position}, id ${target.id}): changed: revision 3`)
   t.equal(bad.stderr.trim(), 'leadline: audit verify: 1 stream fails verification')
 
   const json = await inProcess(['audit', 'verify', '--account', ACCOUNT, '--json'], env)
   t.equal(json.code, 1)
-  t.match(JSON.parse(json.stdout), { ok: false, streams: 5, findings: [{ stream: STREAM, problem: 'changed', revision: 3, position: target.position, id: target.id }] })
+  t.match(JSON.parse(json.stdout), { ok: false, streams: 6, findings: [{ stream: STREAM, problem: 'changed', revision: 3, position: target.position, id: target.id }] })
   t.equal((await inProcess(['audit', 'verify', '--account', 'acc_audit0000000000b'], env)).code, 0, 'another account is intact')
 })
 

@@ -8,6 +8,9 @@ import path from 'node:path'
 import t from 'tap'
 import { runCli } from '../../src/cli/main.ts'
 import { runLeadlineInProcess } from '../helpers/cli.ts'
+import { newEvent } from '../helpers/audit-log.ts'
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
+import { calendarSyncStream } from '../../src/domain/calendar-sync/calendar-sync.events.ts'
 
 t.test('simulated: connect, status, type add, types, type remove, disconnect', async (t) => {
   const env = { LEADLINE_STORE: `sqlite:${path.join(t.testdir(), 'leadline.db')}` }
@@ -35,6 +38,20 @@ t.test('simulated: connect, status, type add, types, type remove, disconnect', a
   const status = await runLeadlineInProcess(['calendar', 'status', '--account', accountId], env)
   t.match(status.stdout, /calendar\s+simulated: Simulated calendar/)
   t.match(status.stdout, /estimate\s+Roof estimate\s+60 min\s+15 min\s+mon-fri 09:00-12:00/)
+  t.match(status.stdout, /edits in the calendar\s+ok/)
+  t.same(JSON.parse((await runLeadlineInProcess(['calendar', 'status', '--account', accountId, '--json'], env)).stdout).sync, { lastSyncAt: null, lastError: null, conflicts: [] })
+
+  // The calendar sync found the app password refused, and a move onto another booking's time.
+  const store = openSqliteEventStore({ path: env.LEADLINE_STORE.slice('sqlite:'.length) })
+  const sync = { kind: 'process', id: 'calendar-sync' } as const
+  await store.appendToStream(calendarSyncStream(accountId), [
+    newEvent({ type: 'CalendarSyncFailed', data: { accountId, kind: 'unauthorized', message: 'the calendar refused the credentials reading changes', failedAt: '2026-03-10T16:52:00.000Z' } }, sync),
+    newEvent({ type: 'CalendarEditConflict', data: { accountId, appointmentId: 'apt_1', start: '2026-03-11T15:00:00.000Z', kind: 'slot_taken', otherBookingId: 'apt_2', at: '2026-03-10T16:54:00.000Z' } }, sync),
+  ], 'no_stream')
+  await store.close()
+  const failing = await runLeadlineInProcess(['calendar', 'status', '--account', accountId], env)
+  t.match(failing.stdout, /edits in the calendar\s+failing since 2026-03-10T16:52:00.000Z \(unauthorized\): the calendar refused the credentials reading changes \(connect the calendar again\)/)
+  t.match(failing.stdout, /moved onto a taken time\s+appointment apt_1 at 2026-03-11T15:00:00.000Z \(booking apt_2 holds it\)/)
 
   t.equal((await runLeadlineInProcess(['calendar', 'type', 'remove', '--account', accountId, 'estimate'], env)).code, 0)
   t.equal((await runLeadlineInProcess(['calendar', 'type', 'remove', '--account', accountId, 'estimate'], env)).code, 2, 'an unknown type is refused')

@@ -18,6 +18,7 @@ t.test('defaults: embedded store, loopback, port 3000', async (t) => {
     secretKey: null,
     oauth: false,
     eventsAllowPrivate: false,
+    calendarSyncSeconds: 60,
   })
 })
 

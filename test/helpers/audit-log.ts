@@ -20,6 +20,7 @@ import { LOG_RESTORES_STREAM, type LogRestoreEvent } from '../../src/domain/rest
 import type { NumberPurchaseEvent } from '../../src/domain/numbers/number-purchase.events.ts'
 import { slotClaimStream, type SlotClaimEvent } from '../../src/domain/appointments/slot-claim.events.ts'
 import { dayClaimStream, type DayClaimEvent } from '../../src/domain/appointments/day-claim.events.ts'
+import { calendarSyncStream, type CalendarSyncEvent } from '../../src/domain/calendar-sync/calendar-sync.events.ts'
 
 export const ACCOUNT = 'acc_audit0000000000a'
 export const OTHER_ACCOUNT = 'acc_audit0000000000b'
@@ -310,6 +311,13 @@ export const DAY_STORY: DayClaimEvent[] = [
   { type: 'DayPlaceClaimed', data: { ...DAY, bookingId: 'bk_audit', maxPerDay: 4, claimedAt: '2026-03-10T16:50:00.000Z' } },
   { type: 'DayPlaceReleased', data: { ...DAY, bookingId: 'bk_audit', reason: 'cancelled', releasedAt: '2026-03-10T16:55:00.000Z' } },
 ]
+/** The account's calendar sync: a token saved, the calendar refusing the app password, working again, a move onto a held slot flagged. */
+export const CALENDAR_SYNC_STORY: CalendarSyncEvent[] = [
+  { type: 'CalendarSyncTokenSaved', data: { accountId: ACCOUNT, connectedAt: '2026-03-10T16:40:00.000Z', calendarId: 'https://cal.example/owner/jobs/', token: 'http://radicale.org/ns/sync/1f2e', savedAt: '2026-03-10T16:51:00.000Z' } },
+  { type: 'CalendarSyncFailed', data: { accountId: ACCOUNT, kind: 'unauthorized', message: 'the calendar refused the credentials reading changes', failedAt: '2026-03-10T16:52:00.000Z' } },
+  { type: 'CalendarSyncRecovered', data: { accountId: ACCOUNT, recoveredAt: '2026-03-10T16:53:00.000Z' } },
+  { type: 'CalendarEditConflict', data: { accountId: ACCOUNT, appointmentId: 'bk_audit', start: SLOT_START, kind: 'slot_taken', otherBookingId: 'bk_other', at: '2026-03-10T16:54:00.000Z' } },
+]
 
 /**
  * Writes the story to a new embedded log at `file`: the account, the lead (one append, one minute,
@@ -363,6 +371,7 @@ export async function writeAuditLog(file: string): Promise<AuditLog> {
   await store.appendToStream(LOG_RESTORES_STREAM, RESTORE_STORY.map((event) => newEvent(event, operator)), 'no_stream')
   await store.appendToStream(slotClaimStream(ACCOUNT, SLOT_START), SLOT_STORY.map((event) => newEvent(event, operator)), 'no_stream')
   await store.appendToStream(dayClaimStream(ACCOUNT, DAY.appointmentTypeId, DAY.day), DAY_STORY.map((event) => newEvent(event, operator)), 'no_stream')
+  await store.appendToStream(calendarSyncStream(ACCOUNT), CALENDAR_SYNC_STORY.map((event) => newEvent(event, { kind: 'process', id: 'calendar-sync' })), 'no_stream')
   return { file, url: `sqlite:${file}`, store, recordedAt: (revision) => times[revision] as string }
 }
 

@@ -5,6 +5,7 @@
  * recorded only sealed; nothing here prints it.
  */
 import type { CalendarSetup } from '../../commands/calendars.ts'
+import type { CalendarSyncStatus } from '../../processes/calendar-sync/calendar-sync.process.ts'
 import type { AppointmentType } from '../../domain/appointments/appointment-type.ts'
 import type { CalendarCredentials } from '../../integrations/calendar/calendar.port.ts'
 import { json, listing, operator, parse, required, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
@@ -26,11 +27,14 @@ function typeRows(types: readonly AppointmentType[]): string[][] {
   return types.map((t) => [t.id, t.name, `${t.durationMinutes} min`, `${t.bufferMinutes} min`, t.bookableHours ?? '(business hours)', `${t.minimumNoticeMinutes} min`, t.maxPerDay === null ? '-' : String(t.maxPerDay), t.calendarId])
 }
 
-function statusText(setup: CalendarSetup): string {
+function statusText(setup: CalendarSetup, sync: CalendarSyncStatus): string {
   if (setup.connection === null) return 'no calendar connected: leadline calendar connect --account ACCOUNT_ID --caldav URL --username USER --password-stdin (or --simulated)'
   const c = setup.connection
+  const error = sync.lastError
+  const following = error === null ? 'ok' : `failing since ${error.at} (${error.kind}): ${error.message}${error.kind === 'unauthorized' ? ' (connect the calendar again)' : ''}`
+  const conflicts = sync.conflicts.map((x): [string, string] => ['moved onto a taken time', `appointment ${x.appointmentId} at ${x.start} (${x.kind === 'slot_taken' ? `booking ${x.otherBookingId ?? '?'} holds it` : 'the day was full'})`])
   return [
-    listing([['calendar', `${c.provider}: ${c.label}`], ['connected', c.connectedAt]]),
+    listing([['calendar', `${c.provider}: ${c.label}`], ['connected', c.connectedAt], ['edits in the calendar', following], ...conflicts]),
     table(['calendar id', 'name', 'time zone'], c.calendars.map((cal) => [cal.id, cal.name, cal.timeZone ?? ''])),
     setup.types.length === 0 ? 'no appointment types: leadline calendar type add --account ACCOUNT_ID --id ID --name NAME --duration MINUTES' : table(TYPE_HEADERS, typeRows(setup.types)),
   ].join('\n')
@@ -64,8 +68,9 @@ export async function calendarCommand(args: string[], io: Io): Promise<void> {
       const accountId = required(values.account, '--account')
       await withLeadline(io, async (leadline) => {
         const setup = await leadline.calendars.setup(accountId)
-        if (values.json) return io.out(json(sub === 'types' ? { accountId, types: setup.types } : { accountId, ...setup }))
-        io.out(sub === 'status' ? statusText(setup) : setup.types.length === 0 ? 'no appointment types' : table(TYPE_HEADERS, typeRows(setup.types)))
+        const sync = await leadline.calendarSync.status(accountId)
+        if (values.json) return io.out(json(sub === 'types' ? { accountId, types: setup.types } : { accountId, ...setup, sync }))
+        io.out(sub === 'status' ? statusText(setup, sync) : setup.types.length === 0 ? 'no appointment types' : table(TYPE_HEADERS, typeRows(setup.types)))
       })
       return
     }

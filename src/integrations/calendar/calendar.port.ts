@@ -95,6 +95,14 @@ export type CreateOutcome =
   /** An event with this UID was already there: an earlier attempt of the same booking landed. */
   | { readonly outcome: 'already_exists'; readonly event: CalendarEventRef }
 
+/** One event as the calendar has it now: when it is (UTC instants) and its version. */
+export interface CalendarEventTimes {
+  readonly uid: string
+  readonly start: string
+  readonly end: string
+  readonly etag: string | null
+}
+
 /** What changed in a calendar since a token. */
 export interface CalendarChanges {
   /** Pass it to the next `changes` call. */
@@ -119,6 +127,11 @@ export interface CalendarConnection {
   deleteEvent(calendarId: string, uid: string): Promise<'deleted' | 'already_gone'>
   /** What changed since `token` (null: everything there is now, with a first token). */
   changes(calendarId: string, token: string | null): Promise<CalendarChanges>
+  /**
+   * The event with this UID as it is now; null when it is gone (deleted, cancelled, or never there).
+   * Floating and all-day times are read in `zone` (default UTC).
+   */
+  getEvent(calendarId: string, uid: string, zone?: string): Promise<CalendarEventTimes | null>
 }
 
 export interface CalendarProvider<C extends CalendarCredentials = CalendarCredentials> {

@@ -216,3 +216,16 @@ t.test('changes: a booking cancelled and one moved in Cal.com are noticed throug
   t.equal((await calendar.changes('501', 'not-a-token')).full, true)
   t.equal((await calendar.changes('501', third.token.replace('calcom1.501.', 'calcom1.502.'))).full, true, 'another event type’s token starts over')
 })
+
+t.test('getEvent: the booking now standing for the UID, followed through a move made in Cal.com; cancelled is gone', async (t) => {
+  const calendar = await connect()
+  const { event } = await calendar.createEvent('501', draft('booking-read1', '2030-04-11T14:00:00.000Z', '2030-04-11T15:00:00.000Z'))
+  t.same(await calendar.getEvent('501', 'booking-read1'), { uid: 'booking-read1', start: '2030-04-11T14:00:00.000Z', end: '2030-04-11T15:00:00.000Z', etag: event.etag })
+  const movedTo = calcom.rescheduleInCalCom(event.etag!, '2030-04-11T18:00:00.000Z')
+  t.same(await (await connect()).getEvent('501', 'booking-read1'), { uid: 'booking-read1', start: '2030-04-11T18:00:00.000Z', end: '2030-04-11T19:00:00.000Z', etag: movedTo }, 'a fresh connection finds the new booking too')
+  calcom.cancelInCalCom(movedTo)
+  t.equal(await calendar.getEvent('501', 'booking-read1'), null)
+  t.equal(await calendar.getEvent('501', 'booking-never'), null)
+  calcom.failNext('GET', '/v2/bookings', { kind: 'status', status: 503 })
+  await t.rejects((await connect()).getEvent('501', 'booking-read1'), { name: 'CalendarError', kind: 'unreachable' })
+})

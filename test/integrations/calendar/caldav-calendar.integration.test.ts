@@ -129,3 +129,24 @@ t.test('changes: an event deleted or moved in the calendar is noticed through th
   t.equal(stale.full, true, 'a token the server does not know starts over with everything')
   t.same(stale.changed.map((c) => c.uid), ['booking-keep'])
 })
+
+t.test('getEvent reads one event as the calendar has it now: moved by another client (zoned), cancelled, deleted, never there', async (t) => {
+  const url = await newCalendar()
+  const calendar = await connect()
+  const created = await calendar.createEvent(url, draft('booking-read', '2026-03-10T14:00:00.000Z', '2026-03-10T15:00:00.000Z'))
+  t.same(await calendar.getEvent(url, 'booking-read'), { uid: 'booking-read', start: '2026-03-10T14:00:00.000Z', end: '2026-03-10T15:00:00.000Z', etag: created.event.etag })
+  // The owner's app moves it: a zoned start and a duration instead of an end.
+  await ownerEvent(url, 'booking-read', ['DTSTART;TZID=America/Chicago:20260311T090000', 'DURATION:PT90M'], 'booking-read')
+  const moved = await calendar.getEvent(url, 'booking-read')
+  t.match(moved, { uid: 'booking-read', start: '2026-03-11T14:00:00.000Z', end: '2026-03-11T15:30:00.000Z' })
+  t.not(moved?.etag, created.event.etag, 'a new version')
+  // Floating times are read in the zone asked for.
+  await ownerEvent(url, 'booking-read', ['DTSTART:20260312T090000', 'DTEND:20260312T100000'], 'booking-read')
+  t.match(await calendar.getEvent(url, 'booking-read', 'America/New_York'), { start: '2026-03-12T13:00:00.000Z', end: '2026-03-12T14:00:00.000Z' })
+  await ownerEvent(url, 'booking-read', ['DTSTART:20260312T130000Z', 'DTEND:20260312T140000Z', 'STATUS:CANCELLED'], 'booking-read')
+  t.equal(await calendar.getEvent(url, 'booking-read'), null, 'cancelled in the calendar: gone')
+  await calendar.deleteEvent(url, 'booking-read')
+  t.equal(await calendar.getEvent(url, 'booking-read'), null, 'deleted: gone')
+  t.equal(await calendar.getEvent(url, 'booking-never'), null)
+  await t.rejects(createCalDavCalendar().connect({ ...credentials, password: 'nope' }).then((c) => c.getEvent(url, 'x')), { name: 'CalendarError', kind: 'unauthorized' })
+})

@@ -203,3 +203,19 @@ t.test('without the calendar scopes, Google refuses and the adapter says unautho
   t.equal((await calendar.listCalendars()).length, 2)
   await t.rejects(calendar.createEvent(OWNER, draft('leadline-readonly', '2026-04-13T14:00:00.000Z', '2026-04-13T15:00:00.000Z')), { name: 'CalendarError', kind: 'unauthorized', status: 403 })
 })
+
+t.test('getEvent: one event as Google has it now; moved in Google Calendar, deleted, never there', async (t) => {
+  const calendar = await connect()
+  const created = await calendar.createEvent(JOBS, draft('leadline-read', '2026-04-03T14:00:00.000Z', '2026-04-03T15:00:00.000Z'))
+  t.same(await calendar.getEvent(JOBS, 'leadline-read'), { uid: 'leadline-read', start: '2026-04-03T14:00:00.000Z', end: '2026-04-03T15:00:00.000Z', etag: created.event.etag })
+  const id = `leadline${Buffer.from('leadline-read').toString('hex')}`
+  google.ownerMove(JOBS, id, '2026-04-03T18:00:00Z', '2026-04-03T19:30:00Z')
+  const moved = await calendar.getEvent(JOBS, 'leadline-read')
+  t.match(moved, { start: '2026-04-03T18:00:00.000Z', end: '2026-04-03T19:30:00.000Z' })
+  t.not(moved?.etag, created.event.etag)
+  google.ownerDelete(JOBS, id)
+  t.equal(await calendar.getEvent(JOBS, 'leadline-read'), null, 'Google keeps it, cancelled: gone')
+  t.equal(await calendar.getEvent(JOBS, 'leadline-never'), null, 'never there')
+  google.failNext({ kind: 'status', status: 503 })
+  await t.rejects(calendar.getEvent(JOBS, 'leadline-read'), { name: 'CalendarError', kind: 'unreachable' }, 'a read that failed changed nothing')
+})

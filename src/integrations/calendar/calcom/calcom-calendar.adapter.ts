@@ -14,6 +14,7 @@ import {
   type CalendarConnection,
   type CalendarEventDraft,
   type CalendarEventRef,
+  type CalendarEventTimes,
   type CalendarInfo,
   type CalendarProvider,
   type CreateOutcome,
@@ -211,6 +212,15 @@ function connection(api: CalComApi, credentials: CalComCredentials, me: CalMe, n
       const snapshot = decodeSnapshot(eventTypeId, token)
       if (snapshot === null) return { token: next, full: true, changed: live.map((e) => refOf(e.uid, e.booking)), removed: [] }
       return { token: next, full: false, changed: changedSince(snapshot, live).map((e) => refOf(e.uid, e.booking)), removed: goneSince(snapshot, gone) }
+    },
+
+    // The booking now standing for the UID (a move's chain followed); a cancelled or rejected one is gone.
+    async getEvent(calendarId: string, uid: string): Promise<CalendarEventTimes | null> {
+      const eventTypeId = eventTypeOf(calendarId)
+      checkUid(uid)
+      const current = await find(eventTypeId, uid, {})
+      if (current === null || !isLive(current)) return null
+      return { uid, start: instant(current.start), end: instant(current.end), etag: current.uid }
     },
   }
 

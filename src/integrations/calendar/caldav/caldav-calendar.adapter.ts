@@ -13,12 +13,13 @@ import {
   type CalendarConnection,
   type CalendarEventDraft,
   type CalendarEventRef,
+  type CalendarEventTimes,
   type CalendarInfo,
   type CalendarProvider,
   type CreateOutcome,
   type Interval,
 } from '../calendar.port.ts'
-import { busyIntervals, calendarZone, eventIcs, parseEvents, type ParsedEvents } from './ical-events.ts'
+import { busyIntervals, calendarZone, eventIcs, eventTimes, parseEvents, type ParsedEvents } from './ical-events.ts'
 
 export interface CalDavOptions {
   /** How long one request may take before its outcome counts as unknown. */
@@ -174,6 +175,29 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
         else changed.push({ uid, etag: response.props?.getetag == null ? null : String(response.props.getetag) })
       }
       return { token: newToken, full, changed, removed }
+    },
+
+    async getEvent(calendarId: string, uid: string, zone = 'UTC'): Promise<CalendarEventTimes | null> {
+      const url = eventUrl(calendarId, uid)
+      let response: Response
+      let text: string
+      try {
+        response = await fetch(url, { method: 'GET', headers: auth, signal: AbortSignal.timeout(timeoutMs) })
+        text = await response.text()
+      } catch (error) {
+        throw new CalendarError('unreachable', `no answer from the calendar: ${(error as Error).message}`)
+      }
+      if (response.status === 404 || response.status === 410) return null
+      // A read changed nothing: a server error is `unreachable`, never an unknown outcome.
+      if (response.status >= 500) throw new CalendarError('unreachable', `the calendar answered ${response.status} reading event ${uid}`, response.status)
+      if (!response.ok) throw failure(response.status, `reading event ${uid}`)
+      let times
+      try {
+        times = eventTimes(text, uid, zone)
+      } catch (error) {
+        throw new CalendarError('rejected', `event ${uid} is not readable iCalendar: ${(error as Error).message}`)
+      }
+      return times === null ? null : { uid, ...times, etag: response.headers.get('etag') }
     },
   }
 }

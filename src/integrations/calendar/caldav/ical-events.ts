@@ -107,6 +107,23 @@ function instant(time: ICAL.Time, zone: string): number {
 
 const OFFSETS = new Map<string, number>()
 
+/**
+ * When the event `uid` in `ics` is now (its master, not a recurrence's exception); null when the file
+ * has no such event or the event is cancelled. Floating and all-day times are read in `zone`.
+ */
+export function eventTimes(ics: string, uid: string, zone: string): Interval | null {
+  const calendar = new ICAL.Component(ICAL.parse(ics))
+  const master = calendar.getAllSubcomponents('vevent').find((c) => !c.hasProperty('recurrence-id') && c.getFirstPropertyValue('uid') === uid)
+  if (master === undefined) return null
+  if (String(master.getFirstPropertyValue('status') ?? '').toUpperCase() === 'CANCELLED') return null
+  const event = new ICAL.Event(master)
+  const startZone = zoneOf(master, 'dtstart', event.startDate, zone)
+  const endZone = master.hasProperty('dtend') ? zoneOf(master, 'dtend', event.endDate, zone) : startZone
+  const start = instant(event.startDate, startZone)
+  const end = instant(event.endDate, endZone)
+  return { start: new Date(start).toISOString(), end: new Date(Math.max(end, start)).toISOString() }
+}
+
 /** The VCALENDAR for a booking's event, times in UTC. */
 export function eventIcs(draft: CalendarEventDraft, stamp: Date): string {
   const event = new ICAL.Component('vevent')

@@ -6,6 +6,7 @@
  * twice behind its back.
  */
 import { calendar as googleCalendar, type calendar_v3 } from '@googleapis/calendar'
+import { DateTime } from 'luxon'
 import { mergeSpans } from '../../../domain/appointments/intervals.ts'
 import {
   CalendarError,
@@ -13,6 +14,7 @@ import {
   type CalendarConnection,
   type CalendarEventDraft,
   type CalendarEventRef,
+  type CalendarEventTimes,
   type CalendarInfo,
   type CalendarProvider,
   type CreateOutcome,
@@ -172,6 +174,23 @@ function connection(api: calendar_v3.Calendar, tokenUrl: string): CalendarConnec
       }
       return listing(calendarId, null)
     },
+
+    async getEvent(calendarId: string, uid: string, zone = 'UTC'): Promise<CalendarEventTimes | null> {
+      let event: calendar_v3.Schema$Event
+      try {
+        event = (await api.events.get({ calendarId, eventId: googleEventId(uid) })).data
+      } catch (error) {
+        const status = statusOf(error)
+        if (status === 404 || status === 410) return null
+        throw googleFailure(error, `reading event ${uid}`, false, tokenUrl)
+      }
+      // Google keeps a deleted event's id, marked cancelled.
+      if (event.status === 'cancelled') return null
+      const start = instantOf(event.start, zone)
+      const end = instantOf(event.end, zone)
+      if (start === null || end === null) throw new CalendarError('rejected', `Google's event ${uid} has no readable start or end`)
+      return { uid, start, end, etag: event.etag ?? null }
+    },
   }
 
   async function listing(calendarId: string, syncToken: string | null): Promise<CalendarChanges> {
@@ -207,4 +226,17 @@ function connection(api: calendar_v3.Calendar, tokenUrl: string): CalendarConnec
     if (nextSyncToken === undefined) throw new CalendarError('rejected', 'Google gave no sync token for the calendar')
     return { token: nextSyncToken, full: syncToken === null, changed, removed }
   }
+}
+
+/** A Google event time as a UTC instant: `dateTime` as written, an all-day `date` at midnight in its zone. */
+function instantOf(time: calendar_v3.Schema$EventDateTime | undefined, zone: string): string | null {
+  if (typeof time?.dateTime === 'string') {
+    const ms = Date.parse(time.dateTime)
+    return Number.isNaN(ms) ? null : new Date(ms).toISOString()
+  }
+  if (typeof time?.date === 'string') {
+    const day = DateTime.fromISO(time.date, { zone: time.timeZone ?? zone })
+    return day.isValid ? day.toUTC().toISO() : null
+  }
+  return null
 }

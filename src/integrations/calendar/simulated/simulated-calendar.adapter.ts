@@ -30,7 +30,7 @@ export interface SimulatedEvent {
   readonly etag: string
 }
 
-type Operation = 'busy' | 'create' | 'update' | 'delete' | 'changes'
+type Operation = 'busy' | 'create' | 'update' | 'delete' | 'changes' | 'get'
 
 /**
  * A failure the next call of an operation meets (a test's or a demo's hook, not a mock): `timeout_after_write`
@@ -50,11 +50,13 @@ export class SimulatedCalendars {
   private readonly events = new Map<string, Map<string, SimulatedEvent>>([[SIMULATED_CALENDAR_ID, new Map()]])
   private readonly log: Change[] = []
   private seq = 0
-  private readonly faults = new Map<Operation, SimulatedFault[]>()
+  /** Tokens at or below this sequence are no longer honoured. */
+  private expiredBelow = -1
+  private readonly faults = new Map<Operation, { fault: SimulatedFault; skip: number }[]>()
 
-  /** The next `operation` call fails as `fault` (queued: call it twice for two failures). */
-  failNext(operation: Operation, fault: SimulatedFault): void {
-    this.faults.set(operation, [...(this.faults.get(operation) ?? []), fault])
+  /** The next `operation` call (after `afterCalls` that go through) fails as `fault` (queued: call it twice for two failures). */
+  failNext(operation: Operation, fault: SimulatedFault, afterCalls = 0): void {
+    this.faults.set(operation, [...(this.faults.get(operation) ?? []), { fault, skip: afterCalls }])
   }
 
   /** The events of a calendar now, by start. */
@@ -72,6 +74,13 @@ export class SimulatedCalendars {
     const current = this.calendar(calendarId).get(uid)
     if (current === undefined) throw new CalendarError('not_found', `no event ${uid}`, 404)
     return this.put(calendarId, { ...current, start: iso(start), end: iso(end) })
+  }
+
+  /** Forgets the change log, as a server does when it expires old sync tokens: the next `changes` is a full listing. */
+  expireTokens(): void {
+    this.log.length = 0
+    // Tokens issued from now on are above the line.
+    this.expiredBelow = this.seq++
   }
 
   /** The owner deletes an event in the calendar. */
@@ -101,12 +110,22 @@ export class SimulatedCalendars {
         }),
       deleteEvent: async (calendarId, uid) => this.perform('delete', true, () => (this.remove(calendarId, uid) ? 'deleted' : 'already_gone')),
       changes: async (calendarId, token) => this.perform('changes', false, () => this.changes(calendarId, token)),
+      getEvent: async (calendarId, uid) =>
+        this.perform('get', false, () => {
+          const event = this.calendar(calendarId).get(uid)
+          return event === undefined ? null : { uid: event.uid, start: event.start, end: event.end, etag: event.etag }
+        }),
     }
   }
 
   private perform<T>(operation: Operation, writes: boolean, act: () => T): T {
     const queued = this.faults.get(operation)
-    const fault = queued?.shift()
+    const next = queued?.[0]
+    let fault: SimulatedFault | undefined
+    if (next !== undefined) {
+      if (next.skip > 0) next.skip -= 1
+      else fault = queued!.shift()!.fault
+    }
     if (fault === undefined) return act()
     if (fault === 'timeout_after_write') {
       if (writes) act()
@@ -149,7 +168,7 @@ export class SimulatedCalendars {
     const events = this.calendar(calendarId)
     const since = token === null ? null : /^sim-(\d+)$/.exec(token)?.[1]
     const next = `sim-${this.seq}`
-    if (since === undefined || since === null || Number(since) > this.seq) {
+    if (since === undefined || since === null || Number(since) > this.seq || Number(since) <= this.expiredBelow) {
       return { token: next, full: true, changed: [...events.values()].map(ref), removed: [] }
     }
     const latest = new Map<string, boolean>()
