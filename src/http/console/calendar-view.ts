@@ -3,6 +3,7 @@
  * step, the disconnect confirmation, and the appointment types with their form. A refusal is shown
  * beside the field it names; a password or API key is never written back into a page.
  */
+import type { CalendarSyncStatus } from '../../processes/calendar-sync/calendar-sync.process.ts'
 import type { CalendarConnectionView, CalendarSetup } from '../../commands/calendars.ts'
 import type { ConnectedCalendar } from '../../domain/account/account.events.ts'
 import type { AppointmentType } from '../../domain/appointments/appointment-type.ts'
@@ -75,7 +76,17 @@ function calendarsList(calendars: readonly ConnectedCalendar[]): Html {
   return html`<ul>${calendars.map((c) => html`<li>${c.name}${c.timeZone ? html` <span class="muted">(${c.timeZone})</span>` : ''}</li>`)}</ul>`
 }
 
-export function statusSection(connection: CalendarConnectionView | null, zone: string): Html {
+/** Whether Leadline still sees the calendar's edits: when it last looked, or since when and why it cannot; moves onto a taken time. */
+function syncLine(sync: CalendarSyncStatus | null, zone: string): Html | string {
+  if (sync === null) return ''
+  const seen = sync.lastError === null
+    ? html`<dd id="calendar-sync">${sync.lastSyncAt === null ? 'checked every minute while an appointment is booked' : html`checked ${timeElement(sync.lastSyncAt, zone)}`}</dd>`
+    : html`<dd id="calendar-sync" class="error">not seen since ${timeElement(sync.lastError.at, zone)}: ${sync.lastError.message}. Appointments moved or deleted there are not followed until this is fixed (connect the calendar again with a working password).</dd>`
+  const conflicts = sync.conflicts.length === 0 ? '' : html`<dt>Moved onto a taken time</dt><dd id="calendar-conflicts"><ul>${sync.conflicts.map((c) => html`<li>appointment ${c.appointmentId} moved in the calendar to ${timeElement(c.start, zone)} (${c.kind.replaceAll('_', ' ')})</li>`)}</ul></dd>`
+  return html`<dt>Edits in the calendar</dt>${seen}${conflicts}`
+}
+
+export function statusSection(connection: CalendarConnectionView | null, zone: string, sync: CalendarSyncStatus | null = null): Html {
   if (connection === null) {
     return html`<h2 id="status-title">Connected calendar</h2><section class="panel" aria-labelledby="status-title">
 <p id="calendar-status">No calendar is connected: appointments cannot be booked until one is. Connect one below.</p></section>`
@@ -86,6 +97,7 @@ export function statusSection(connection: CalendarConnectionView | null, zone: s
 <dt>Provider</dt><dd>${providerName(connection.provider)}</dd>
 <dt>Calendars it offers</dt><dd>${calendarsList(connection.calendars)}</dd>
 <dt>Connected</dt><dd>${timeElement(connection.connectedAt, zone)}</dd>
+${syncLine(sync, zone)}
 </dl>
 <p class="hint">Free and busy times come from this calendar, so your own events there block slots. Its credentials are kept sealed and never shown.</p>
 <div class="actions" id="calendar-actions"><a class="button secondary" href="${CALENDAR_HERE}/disconnect">Disconnect…</a></div></section>`

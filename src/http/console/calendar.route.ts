@@ -135,7 +135,7 @@ export const calendarRoutes: FastifyPluginAsync = async (fastify) => {
     const types = typesSection(setup, typeValues, frame.csrfToken, error)
     const body = html`<h1>Setup → Calendar</h1>
 <p>Leadline books appointments into the calendar ${account.name} already uses: open slots come from its free and busy times, and each booking is one event there, with the lead's name, phone, source and a link to the lead.</p>
-${statusSection(setup.connection, account.settings.timeZone)}
+${statusSection(setup.connection, account.settings.timeZone, setup.connection === null ? null : await leadline.calendarSync.status(account.accountId))}
 ${connected ? html`${types}${connect}` : html`${connect}${types}`}`
     const page = { title: 'Calendar', frame, body, notice: extra.notice ?? null }
     if (error !== null) return sendFailedPage(reply, page, 400, { error: 'invalid_request', detail: error.message })

@@ -8,6 +8,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../helpers/build-app.ts'
+import { calendarSyncDecider } from '../../../src/domain/calendar-sync/calendar-sync.decider.ts'
+import { calendarSyncStream } from '../../../src/domain/calendar-sync/calendar-sync.events.ts'
 import { loggerOptions } from '../../../src/http/server.ts'
 import { signedInConsole, TEST_ENV, type ConsoleFixture } from './console-helpers.ts'
 
@@ -65,6 +67,15 @@ t.test('the simulated calendar: connected from its button, shown with its calend
   t.match(page.body, /<dt>Connected<\/dt><dd><time datetime="2026-03-10T15:04:00\.000Z">2026-03-10 11:04 EDT<\/time><\/dd>/, 'in the account zone, the zone named')
   t.match(page.body, /<h2>Connect another calendar<\/h2>[\s\S]*connecting another replaces the one above/)
   t.match(page.body, /<h3>Add an appointment type<\/h3>/)
+  t.match(page.body, /<dt>Edits in the calendar<\/dt><dd id="calendar-sync">checked every minute while an appointment is booked<\/dd>/, 'whether edits made in the calendar are seen')
+})
+
+t.test('the calendar\'s edits not seen: since when and why, in plain words', async (t) => {
+  const f = await signedInConsole(t, { clock: () => new Date('2026-03-10T15:04:00Z') })
+  await connectSimulated(t, f)
+  await f.app.leadline.commands.handle(calendarSyncStream(f.accountId), calendarSyncDecider, { type: 'RecordSyncFailure', accountId: f.accountId, kind: 'unauthorized', message: 'the calendar refused the username or password' }, { actor: { kind: 'process', id: 'calendar-sync' }, correlationId: 'test' })
+  const page = await f.browser.get(PAGE)
+  t.match(page.body, /<dd id="calendar-sync" class="error">not seen since <time datetime="2026-03-10T15:04:00\.000Z">2026-03-10 11:04 EDT<\/time>: the calendar refused the username or password\./)
 })
 
 t.test('appointment types: added, listed, edited, refused field by field with nothing saved, removed', async (t) => {
