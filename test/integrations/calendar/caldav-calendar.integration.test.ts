@@ -51,6 +51,11 @@ t.test("the owner's own events are busy: zoned, recurring and all-day; free and 
   ])
   const before = await calendar.busy(url, { start: '2026-03-02T00:00:00.000Z', end: '2026-03-03T00:00:00.000Z' }, 'America/New_York')
   t.same(before, [{ start: '2026-03-02T13:00:00.000Z', end: '2026-03-02T13:30:00.000Z' }], 'the same standup in EST is 13:00Z')
+
+  // The owner moves the holiday to the 13th in their own app: a new version (ETag), read again, not the one kept.
+  await ownerEvent(url, 'holiday', ['DTSTART;VALUE=DATE:20260313', 'DTEND;VALUE=DATE:20260314'])
+  const after = await calendar.busy(url, { start: '2026-03-09T00:00:00.000Z', end: '2026-03-14T00:00:00.000Z' }, 'America/New_York')
+  t.same(after.slice(2), [{ start: '2026-03-13T04:00:00.000Z', end: '2026-03-14T04:00:00.000Z' }], 'the edited event at its new time, the old time free')
 })
 
 t.test('create, update with the ETag, delete: each once, and what the calendar then says', async (t) => {

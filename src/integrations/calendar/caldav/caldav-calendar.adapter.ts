@@ -70,19 +70,36 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
     return new URL(`${encodeURIComponent(uid)}.ics`, withSlash(calendarId)).href
   }
   const calendar = (calendarId: string): DAVCalendar => ({ url: withSlash(calendarId) })
-  // Parsing the owner's events is most of what reading busy times costs us; an event keeps its ETag until
-  // someone edits it, so each one is parsed once per version (an edit is a new ETag, parsed again).
+  // Parsing the owner's events is most of what reading busy times costs us, and fetching them most of what it
+  // costs the server: an event keeps its ETag until someone edits it, so the range's events are listed by
+  // ETag and only versions not seen yet are fetched (one multiget) and parsed; an edit is a new ETag.
   const parsedByEtag = new Map<string, ParsedEvents>()
-  const parsed = (url: string, etag: string | undefined, data: string): ParsedEvents => {
-    if (etag === undefined || etag === '') return parseEvents(data)
-    const key = `${url} ${etag}`
-    let events = parsedByEtag.get(key)
-    if (events === undefined) {
-      events = parseEvents(data)
-      if (parsedByEtag.size >= MAX_PARSED_EVENTS) parsedByEtag.clear()
-      parsedByEtag.set(key, events)
+  const keep = (url: string, etag: string, events: ParsedEvents) => {
+    if (parsedByEtag.size >= MAX_PARSED_EVENTS) parsedByEtag.clear()
+    parsedByEtag.set(`${url} ${etag}`, events)
+  }
+  const eventsIn = async (calendarId: string, range: Interval): Promise<ParsedEvents[]> => {
+    const url = withSlash(calendarId)
+    const listed = await dav(() => client.calendarQuery({ url, props: { 'd:getetag': {} }, filters: timeRangeFilter(range), depth: '1', fetchOptions: fetchOptions() }))
+    const found: ParsedEvents[] = []
+    const missing: string[] = []
+    for (const response of listed) {
+      if (typeof response.href !== 'string' || !response.href.includes('.ics')) continue
+      const href = new URL(response.href, url).href
+      const etag = response.props?.getetag == null ? '' : String(response.props.getetag)
+      const events = etag === '' ? undefined : parsedByEtag.get(`${href} ${etag}`)
+      if (events === undefined) missing.push(href)
+      else found.push(events)
     }
-    return events
+    if (missing.length === 0) return found
+    const objects = await dav(() => client.fetchCalendarObjects({ calendar: calendar(calendarId), objectUrls: missing, fetchOptions: fetchOptions() }))
+    for (const object of objects) {
+      if (typeof object.data !== 'string') continue
+      const events = parseEvents(object.data)
+      if (object.etag !== undefined && object.etag !== '') keep(object.url, object.etag, events)
+      found.push(events)
+    }
+    return found
   }
 
   return {
@@ -98,10 +115,7 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
     },
 
     async busy(calendarId: string, range: Interval, zone: string): Promise<Interval[]> {
-      const objects = await dav(() => client.fetchCalendarObjects({ calendar: calendar(calendarId), timeRange: range, fetchOptions: fetchOptions() }))
-      const spans = objects.flatMap((o) =>
-        typeof o.data === 'string' ? busyIntervals(parsed(o.url, o.etag, o.data), range, zone).map((i) => ({ start: Date.parse(i.start), end: Date.parse(i.end) })) : [],
-      )
+      const spans = (await eventsIn(calendarId, range)).flatMap((events) => busyIntervals(events, range, zone).map((i) => ({ start: Date.parse(i.start), end: Date.parse(i.end) })))
       return mergeSpans(spans).map((s) => ({ start: new Date(s.start).toISOString(), end: new Date(s.end).toISOString() }))
     },
 
@@ -204,6 +218,12 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
 
 function authHeader(credentials: CalDavCredentials): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` }
+}
+
+/** CalDAV's time-range filter (RFC 4791 9.9) for the VEVENTs of `range`, in the UTC form servers read. */
+function timeRangeFilter(range: Interval) {
+  const utc = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).replace(/[-:.]/g, '')}Z`
+  return [{ 'comp-filter': { _attributes: { name: 'VCALENDAR' }, 'comp-filter': { _attributes: { name: 'VEVENT' }, 'time-range': { _attributes: { start: utc(range.start), end: utc(range.end) } } } } }]
 }
 
 function withSlash(url: string): string {
