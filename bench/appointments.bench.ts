@@ -65,7 +65,8 @@ await Promise.all(Array.from({ length: 8 }, async () => {
 
 // --- Leadline's side, set up through its own commands (the secret box's key file sits beside the log)
 const operator = { actor: { kind: 'operator', id: 'bench' } } as const
-const setup = await openLeadline({ store, viewsPath: loadConfig({ LEADLINE_STORE: store }).viewsPath })
+// Radicale listens on 127.0.0.1: a private address, which only LEADLINE_CALENDAR_ALLOW_PRIVATE lets a calendar be on.
+const setup = await openLeadline({ store, viewsPath: loadConfig({ LEADLINE_STORE: store }).viewsPath, env: { ...process.env, LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' } })
 const { account } = await setup.accounts.create('Bench Roofing', { callerId: '+15125550100', timeZone: ZONE }, operator)
 const key = (await setup.accounts.createApiKey(account.accountId, ['read'], null, operator)).key.secret
 await receiveLead(setup, account, { name: 'Jane Doe', phone: '(312) 555-0142', state: 'IL' }, operator)
@@ -75,7 +76,7 @@ await setup.runner.catchUp()
 await setup.close()
 
 const port = await freePort()
-const server = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store }, port)
+const server = await serveChild(['bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' }, port)
 const range = { start: monthStart.toUTC().toISO() as string, end: monthEnd.toUTC().toISO() as string }
 const raw = await createDAVClient({ serverUrl: radicale.url, credentials: { username: radicale.username, password: radicale.password }, authMethod: 'Basic', defaultAccountType: 'caldav' })
 

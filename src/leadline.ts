@@ -54,7 +54,8 @@ import { ApiKeyUsage } from './read-models/api-key-usage.ts'
 import { statement } from './read-models/statement-cache.ts'
 import type { SecretBox } from './integrations/secrets/secret-box.ts'
 import { openSecretBox } from './integrations/secrets/open-secret-box.ts'
-import { calendarSyncSecondsFromEnv, eventsAllowPrivateFromEnv, facebookConfig, googleCalendarConfig, type FacebookConfig, type GoogleCalendarConfig } from './config/config.ts'
+import { ownerNetwork } from './integrations/network/public-fetch.ts'
+import { calendarAllowPrivateFromEnv, calendarSyncSecondsFromEnv, eventsAllowPrivateFromEnv, facebookConfig, googleCalendarConfig, type FacebookConfig, type GoogleCalendarConfig } from './config/config.ts'
 import { EventReceivers, type HostResolver } from './integrations/event-receivers/event-receivers.ts'
 import { FacebookLeadAds } from './commands/facebook-lead-ads.ts'
 import { FacebookLeadAdsQueries } from '../projections/facebook-lead-ads/facebook-lead-ads.queries.ts'
@@ -251,7 +252,9 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const publicUrl = (options.publicUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '')
   // The assistant books through the same appointments command as agents.
   const googleCalendar = options.googleCalendar ?? googleCalendarConfig(options.env ?? process.env)
-  const calendars = new Calendars({ commands, accounts, secretBox, open: calendarOpener({ googleApiUrl: googleCalendar.apiUrl }) })
+  // Calendars at addresses the owner typed are reached on public networks only, unless the operator allows private ones.
+  const calendarNetwork = ownerNetwork({ allowPrivate: calendarAllowPrivateFromEnv(options.env ?? process.env) })
+  const calendars = new Calendars({ commands, accounts, secretBox, open: calendarOpener({ googleApiUrl: googleCalendar.apiUrl, network: calendarNetwork }) })
   const appointments = new Appointments({ commands, accounts, calendars, clock, publicUrl })
   // The voice assistant, before the reports: the carrier asks for it once an assistant call is answered.
   const openedAssistant = options.assistantProvider ? null : await openAssistantProvider(options.env ?? process.env, options.logger)
@@ -332,6 +335,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const outboundRunner = new ProcessRunner(store, views, OUTBOUND_EVENTS, [outboundEvents.reactor()], options.logger, { maxBatchSize: 100, inheritCheckpoint: PROCESSES })
   const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS
   let sweeper: NodeJS.Timeout | null = null
+  let timers: NodeJS.Timeout | null = null
   let closed = false
   return {
     store, views, runner, commands, accounts, inboundLeads, accountsQueries, numbers: numberClaims, numberSetup, idempotency, calls, claims, dialer, nextActions, leadStatus, conversations, appointmentsQueries, followUps, carrier, callReports, clock,
@@ -351,8 +355,15 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       await processes.start()
       await outboundRunner.start()
       outboundEvents.start()
-      followUps.start(options.followUpIntervalMs ?? 1000)
-      appointmentReminders.start(options.followUpIntervalMs ?? 1000)
+      // One timer for follow-ups and appointment texts, one after the other: each brings the read models up to the
+      // log first, and two timers at two phases would do it twice a second (and hide a stalled subscription's lag).
+      timers = setInterval(() => {
+        void followUps.tick()
+          .catch((error: unknown) => options.logger?.error({ err: error }, 'follow-up tick failed'))
+          .then(() => appointmentReminders.tick())
+          .catch((error: unknown) => options.logger?.error({ err: error }, 'appointment reminders tick failed'))
+      }, options.followUpIntervalMs ?? 1000)
+      timers.unref()
       calendarSync.start(options.calendarSyncIntervalMs ?? calendarSyncSecondsFromEnv(options.env ?? process.env) * 1000)
       sweeper = setInterval(() => void Promise.all(effectProcesses.map((p) => p.sweep(attemptTimeoutMs))), Math.max(1000, Math.min(attemptTimeoutMs / 2, 30_000)))
       sweeper.unref()
@@ -361,6 +372,7 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
       if (closed) return
       closed = true
       if (sweeper) clearInterval(sweeper)
+      if (timers) clearInterval(timers)
       await followUps.stop()
       // Text-backs decided before the texter stops, which sends what it was fed.
       await missedCallText.stop()

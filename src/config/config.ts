@@ -34,6 +34,10 @@ const eventsAllowPrivate = z
   .enum(['0', '1'], { message: 'must be 1 (outbound events may go to private, loopback and plain-http receivers) or 0 (public https receivers only, the default)' })
   .default('0')
   .transform((v) => v === '1')
+const calendarAllowPrivate = z
+  .enum(['0', '1'], { message: 'must be 1 (calendars may be on private, loopback and plain-http addresses) or 0 (public addresses only, the default)' })
+  .default('0')
+  .transform((v) => v === '1')
 const PORT_MESSAGE = 'must be a TCP port number from 0 to 65535, such as 3000'
 
 /** A whole number in a range, refused in one sentence whatever is wrong with it. */
@@ -82,6 +86,7 @@ const schema = z.object({
     .default([]),
   // Outbound events to private, loopback and plain-http receivers (docs/events.md#receivers): a self-hosted network, tests.
   LEADLINE_EVENTS_ALLOW_PRIVATE: eventsAllowPrivate,
+  LEADLINE_CALENDAR_ALLOW_PRIVATE: calendarAllowPrivate,
   // The key that seals secrets Leadline must use later (signing secrets, page access tokens): 32 bytes, base64 or hex.
   LEADLINE_SECRET_KEY: z
     .string()
@@ -128,6 +133,14 @@ export function eventsAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
   const text = env.LEADLINE_EVENTS_ALLOW_PRIVATE
   const parsed = eventsAllowPrivate.safeParse(text === undefined || text.trim() === '' ? undefined : text.trim())
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `LEADLINE_EVENTS_ALLOW_PRIVATE: ${issue.message}`))
+  return parsed.data
+}
+
+/** LEADLINE_CALENDAR_ALLOW_PRIVATE from an environment, checked as loadConfig checks it: off unless `1`. */
+export function calendarAllowPrivateFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const text = env.LEADLINE_CALENDAR_ALLOW_PRIVATE
+  const parsed = calendarAllowPrivate.safeParse(text === undefined || text.trim() === '' ? undefined : text.trim())
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `LEADLINE_CALENDAR_ALLOW_PRIVATE: ${issue.message}`))
   return parsed.data
 }
 

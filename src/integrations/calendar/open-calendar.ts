@@ -3,12 +3,15 @@
  * it (a CalDAV or Google client is not loaded for an account on the simulated calendar). A new kind is
  * its adapter folder, its credentials in the port's union, and one entry here.
  */
+import type { OwnerNetwork } from '../network/public-fetch.ts'
 import type { CalendarConnection, CalendarCredentials, CalendarKind, CalendarProvider } from './calendar.port.ts'
 
 /** Where the providers are, for the few deployments that point them elsewhere (a test double, a proxy). */
 export interface CalendarOptions {
   /** One address serving Google's consent page, token endpoint and Calendar API (LEADLINE_GOOGLE_API_URL); null: Google's own. */
   readonly googleApiUrl?: string | null
+  /** How addresses an owner typed (a CalDAV server, a self-hosted Cal.com) are reached: public only unless the operator allows private networks. */
+  readonly network?: OwnerNetwork
 }
 
 interface Registration<C extends CalendarCredentials> {
@@ -20,7 +23,7 @@ interface Registration<C extends CalendarCredentials> {
 type Registrations = { readonly [K in CalendarKind]: Registration<Extract<CalendarCredentials, { kind: K }>> }
 
 const PROVIDERS: Registrations = {
-  caldav: { load: async () => (await import('./caldav/index.ts')).createCalDavCalendar(), label: (c) => `${c.username} at ${hostOf(c.serverUrl)}` },
+  caldav: { load: async (options) => (await import('./caldav/index.ts')).createCalDavCalendar(options.network ? { network: options.network } : {}), label: (c) => `${c.username} at ${hostOf(c.serverUrl)}` },
   google: {
     load: async (options) => {
       const google = await import('./google/index.ts')
@@ -28,7 +31,7 @@ const PROVIDERS: Registrations = {
     },
     label: () => 'Google Calendar',
   },
-  calcom: { load: async () => (await import('./calcom/index.ts')).createCalComCalendar(), label: (c) => `Cal.com${c.eventTypeId === undefined ? '' : ` (event type ${c.eventTypeId})`} at ${hostOf(c.baseUrl ?? 'https://api.cal.com')}` },
+  calcom: { load: async (options) => (await import('./calcom/index.ts')).createCalComCalendar(options.network ? { network: options.network } : {}), label: (c) => `Cal.com${c.eventTypeId === undefined ? '' : ` (event type ${c.eventTypeId})`} at ${hostOf(c.baseUrl ?? 'https://api.cal.com')}` },
   simulated: { load: async () => (await import('./simulated/index.ts')).createSimulatedCalendar(), label: () => 'Simulated calendar (in memory: nothing reaches a real calendar)' },
 }
 

@@ -17,7 +17,7 @@ const PAGE = '/app/setup/calendar'
 t.test('CalDAV from the console: a wrong app password refused, the right one connected, never shown or logged', async (t) => {
   const calendarId = await ownerCalendarApp(radicale).newCalendar()
   const logged: string[] = []
-  const app = await buildApp(t, { env: TEST_ENV, logger: { ...(loggerOptions('trace') as object), stream: { write: (line: string) => logged.push(line) } } })
+  const app = await buildApp(t, { env: { ...TEST_ENV, LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' }, logger: { ...(loggerOptions('trace') as object), stream: { write: (line: string) => logged.push(line) } } })
   const f = await signedInConsole(t, { app })
   await f.browser.get(PAGE)
   const fields = { server_url: radicale.url, username: radicale.username }

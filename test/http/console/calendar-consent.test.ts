@@ -32,7 +32,7 @@ async function setup(t: Test, options: { store?: 'sqlite'; sameLogAs?: Setup } =
   const app = await buildApp(t, {
     publicUrl: PUBLIC_URL,
     clock: () => new Date(now.at),
-    env: { ...TEST_ENV, GOOGLE_CLIENT_ID: FAKE_GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: FAKE_GOOGLE_CLIENT_SECRET, LEADLINE_GOOGLE_API_URL: google.url },
+    env: { ...TEST_ENV, LEADLINE_CALENDAR_ALLOW_PRIVATE: '1', GOOGLE_CLIENT_ID: FAKE_GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET: FAKE_GOOGLE_CLIENT_SECRET, LEADLINE_GOOGLE_API_URL: google.url },
     logger: { ...(loggerOptions('trace') as object), stream: { write: (line: string) => logged.push(line) } },
     ...(options.store ? { store: options.store } : {}),
     ...(options.sameLogAs ? { sameLogAs: options.sameLogAs.app } : {}),

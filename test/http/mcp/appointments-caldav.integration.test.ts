@@ -20,10 +20,12 @@ t.teardown(() => radicale.stop())
 const owner = ownerCalendarApp(radicale)
 const credentials = { kind: 'caldav' as const, serverUrl: radicale.url, username: radicale.username, password: radicale.password }
 const JANE = '(312) 555-0142'
+/** Radicale listens on 127.0.0.1: a private address, which only this setting lets a calendar be on. */
+const PRIVATE_CALENDARS = { LEADLINE_SIMULATED_DELAY_MS: '20', LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' }
 
 t.test('book, reschedule and cancel through the tools land in the CalDAV calendar, one event each time', async (t) => {
   const clock = manualClock('2026-03-09T13:00:00Z') // Monday 09:00 in New York
-  const app = await mcpApp(t, { clock: clock.now, start: false })
+  const app = await mcpApp(t, { clock: clock.now, start: false, env: PRIVATE_CALENDARS })
   const acme = await app.account('Acme Roofing', { timeZone: 'America/New_York' })
   await acme.pushLead({ name: 'Jane Doe', phone: JANE, state: 'IL' })
   const calendarId = await owner.newCalendar()
@@ -32,6 +34,11 @@ t.test('book, reschedule and cancel through the tools land in the CalDAV calenda
   t.notMatch(JSON.stringify(connection), radicale.password)
   await app.leadline.calendars.saveType(acme.accountId, { id: 'estimate', name: 'Roof estimate', durationMinutes: 60, bufferMinutes: 15, bookableHours: 'mon-fri 09:00-12:00', minimumNoticeMinutes: 60, calendarId }, operatorContext.actor)
   await t.rejects(app.leadline.calendars.connect(acme.accountId, { ...credentials, password: 'wrong' }, operatorContext.actor), { code: 'calendar_unauthorized' })
+  // Without LEADLINE_CALENDAR_ALLOW_PRIVATE, a calendar on a private address (here loopback) is refused before anything is sent to it.
+  const closed = await mcpApp(t, { clock: clock.now, start: false })
+  const other = await closed.account('Other Roofing', { timeZone: 'America/New_York' })
+  await t.rejects(closed.leadline.calendars.connect(other.accountId, credentials, operatorContext.actor), { code: 'calendar_rejected', message: /address is refused: 127\.0\.0\.1:\d+ must be reached over https/ })
+  await t.rejects(closed.leadline.calendars.connect(other.accountId, { ...credentials, serverUrl: radicale.url.replace('http:', 'https:') }, operatorContext.actor), { code: 'calendar_rejected', message: /127\.0\.0\.1 is not a public address/ })
 
   // The owner's own 10:00-10:30 on Tuesday blocks 09:00 (buffer) and 10:00.
   await owner.ownerEvent(calendarId, 'dentist', ['DTSTART;TZID=America/New_York:20260310T100000', 'DTEND;TZID=America/New_York:20260310T103000'])
@@ -65,7 +72,7 @@ t.test('book, reschedule and cancel through the tools land in the CalDAV calenda
 })
 
 t.test('the CalDAV password never leaves: connect from stdin, then audit export, status and account show', async (t) => {
-  const env = { LEADLINE_STORE: `sqlite:${path.join(t.testdir(), 'leadline.db')}` }
+  const env = { LEADLINE_STORE: `sqlite:${path.join(t.testdir(), 'leadline.db')}`, ...PRIVATE_CALENDARS }
   const accountId = JSON.parse((await runLeadlineInProcess(['account', 'create', '--name', 'Acme Roofing', '--json'], env)).stdout).accountId as string
   let out = ''
   let err = ''

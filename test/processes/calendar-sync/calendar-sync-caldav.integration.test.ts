@@ -27,7 +27,7 @@ const BOB = '(415) 555-0101'
 async function setUp(t: Parameters<typeof mcpApp>[0]) {
   const calendarUrl = await newCalendar('America/New_York')
   const clock = manualClock(MONDAY_9AM)
-  const app = await mcpApp(t, { clock: clock.now, start: false })
+  const app = await mcpApp(t, { clock: clock.now, start: false, env: { LEADLINE_SIMULATED_DELAY_MS: '20', LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' } })
   const acme = await app.account('Acme Roofing', { timeZone: 'America/New_York', callingHours: 'mon-fri 09:00-17:00' })
   await acme.pushLead({ name: 'Jane Doe', phone: JANE, state: 'IL' })
   await acme.pushLead({ name: 'Bob Roe', phone: BOB, state: 'CA' })

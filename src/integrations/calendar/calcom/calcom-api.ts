@@ -79,8 +79,10 @@ export class CalComApi {
   readonly #origin: string
   readonly #apiKey: string
   readonly #timeoutMs: number
+  readonly #fetch: typeof fetch
 
-  constructor(baseUrl: string, apiKey: string, timeoutMs: number) {
+  constructor(baseUrl: string, apiKey: string, timeoutMs: number, fetcher: typeof fetch = fetch) {
+    this.#fetch = fetcher
     this.#origin = baseUrl.replace(/\/+$/, '')
     this.#apiKey = apiKey
     this.#timeoutMs = timeoutMs
@@ -155,7 +157,7 @@ export class CalComApi {
     let response: Response
     let text: string
     try {
-      response = await fetch(url, {
+      response = await this.#fetch(url, {
         method,
         headers,
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),

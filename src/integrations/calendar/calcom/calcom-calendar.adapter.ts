@@ -5,6 +5,7 @@
  * making a second. Moves are Cal.com reschedules (a new booking uid each time: the UID still finds it);
  * deletes are cancellations; changes are noticed by polling the bookings against a snapshot token.
  */
+import type { OwnerNetwork } from '../../network/public-fetch.ts'
 import { mergeSpans, type Span } from '../../../domain/appointments/intervals.ts'
 import {
   CalendarError,
@@ -28,6 +29,8 @@ export const CALCOM_API_URL = 'https://api.cal.com'
 export interface CalComOptions {
   /** How long one request may take before its outcome counts as unknown. */
   readonly timeoutMs?: number
+  /** Reaching a self-hosted Cal.com the owner named: its address checked at connect, every request pinned to allowed addresses. */
+  readonly network?: OwnerNetwork
   readonly now?: () => Date
 }
 
@@ -51,7 +54,15 @@ export function createCalComCalendar(options: CalComOptions = {}): CalendarProvi
       if (!/^cal_[A-Za-z0-9_-]+$/.test(credentials.apiKey)) {
         throw new CalendarError('rejected', 'a Cal.com API key starts with cal_ (Cal.com: Settings → Developer → API keys)')
       }
-      const api = new CalComApi(credentials.baseUrl ?? CALCOM_API_URL, credentials.apiKey, timeoutMs)
+      const baseUrl = credentials.baseUrl ?? CALCOM_API_URL
+      if (options.network !== undefined) {
+        try {
+          await options.network.check(baseUrl)
+        } catch (error) {
+          throw new CalendarError('rejected', `the Cal.com address is refused: ${(error as Error).message}`)
+        }
+      }
+      const api = new CalComApi(baseUrl, credentials.apiKey, timeoutMs, options.network?.fetch ?? fetch)
       const me = await api.me()
       return connection(api, credentials, me, now)
     },

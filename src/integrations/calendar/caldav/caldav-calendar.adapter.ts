@@ -19,11 +19,14 @@ import {
   type CreateOutcome,
   type Interval,
 } from '../calendar.port.ts'
+import type { OwnerNetwork } from '../../network/public-fetch.ts'
 import { busyIntervals, calendarZone, eventIcs, eventTimes, parseEvents, type ParsedEvents } from './ical-events.ts'
 
 export interface CalDavOptions {
   /** How long one request may take before its outcome counts as unknown. */
   readonly timeoutMs?: number
+  /** Reaching the owner's server: its address checked at connect, every request pinned to allowed addresses (the registry's; tests may leave it out). */
+  readonly network?: OwnerNetwork
   readonly now?: () => Date
 }
 
@@ -38,16 +41,24 @@ export function createCalDavCalendar(options: CalDavOptions = {}): CalendarProvi
   return {
     name: 'caldav',
     async connect(credentials) {
+      const fetcher = options.network?.fetch ?? fetch
       if (credentials.kind !== 'caldav') throw new CalendarError('rejected', `CalDAV cannot use ${credentials.kind} credentials`)
-      const client = await login(credentials, timeoutMs)
-      return connection(client, credentials, timeoutMs, now)
+      if (options.network !== undefined) {
+        try {
+          await options.network.check(credentials.serverUrl)
+        } catch (error) {
+          throw new CalendarError('rejected', `the CalDAV server's address is refused: ${(error as Error).message}`)
+        }
+      }
+      const client = await login(credentials, timeoutMs, fetcher)
+      return connection(client, credentials, timeoutMs, now, fetcher)
     },
   }
 }
 
-async function login(credentials: CalDavCredentials, timeoutMs: number): Promise<DavClient> {
+async function login(credentials: CalDavCredentials, timeoutMs: number, fetcher: typeof fetch): Promise<DavClient> {
   // tsdav's discovery swallows a refused password into a vague error; one PROPFIND first names it.
-  const probe = await send(credentials.serverUrl, { method: 'PROPFIND', headers: { ...authHeader(credentials), depth: '0' } }, timeoutMs, false)
+  const probe = await send(credentials.serverUrl, { method: 'PROPFIND', headers: { ...authHeader(credentials), depth: '0' } }, timeoutMs, false, fetcher)
   if (probe.status === 401 || probe.status === 403) throw new CalendarError('unauthorized', 'the calendar refused the username or password', probe.status)
   try {
     return await createDAVClient({
@@ -56,13 +67,14 @@ async function login(credentials: CalDavCredentials, timeoutMs: number): Promise
       authMethod: 'Basic',
       defaultAccountType: 'caldav',
       fetchOptions: { signal: AbortSignal.timeout(timeoutMs) },
+      fetch: fetcher,
     })
   } catch (error) {
     throw new CalendarError('rejected', `no CalDAV calendars found at ${credentials.serverUrl}: ${(error as Error).message}`)
   }
 }
 
-function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs: number, now: () => Date): CalendarConnection {
+function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs: number, now: () => Date, fetcher: typeof fetch): CalendarConnection {
   const auth = authHeader(credentials)
   const fetchOptions = () => ({ signal: AbortSignal.timeout(timeoutMs) })
   const eventUrl = (calendarId: string, uid: string) => {
@@ -125,12 +137,12 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
         method: 'PUT',
         headers: { ...auth, 'content-type': 'text/calendar; charset=utf-8', 'if-none-match': '*' },
         body: eventIcs(draft, now()),
-      }, timeoutMs, true)
+      }, timeoutMs, true, fetcher)
       if (response.status === 201 || response.status === 204 || response.status === 200) {
         return { outcome: 'created', event: { uid: draft.uid, etag: response.headers.get('etag') } }
       }
       if (response.status === 412) {
-        const existing = await send(url, { method: 'HEAD', headers: auth }, timeoutMs, false)
+        const existing = await send(url, { method: 'HEAD', headers: auth }, timeoutMs, false, fetcher)
         return { outcome: 'already_exists', event: { uid: draft.uid, etag: existing.headers.get('etag') } }
       }
       throw failure(response.status, `creating event ${draft.uid}`)
@@ -142,7 +154,7 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
         // Without an ETag, `If-Match: *` still refuses to bring back an event the owner deleted.
         headers: { ...auth, 'content-type': 'text/calendar; charset=utf-8', 'if-match': etag ?? '*' },
         body: eventIcs(draft, now()),
-      }, timeoutMs, true)
+      }, timeoutMs, true, fetcher)
       if (response.ok) return { uid: draft.uid, etag: response.headers.get('etag') }
       if (response.status === 412) {
         throw etag === undefined
@@ -153,7 +165,7 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
     },
 
     async deleteEvent(calendarId: string, uid: string): Promise<'deleted' | 'already_gone'> {
-      const response = await send(eventUrl(calendarId, uid), { method: 'DELETE', headers: auth }, timeoutMs, true)
+      const response = await send(eventUrl(calendarId, uid), { method: 'DELETE', headers: auth }, timeoutMs, true, fetcher)
       if (response.ok) return 'deleted'
       if (response.status === 404 || response.status === 410) return 'already_gone'
       throw failure(response.status, `deleting event ${uid}`)
@@ -196,7 +208,7 @@ function connection(client: DavClient, credentials: CalDavCredentials, timeoutMs
       let response: Response
       let text: string
       try {
-        response = await fetch(url, { method: 'GET', headers: auth, signal: AbortSignal.timeout(timeoutMs) })
+        response = await fetcher(url, { method: 'GET', headers: auth, signal: AbortSignal.timeout(timeoutMs) })
         text = await response.text()
       } catch (error) {
         throw new CalendarError('unreachable', `no answer from the calendar: ${(error as Error).message}`)
@@ -242,9 +254,9 @@ function syncTokenOf(responses: readonly DAVResponse[]): string | null {
 }
 
 /** One request; a request that may have reached the server (`writes`) and got no answer is `unknown_outcome`. */
-async function send(url: string, init: RequestInit, timeoutMs: number, writes: boolean): Promise<Response> {
+async function send(url: string, init: RequestInit, timeoutMs: number, writes: boolean, fetcher: typeof fetch): Promise<Response> {
   try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
+    const response = await fetcher(url, { ...init, signal: AbortSignal.timeout(timeoutMs) })
     await response.arrayBuffer()
     if (writes && response.status >= 500) throw new CalendarError('unknown_outcome', `the calendar answered ${response.status}`, response.status)
     return response
