@@ -165,7 +165,8 @@ t.test('CalDAV: each field refused beside it, the app password never in the page
   await new Promise<void>((resolve) => closed.close(() => resolve()))
 
   const logged: string[] = []
-  const app = await buildApp(t, { env: TEST_ENV, logger: { ...(loggerOptions('trace') as object), stream: { write: (line: string) => logged.push(line) } } })
+  // The refusing servers listen on 127.0.0.1, which only LEADLINE_CALENDAR_ALLOW_PRIVATE lets a calendar be on.
+  const app = await buildApp(t, { env: { ...TEST_ENV, LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' }, logger: { ...(loggerOptions('trace') as object), stream: { write: (line: string) => logged.push(line) } } })
   const f = await signedInConsole(t, { app })
   const password = 'abcd-efgh-ijkl-mnop-secret'
   const base = { server_url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/dav`, username: 'owner@example.com', password }
@@ -188,4 +189,12 @@ t.test('CalDAV: each field refused beside it, the app password never in the page
   t.equal((await app.leadline.calendars.setup(f.accountId)).connection, null, 'nothing connected')
   t.ok(logged.some((line) => line.includes('/app/setup/calendar/caldav')), 'the requests were logged')
   t.notMatch(logged.join('\n'), password, 'the password is in no log line')
+
+  // Without the setting, a calendar on the server's own network is refused in words, before anything is sent to it.
+  const closedApp = await signedInConsole(t)
+  await closedApp.browser.get(PAGE)
+  const local = await closedApp.browser.post(`${PAGE}/caldav`, { ...base, server_url: base.server_url.replace('http:', 'https:') })
+  t.equal(local.statusCode, 400)
+  t.match(local.body, /id="caldav-error">[^<]*127\.0\.0\.1 is not a public address/, 'a private address refused, saying why')
+  t.notMatch(local.body, password)
 })
