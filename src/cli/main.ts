@@ -34,7 +34,7 @@ operator commands (work directly on LEADLINE_STORE, also while a server runs on 
   leadline source map --account ACCOUNT_ID --source NAME FIELD=PATH [FIELD=PATH …]   a lead source's field map
   leadline source maps --account ACCOUNT_ID
   leadline source unmap --account ACCOUNT_ID --source NAME
-  leadline calendar connect --account ACCOUNT_ID --caldav URL --username USER --password-stdin | --simulated
+  leadline calendar connect --account ACCOUNT_ID --caldav URL --username USER --password-stdin | --calcom --event-type ID --api-key-stdin [--calcom-url URL] | --simulated
                                                    the account's one calendar (replaces any); the password only on stdin
   leadline calendar status --account ACCOUNT_ID       the connection, its calendars and the appointment types
   leadline calendar disconnect --account ACCOUNT_ID

@@ -11,6 +11,7 @@ import { runLeadlineInProcess } from '../helpers/cli.ts'
 import { newEvent } from '../helpers/audit-log.ts'
 import { openSqliteEventStore } from '../../src/eventstore/sqlite/index.ts'
 import { calendarSyncStream } from '../../src/domain/calendar-sync/calendar-sync.events.ts'
+import { FAKE_CALCOM_KEY, startFakeCalCom } from '../doubles/fake-calcom.ts'
 
 t.test('simulated: connect, status, type add, types, type remove, disconnect', async (t) => {
   const env = { LEADLINE_STORE: `sqlite:${path.join(t.testdir(), 'leadline.db')}` }
@@ -75,4 +76,32 @@ t.test('a CalDAV password only from standard input', async (t) => {
   t.not(code, 0)
   t.match(err, /calendar/)
   t.notMatch(err, /hunter2/, 'the password is never echoed')
+})
+
+t.test('Cal.com: the API key only from standard input, the event type named, refused without either', async (t) => {
+  const calcom = await startFakeCalCom()
+  t.teardown(() => calcom.close())
+  const eventType = calcom.eventTypes[0]!.id
+  // The double listens on 127.0.0.1, which only LEADLINE_CALENDAR_ALLOW_PRIVATE lets a calendar be on.
+  const env = { LEADLINE_STORE: `sqlite:${path.join(t.testdir(), 'leadline.db')}`, LEADLINE_CALENDAR_ALLOW_PRIVATE: '1' }
+  const accountId = JSON.parse((await runLeadlineInProcess(['account', 'create', '--name', 'Acme Roofing', '--json'], env)).stdout).accountId as string
+  const connect = async (args: string[], stdin: string) => {
+    let out = ''
+    let err = ''
+    const code = await runCli(['calendar', 'connect', '--account', accountId, ...args], { out: (s) => (out += s), err: (s) => (err += s), env: { LOG_LEVEL: 'warn', ...env }, stdin: async () => stdin })
+    return { code, out, err }
+  }
+  const noStdin = await connect(['--calcom', '--event-type', String(eventType), '--calcom-url', calcom.url], `${FAKE_CALCOM_KEY}\n`)
+  t.equal(noStdin.code, 2)
+  t.match(noStdin.err, /--api-key-stdin/)
+  const noType = await connect(['--calcom', '--api-key-stdin', '--calcom-url', calcom.url], `${FAKE_CALCOM_KEY}\n`)
+  t.equal(noType.code, 2)
+  t.match(noType.err, /--event-type/)
+  const wrongKey = await connect(['--calcom', '--event-type', String(eventType), '--api-key-stdin', '--calcom-url', calcom.url], 'cal_live_wrong\n')
+  t.not(wrongKey.code, 0)
+  t.match(wrongKey.err, /calendar_unauthorized|refused/)
+  const connected = await connect(['--calcom', '--event-type', String(eventType), '--api-key-stdin', '--calcom-url', calcom.url, '--json'], `${FAKE_CALCOM_KEY}\n`)
+  t.equal(connected.code, 0, connected.err)
+  t.match(JSON.parse(connected.out), { accountId, connection: { provider: 'calcom', calendars: [{ id: String(eventType) }] } })
+  t.notMatch(connected.out + connected.err, FAKE_CALCOM_KEY, 'the key is never printed')
 })

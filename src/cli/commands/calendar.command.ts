@@ -1,8 +1,9 @@
 /**
  * `leadline calendar connect|status|disconnect|types|type add|type remove`: the account's calendar
  * (issue #45) and its appointment types, on the store directly, each change an account event. A CalDAV
- * password is read from standard input only (--password-stdin), never from the command line, and is
- * recorded only sealed; nothing here prints it.
+ * password or a Cal.com API key is read from standard input only (--password-stdin, --api-key-stdin),
+ * never from the command line, and is recorded only sealed; nothing here prints it. Google Calendar needs
+ * the owner's consent in a browser: Setup → Calendar in the console.
  */
 import type { CalendarSetup } from '../../commands/calendars.ts'
 import type { CalendarSyncStatus } from '../../processes/calendar-sync/calendar-sync.process.ts'
@@ -10,16 +11,34 @@ import type { AppointmentType } from '../../domain/appointments/appointment-type
 import type { CalendarCredentials } from '../../integrations/calendar/calendar.port.ts'
 import { json, listing, operator, parse, required, table, UsageError, withLeadline, type Io } from '../cli-io.ts'
 
-async function credentialsOf(values: { caldav?: string | undefined; username?: string | undefined; 'password-stdin'?: boolean | undefined; simulated?: boolean | undefined }, io: Io): Promise<CalendarCredentials> {
-  if (values.simulated === true) {
-    if (values.caldav !== undefined) throw new UsageError('give --caldav URL or --simulated, not both')
-    return { kind: 'simulated' }
+type ConnectValues = {
+  caldav?: string | undefined; username?: string | undefined; 'password-stdin'?: boolean | undefined; simulated?: boolean | undefined
+  calcom?: boolean | undefined; 'api-key-stdin'?: boolean | undefined; 'event-type'?: string | undefined; 'calcom-url'?: string | undefined
+}
+
+/** The one secret a connection needs, from standard input only (never the command line, where `ps` and the shell history see it). */
+async function secretFromStdin(io: Io, flag: string, what: string): Promise<string> {
+  if (io.stdin === undefined) throw new UsageError(`the ${what} is read from standard input: add ${flag} and pipe it in (it never goes on the command line)`)
+  const secret = (await io.stdin()).replace(/\r?\n$/, '')
+  if (secret === '') throw new UsageError(`no ${what} on standard input`)
+  return secret
+}
+
+async function credentialsOf(values: ConnectValues, io: Io): Promise<CalendarCredentials> {
+  const kinds = [values.caldav !== undefined, values.simulated === true, values.calcom === true].filter(Boolean).length
+  if (kinds > 1) throw new UsageError('give one of --caldav URL, --calcom or --simulated')
+  if (values.simulated === true) return { kind: 'simulated' }
+  if (values.calcom === true) {
+    if (values['api-key-stdin'] !== true) throw new UsageError('the Cal.com API key is read from standard input: add --api-key-stdin and pipe it in (it never goes on the command line)')
+    const eventType = required(values['event-type'], '--event-type ID (the Cal.com event type Leadline books)')
+    if (!/^\d+$/.test(eventType)) throw new UsageError('--event-type takes the event type\'s number, as Cal.com shows it')
+    const apiKey = await secretFromStdin(io, '--api-key-stdin', 'Cal.com API key')
+    return { kind: 'calcom', apiKey, eventTypeId: Number(eventType), ...(values['calcom-url'] === undefined ? {} : { baseUrl: values['calcom-url'] }) }
   }
-  const serverUrl = required(values.caldav, '--caldav URL (or --simulated)')
+  const serverUrl = required(values.caldav, '--caldav URL (or --calcom, or --simulated)')
   const username = required(values.username, '--username')
-  if (values['password-stdin'] !== true || io.stdin === undefined) throw new UsageError('the app password is read from standard input: add --password-stdin and pipe it in (it never goes on the command line)')
-  const password = (await io.stdin()).replace(/\r?\n$/, '')
-  if (password === '') throw new UsageError('no password on standard input')
+  if (values['password-stdin'] !== true) throw new UsageError('the app password is read from standard input: add --password-stdin and pipe it in (it never goes on the command line)')
+  const password = await secretFromStdin(io, '--password-stdin', 'app password')
   return { kind: 'caldav', serverUrl, username, password }
 }
 
@@ -52,7 +71,10 @@ export async function calendarCommand(args: string[], io: Io): Promise<void> {
   const [sub, ...rest] = args
   switch (sub) {
     case 'connect': {
-      const { values } = parse(rest, { account: { type: 'string' }, caldav: { type: 'string' }, username: { type: 'string' }, 'password-stdin': { type: 'boolean' }, simulated: { type: 'boolean' }, json: { type: 'boolean' } })
+      const { values } = parse(rest, {
+        account: { type: 'string' }, caldav: { type: 'string' }, username: { type: 'string' }, 'password-stdin': { type: 'boolean' }, simulated: { type: 'boolean' },
+        calcom: { type: 'boolean' }, 'api-key-stdin': { type: 'boolean' }, 'event-type': { type: 'string' }, 'calcom-url': { type: 'string' }, json: { type: 'boolean' },
+      })
       const accountId = required(values.account, '--account')
       const credentials = await credentialsOf(values, io)
       await withLeadline(io, async (leadline) => {
