@@ -6,11 +6,10 @@
  * (DNS rebinding) never reaches the private one. TLS still names the host (SNI) and so does `Host`.
  * Redirects are never followed. The resolver is an option, so tests bring a hosts-style one.
  */
-import dns from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
-import type { LookupFunction } from 'node:net'
 import { DomainError } from '../../domain/shared/decider.ts'
+import { allowedAddresses, pinnedLookup, systemResolver } from '../network/public-fetch.ts'
 import { literalAddress, NOT_PUBLIC_MESSAGE, receiverAddressAllowed, receiverUrl, type ReceiverRules } from '../../domain/outbound-events/receiver-address.ts'
 
 export interface ResolvedAddress {
@@ -21,8 +20,6 @@ export interface ResolvedAddress {
 /** Every address a host name resolves to. */
 export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>
 
-/** The system's resolver (getaddrinfo: /etc/hosts, then DNS), every address, in its order. */
-export const systemResolver: HostResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true })
 
 /** A delivery not attempted: what the delivery log shows, the same whatever listens (or not) at the address. */
 export class ReceiverRefused extends Error {
@@ -51,7 +48,8 @@ export class EventReceivers {
   constructor(options: { rules: ReceiverRules; resolve?: HostResolver }) {
     this.rules = options.rules
     this.resolve = options.resolve ?? systemResolver
-    const lookup = this.pinnedLookup()
+    // An address host never reaches the lookup (net connects to it directly): post() checks it.
+    const lookup = pinnedLookup((hostname) => this.allowedAddresses(hostname), () => new ReceiverRefused('refused: address not public'))
     this.httpsAgent = new https.Agent({ keepAlive: true, lookup })
     this.httpAgent = new http.Agent({ keepAlive: true, lookup })
   }
@@ -114,32 +112,12 @@ export class EventReceivers {
     this.httpAgent.destroy()
   }
 
-  /** The addresses of `hostname`, every one of them allowed; else ReceiverRefused. */
+  /** The addresses of `hostname`, every one of them allowed (the rule owner-named calendars follow too); else ReceiverRefused. */
   private async allowedAddresses(hostname: string): Promise<ResolvedAddress[]> {
-    let addresses: readonly ResolvedAddress[]
     try {
-      addresses = await this.resolve(hostname)
+      return await allowedAddresses(new URL(`http://${hostname}/`), this.rules, this.resolve)
     } catch {
       throw new ReceiverRefused('refused: address not public')
-    }
-    if (addresses.length === 0 || !addresses.every((a) => receiverAddressAllowed(a.address, this.rules))) throw new ReceiverRefused('refused: address not public')
-    return addresses.map((a) => ({ address: a.address, family: a.family }))
-  }
-
-  /** net's `lookup` for the agents: resolve, check every address, connect to those only. */
-  private pinnedLookup(): LookupFunction {
-    return (hostname, options, callback) => {
-      // An address host never comes here (net connects to it directly): post() checked it.
-      this.allowedAddresses(hostname).then(
-        (addresses) => {
-          const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses
-          if (wanted.length === 0) return callback(new ReceiverRefused('refused: address not public'), '', 0)
-          if (options.all) return (callback as unknown as (error: null, all: ResolvedAddress[]) => void)(null, wanted)
-          const [first] = wanted as [ResolvedAddress]
-          callback(null, first.address, first.family)
-        },
-        (error: Error) => callback(error as NodeJS.ErrnoException, '', 0),
-      )
     }
   }
 }

@@ -22,7 +22,8 @@ export class AddressNotAllowed extends Error {
 
 export type Resolver = (hostname: string) => Promise<ReadonlyArray<{ readonly address: string; readonly family: number }>>
 
-const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true })
+/** The system's resolver (getaddrinfo: /etc/hosts, then DNS), every address, in its order. */
+export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true })
 
 /** Every address of `url`'s host, each allowed by `rules`; else AddressNotAllowed. */
 export async function allowedAddresses(url: URL, rules: ReceiverRules, resolve: Resolver = systemResolver): Promise<Array<{ address: string; family: number }>> {
@@ -41,13 +42,16 @@ export async function allowedAddresses(url: URL, rules: ReceiverRules, resolve: 
   return addresses.map((a) => ({ address: a.address, family: a.family }))
 }
 
-/** A `fetch` that reaches only the addresses `rules` allow (the host checked and the connection pinned); an address refused rejects with AddressNotAllowed as its cause. */
-export function publicFetch(rules: ReceiverRules, resolve: Resolver = systemResolver): typeof fetch {
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    allowedAddresses(new URL(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`), rules, resolve).then(
+/**
+ * net's `lookup` for an agent that checks and pins: `addressesOf` resolves a host and refuses any address
+ * it may not reach; the socket then connects to those addresses only (never to what a second resolution says).
+ */
+export function pinnedLookup(addressesOf: (hostname: string) => Promise<ReadonlyArray<{ address: string; family: number }>>, refused: (hostname: string) => Error): LookupFunction {
+  return (hostname, options, callback) => {
+    addressesOf(hostname).then(
       (addresses) => {
         const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses
-        if (wanted.length === 0) return callback(new AddressNotAllowed(hostname), '', 0)
+        if (wanted.length === 0) return callback(refused(hostname) as NodeJS.ErrnoException, '', 0)
         if (options.all) return (callback as unknown as (error: null, all: typeof wanted) => void)(null, wanted)
         const [first] = wanted as [{ address: string; family: number }]
         callback(null, first.address, first.family)
@@ -55,6 +59,11 @@ export function publicFetch(rules: ReceiverRules, resolve: Resolver = systemReso
       (error: Error) => callback(error as NodeJS.ErrnoException, '', 0),
     )
   }
+}
+
+/** A `fetch` that reaches only the addresses `rules` allow (the host checked and the connection pinned); an address refused rejects with AddressNotAllowed as its cause. */
+export function publicFetch(rules: ReceiverRules, resolve: Resolver = systemResolver): typeof fetch {
+  const lookup = pinnedLookup((hostname) => allowedAddresses(new URL(`http://${hostname.includes(':') ? `[${hostname}]` : hostname}/`), rules, resolve), (hostname) => new AddressNotAllowed(hostname))
   const dispatcher = new Agent({ connect: { lookup } })
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url)

@@ -27,7 +27,6 @@ export interface AppointmentRemindersOptions {
 }
 
 export class AppointmentReminders {
-  private timer: NodeJS.Timeout | null = null
   private running: Promise<number> | null = null
   private queued: Promise<number> | null = null
 
@@ -83,18 +82,7 @@ export class AppointmentReminders {
     return changed
   }
 
-  start(intervalMs = 1000): void {
-    if (this.timer) return
-    // A tick that fails as a whole (the store is down) is logged; the next tick tries again.
-    this.timer = setInterval(() => {
-      this.tick().catch((error: unknown) => this.options.logger?.error({ err: error }, 'appointment reminders tick failed'))
-    }, intervalMs)
-    this.timer.unref()
-  }
-
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = null
     await this.queued?.catch(() => 0)
     await this.running?.catch(() => 0)
   }

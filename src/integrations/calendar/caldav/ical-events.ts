@@ -27,11 +27,10 @@ export function parseEvents(ics: string): ParsedEvents {
   return { events }
 }
 
-/** Every busy occurrence of the events in `ics` overlapping `range`; floating and all-day times read in `zone`. */
-export function busyIntervals(ics: string | ParsedEvents, range: Interval, zone: string): Interval[] {
+/** Every busy occurrence of a calendar object's events overlapping `range`; floating and all-day times read in `zone`. */
+export function busyIntervals(parsed: ParsedEvents, range: Interval, zone: string): Interval[] {
   const from = Date.parse(range.start)
   const to = Date.parse(range.end)
-  const parsed = typeof ics === 'string' ? parseEvents(ics) : ics
   const out: Interval[] = []
   for (const { event, master } of parsed.events) {
     if (!event.isRecurring()) {
