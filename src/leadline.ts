@@ -7,12 +7,14 @@ import type { Logger } from 'pino'
 import { CommandHandler } from './eventstore/command-handler.ts'
 import type { EventStore } from './eventstore/event-store.port.ts'
 import { openEventStore } from './eventstore/open-event-store.ts'
+import { afterCommitProgress } from './eventstore/sqlite/index.ts'
 import { ProjectionRunner } from './read-models/projection-runner.ts'
 import { LeadStatusQueries } from '../projections/lead-status/lead-status.queries.ts'
 import { ConversationsQueries } from '../projections/conversations/conversations.queries.ts'
 import { AppointmentsQueries } from '../projections/appointments/appointments.queries.ts'
 import { PROJECTIONS } from '../projections/projections.ts'
 import { startViewsCheckpointer } from './read-models/views-checkpointer.ts'
+import { writerThreadReadModels } from './writer-thread-read-models.ts'
 import { openViewsDatabase, type ViewsDatabase } from './read-models/views-database.ts'
 import { Accounts } from './commands/accounts.ts'
 import { NumberClaims } from './commands/number-claims.ts'
@@ -225,13 +227,15 @@ export async function openLeadline(options: LeadlineOptions): Promise<Leadline> 
   const scryptLogN = scryptLogNFromEnv(options.env ?? process.env)
   // Before the store opens: an EventStoreDB deployment without its key stops here, with what to set.
   const secretBox = openSecretBox(options.store, options.env ?? process.env)
-  const store = await openEventStore(options.store, { clock, serving: options.serving === true, ...(options.logger ? { logger: options.logger } : {}) })
+  // A server's read models are applied on the embedded store's writer thread, as each batch commits (src/writer-thread-read-models.ts).
+  const afterCommit = options.serving === true && options.viewsPath !== ':memory:' ? writerThreadReadModels(options.viewsPath) : undefined
+  const store = await openEventStore(options.store, { clock, serving: options.serving === true, ...(afterCommit ? { afterCommit } : {}), ...(options.logger ? { logger: options.logger } : {}) })
   const views = openViewsDatabase(options.viewsPath)
   // A server's views are checkpointed off the event loop (src/read-models/views-checkpointer.ts).
   const checkpointer = options.serving === true && options.viewsPath !== ':memory:'
     ? await startViewsCheckpointer(views, options.viewsPath, options.logger ? { logger: options.logger } : {})
     : null
-  const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger)
+  const runner = new ProjectionRunner(store, views, PROJECTIONS, options.logger, afterCommitProgress(store))
   const commands = new CommandHandler(store, { clock })
   const accountsQueries = new AccountsQueries(views)
   // The carrier first: the claims on numbers and the commands behind its reports call it; its reports are handed to it below.

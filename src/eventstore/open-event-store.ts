@@ -3,7 +3,7 @@
  * string; or `memory:`, a fresh in-memory log for tests (the configuration does not accept it: a stop loses it).
  */
 import type { EventStore } from './event-store.port.ts'
-import { openSqliteEventStore } from './sqlite/index.ts'
+import { openSqliteEventStore, type AfterCommitModule } from './sqlite/index.ts'
 import { openMemoryEventStore } from './memory/index.ts'
 import type { ProgressLogger } from './eventstoredb/index.ts'
 
@@ -17,6 +17,8 @@ export interface OpenStoreOptions {
    * commands and tests write in line and start at once.
    */
   readonly serving?: boolean
+  /** A serving embedded store's work on its writer thread after each commit (sqlite/after-commit.ts); ignored otherwise. */
+  readonly afterCommit?: AfterCommitModule
 }
 
 /** The schemes of EventStoreDB / KurrentDB connection strings. */
@@ -28,7 +30,12 @@ export const MEMORY_STORE = 'memory:'
 export async function openEventStore(url: string, options: OpenStoreOptions = {}): Promise<EventStore> {
   if (url === MEMORY_STORE) return openMemoryEventStore(options.clock ? { clock: options.clock } : {})
   if (url.startsWith('sqlite:')) {
-    const store = openSqliteEventStore({ path: url.slice('sqlite:'.length), writer: options.serving ? 'thread' : 'inline', ...(options.clock ? { clock: options.clock } : {}) })
+    const store = openSqliteEventStore({
+      path: url.slice('sqlite:'.length),
+      writer: options.serving ? 'thread' : 'inline',
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.serving && options.afterCommit ? { afterCommit: options.afterCommit } : {}),
+    })
     try {
       await store.ready()
     } catch (error) {

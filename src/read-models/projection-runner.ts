@@ -9,7 +9,8 @@ import type { RecordedEvent } from '../domain/event.ts'
 import { StoreUnavailableError, type EventStore, type Subscription } from '../eventstore/event-store.port.ts'
 import { upcast } from '../domain/upcasters.ts'
 import type { Projection } from './projection.ts'
-import { isViewsFault, type ViewsDatabase } from './views-database.ts'
+import type { AfterCommit, AfterCommitProgress } from '../eventstore/sqlite/index.ts'
+import { isViewsFault, openViewsDatabase, type ViewsDatabase } from './views-database.ts'
 import { statement } from './statement-cache.ts'
 
 const BATCH = 1000
@@ -30,11 +31,18 @@ export class ProjectionRunner {
   private readonly backoff = new Backoff()
   private readonly handled: ReadonlyMap<Projection, ReadonlySet<string>>
 
+  /**
+   * `elsewhere`: a server's writer thread applying the read models to what it commits
+   * (src/writer-thread-read-models.ts). A live batch it has covered is not applied again here; one it
+   * has not is left to it while it has batches in flight (each of which brings the read models up to
+   * its end), and applied here only if it still has not, so the two do not take turns at the lock.
+   */
   constructor(
     private readonly store: EventStore,
     private readonly db: ViewsDatabase,
     readonly projections: readonly Projection[],
     private readonly logger?: Pick<Logger, 'info' | 'error'>,
+    private readonly elsewhere?: AfterCommitProgress,
   ) {
     this.handled = handledTypes(projections)
     this.prepare()
@@ -90,8 +98,17 @@ export class ProjectionRunner {
   applyBatch(events: readonly RecordedEvent[], through?: number): void {
     const last = Math.max(events[events.length - 1]?.position ?? 0, through ?? 0)
     if (last === 0) return
-    applyToReadModels(this.db, this.handled, events, last)
+    // Applied already, with its checkpoints, by the writer thread before the events were announced here.
+    if (this.elsewhere === undefined || this.elsewhere.through() < last) applyToReadModels(this.db, this.handled, events, last)
     this.advance(last)
+  }
+
+  /** A live batch: left to the writer thread while it may still cover it, else applied here. */
+  private async applyLive(events: readonly RecordedEvent[]): Promise<void> {
+    const last = events[events.length - 1]?.position ?? 0
+    const inFlight = this.elsewhere !== undefined && this.elsewhere.through() < last ? this.elsewhere.inFlight() : undefined
+    if (inFlight !== undefined) await inFlight.then(() => undefined, () => undefined)
+    this.applyBatch(events)
   }
 
   private advance(position: number): void {
@@ -137,7 +154,7 @@ export class ProjectionRunner {
           // answered their appends: a client that has its 2xx reads its write on this server.
           const subscription = this.store.subscribe({ fromCheckpoint: this.lowestCheckpoint(), maxBatchSize: BATCH })
           this.subscription = subscription
-          for await (const batch of subscription) this.applyBatch(batch)
+          for await (const batch of subscription) await this.applyLive(batch)
           return // closed: the runner or the store is stopping
         } catch (error) {
           if (this.stopping) return
@@ -190,11 +207,21 @@ function applyToReadModels(
   handled: ReadonlyMap<Projection, ReadonlySet<string>>,
   events: readonly RecordedEvent[],
   last: number,
-): void {
+  before?: (lowest: number) => readonly RecordedEvent[] | undefined,
+): boolean {
   const read = statement(db, 'SELECT position FROM projection_checkpoints WHERE name = ?')
   const write = statement(db, 'UPDATE projection_checkpoints SET position = ? WHERE name = ?')
-  const upcasted = events.map(upcast)
-  const apply = db.transaction(() => {
+  const apply = db.transaction((): boolean => {
+    let batch = events
+    if (before !== undefined) {
+      // The events between the lowest checkpoint and the batch, or undefined: leave it all.
+      let lowest = Number.MAX_SAFE_INTEGER
+      for (const projection of handled.keys()) lowest = Math.min(lowest, (read.get(projection.name) as { position: number } | undefined)?.position ?? -1)
+      const earlier = lowest < 0 ? undefined : before(lowest)
+      if (earlier === undefined) return false
+      if (earlier.length > 0) batch = [...earlier, ...events]
+    }
+    const upcasted = batch.map(upcast)
     for (const [projection, handles] of handled) {
       const checkpoint = (read.get(projection.name) as { position: number }).position
       if (checkpoint >= last) continue
@@ -203,14 +230,46 @@ function applyToReadModels(
       }
       write.run(last, projection.name)
     }
+    return true
   })
   try {
-    apply.immediate()
+    return apply.immediate()
   } catch (error) {
     // The views file is on the same disk as the log: full, read-only or failing, it is the store
     // being unavailable (503), and the transaction left nothing behind, checkpoints included.
     if (!isViewsFault(error)) throw error
     throw new StoreUnavailableError(`read models cannot be written: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+/** At most this many events between the read models and a batch are read back by the writer thread; more are the runner's. */
+const CATCH_UP_ON_WRITER = 2000
+
+/**
+ * The writer thread's applier (src/writer-thread-read-models.ts): applies what a batch committed to
+ * the read models on a connection of its own, with whatever events came between the lowest
+ * checkpoint and the batch (another process's, a batch it left before), read from the log. It does
+ * nothing and says so (0) when another connection holds the views' write lock, when that gap is
+ * longer than CATCH_UP_ON_WRITER, or when a read model fails: the main thread's runner then applies
+ * the batch as ever. It never waits for the lock and never throws.
+ */
+export function openCommittedApplier(file: string, projections: readonly Projection[]): AfterCommit {
+  const db = openViewsDatabase(file)
+  db.pragma('busy_timeout = 0')
+  const handled = handledTypes(projections)
+  return {
+    committed(events, log) {
+      const first = events[0]?.position
+      const last = events[events.length - 1]?.position
+      if (first === undefined || last === undefined) return 0
+      const before = (lowest: number) => (lowest >= first - 1 ? [] : first - 1 - lowest > CATCH_UP_ON_WRITER ? undefined : log.between(lowest, first))
+      try {
+        return applyToReadModels(db, handled, events, last, before) ? last : 0
+      } catch {
+        return 0
+      }
+    },
+    close: () => db.close(),
   }
 }
 

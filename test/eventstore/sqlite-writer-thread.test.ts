@@ -4,11 +4,13 @@
  * subscriptions without reading back what this store just wrote, and closing. The event store
  * contract runs against it in sqlite-writer-thread-contract.test.ts.
  */
+import fs from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import type { NewEvent } from '../../src/domain/event.ts'
 import { WrongExpectedRevisionError } from '../../src/eventstore/event-store.port.ts'
-import { DuplicateEventIdError, openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
+import { DuplicateEventIdError, afterCommitProgress, openSqliteEventStore, type SqliteEventStore } from '../../src/eventstore/sqlite/sqlite-event-store.adapter.ts'
 import { chainIsIntact, consume, waitUntil } from '../contract/event-store.contract.ts'
 
 const root = t.testdir()
@@ -119,6 +121,47 @@ t.test('writer thread', async (t) => {
     t.same(live.events, await store.readAll(), 'identical to the file, in order, without duplicates or gaps')
     t.ok(live.batches.every((batch) => batch.length > 0 && batch.length <= 7))
     await live.subscription.close()
+  })
+
+  t.test('a batch hands its after-commit work exactly the events it committed, as the file holds them; what the work does or throws never fails an append', async (t) => {
+    const dir = t.testdir({
+      // An after-commit module (after-commit.ts) that keeps what it is given in a file, and throws on its third batch.
+      'keep.mjs': `import fs from 'node:fs'
+let batches = 0
+export function openAfterCommit({ file }) {
+  return {
+    committed(events) {
+      batches++
+      fs.appendFileSync(file, JSON.stringify(events) + '\\n')
+      if (batches === 3) throw new Error('after-commit work failed')
+      return events[events.length - 1].position
+    },
+    close() {},
+  }
+}`,
+    })
+    const kept = join(dir, 'kept.ndjson')
+    const store = openSqliteEventStore({ path: join(dir, 'events.db'), writer: 'thread', afterCommit: { url: pathToFileURL(join(dir, 'keep.mjs')).href, options: { file: kept } } })
+    t.teardown(() => store.close())
+    const progress = afterCommitProgress(store)
+    await store.appendToStream('lead-existing', [ev('Seed', {}, 'seed-id')], 'no_stream')
+    t.equal(progress?.through(), 1)
+    // One batch: a success, a lost race, two events whose second reuses an id (its savepoint undone), another success.
+    const results = await Promise.all([
+      outcome(store.appendToStream('lead-a', [ev('A0', { a: 1 })], 'no_stream')),
+      outcome(store.appendToStream('lead-existing', [ev('LOST')], 'no_stream')),
+      outcome(store.appendToStream('lead-c', [ev('C0'), ev('C1', {}, 'seed-id')], 'no_stream')),
+      outcome(store.appendToStream('lead-d', [ev('D0'), ev('D1', { d: [1, 2] })], 'no_stream')),
+    ])
+    t.ok(results[1] instanceof WrongExpectedRevisionError && results[2] instanceof DuplicateEventIdError, 'the two failures rejected')
+    const batches = fs.readFileSync(kept, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown[])
+    t.equal(batches.length, 2, 'one call per committed batch')
+    t.same(batches[1], await store.readAll({ fromPosition: 2 }), 'the batch\'s committed events, each as the file holds it (position, revision, hashes, data), none of the undone ones')
+    t.equal(progress?.through(), 4)
+    // The work throws: the batch is committed, so its append is answered as written.
+    const third = await store.appendToStream('lead-e', [ev('E0')], 'no_stream')
+    t.equal(third.position, 5, 'answered despite the failing work')
+    t.equal(progress?.through(), 4, 'which reported nothing done')
   })
 
   t.test('close writes what is queued, then closes its connection on the thread', async (t) => {

@@ -57,6 +57,8 @@ export async function buildApp(
     trustProxy?: TrustProxy
     /** The embedded store's files in the test's directory instead of memory (default: memory). */
     store?: 'memory' | 'sqlite'
+    /** As a server opens it (store: 'sqlite'): the log written on its thread, the read models applied there, the views checkpointed on a thread. */
+    serving?: boolean
     /** A second node: the embedded log of this app (built with `store: 'sqlite'`), read models of its own. */
     sameLogAs?: TestApp
     /** The Facebook fetcher's waits before each retry (default: its own, seconds to hours). */
@@ -81,10 +83,12 @@ export async function buildApp(
   if (store === MEMORY_STORE && options.sameLogAs) throw new Error('a second node needs the first on the embedded files (store: sqlite)')
   const viewsPath = onFiles ? path.join(dir, 'leadline.views.db') : ':memory:'
   const publicUrl = options.publicUrl ?? 'http://leadline.test'
+  if (options.serving === true && !onFiles) throw new Error('a serving app needs the embedded files (store: sqlite)')
   const leadline = await openLeadline({
     store,
     viewsPath,
     publicUrl,
+    ...(options.serving === true ? { serving: true } : {}),
     // Tests never reach a real carrier: the simulated one, quick, unless a test brings its own.
     env: options.env ?? { LEADLINE_SIMULATED_DELAY_MS: '20' },
     ...(options.clock ? { clock: options.clock } : {}),

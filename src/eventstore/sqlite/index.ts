@@ -3,8 +3,9 @@
  * imports. Everything else in this folder (the writer thread, the replay's reader thread, the
  * schema) is its inside.
  */
-export { openSqliteEventStore, embeddedLogFile, SCHEMA_VERSION, DuplicateEventIdError } from './sqlite-event-store.adapter.ts'
+export { openSqliteEventStore, embeddedLogFile, afterCommitProgress, SCHEMA_VERSION, DuplicateEventIdError } from './sqlite-event-store.adapter.ts'
 export type { SqliteEventStore, SqliteEventStoreOptions, SqliteEventStoreStats } from './sqlite-event-store.adapter.ts'
 export { readAhead, type ReadPage } from './log-reader.ts'
 export { copyDatabase, databaseInUse, moveDatabaseAside, placeDatabase, removeDatabase } from './sqlite-backup.ts'
 export { isSqliteError } from './sqlite-schema.ts'
+export type { AfterCommit, AfterCommitModule, AfterCommitProgress, CommittedLog, OpenAfterCommit } from './after-commit.ts'

@@ -31,8 +31,9 @@ import {
 } from '../event-store.port.ts'
 import { EVENT_COLUMNS, SCHEMA_VERSION, isSqliteError, openEventsDatabase, toRecordedEvent, type EventRow } from './sqlite-schema.ts'
 import { SqliteWriter, appendError, type EncodedEvent, type WriteOutcome, type WriteRequest, type WrittenEvents } from './sqlite-writer.ts'
-import { DEFAULT_SUBSCRIPTION_BATCH, RECENT_EVENTS, RecentEvents, SqliteSubscription } from './sqlite-subscription.ts'
+import { CommitWatch, DEFAULT_SUBSCRIPTION_BATCH, RECENT_EVENTS, RecentEvents, SqliteSubscription } from './sqlite-subscription.ts'
 import { WriterThread } from './sqlite-writer-thread.ts'
+import type { AfterCommitModule, AfterCommitProgress } from './after-commit.ts'
 
 export { SCHEMA_VERSION } from './sqlite-schema.ts'
 export { DuplicateEventIdError } from './sqlite-writer.ts'
@@ -66,6 +67,11 @@ export interface SqliteEventStoreOptions {
    * server: its event loop keeps serving while a batch is hashed, inserted and fsynced).
    */
   readonly writer?: 'inline' | 'thread'
+  /**
+   * With the writer thread: a module run there on each batch once it is committed, before its appends
+   * are answered (after-commit.ts); a server applies its read models with it. Ignored inline.
+   */
+  readonly afterCommit?: AfterCommitModule
 }
 
 /** Counters for tests and benchmarks: group commit means `transactions` stays well below `appends`. */
@@ -101,6 +107,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
   return new SqliteStore(options)
 }
 
+/** How far the writer thread's after-commit work has got, for a store opened with such work; undefined for any other store. */
+export function afterCommitProgress(store: EventStore): AfterCommitProgress | undefined {
+  return store instanceof SqliteStore && store.hasAfterCommit ? store : undefined
+}
+
 /** The file of an embedded store on disk (a replay reads it on a thread of its own); undefined for any other store. */
 export function embeddedLogFile(store: EventStore): string | undefined {
   return store instanceof SqliteStore && store.path !== ':memory:' ? store.path : undefined
@@ -117,7 +128,7 @@ interface PendingAppend {
 /** SQLite reads a negative LIMIT as "no limit". */
 const NO_LIMIT = -1
 
-class SqliteStore implements SqliteEventStore {
+class SqliteStore implements SqliteEventStore, AfterCommitProgress {
   readonly kind = 'sqlite' as const
   readonly path: string
   readonly database: Database.Database
@@ -128,6 +139,8 @@ class SqliteStore implements SqliteEventStore {
   /** Exactly one of these writes: this connection's writer, or the writer thread. */
   private readonly inlineWriter: SqliteWriter | undefined
   private readonly writerThread: WriterThread | undefined
+  /** The highest position the writer thread's after-commit work reported done (0: none). */
+  private appliedAfterCommit = 0
 
   private queue: PendingAppend[] = []
   private flushScheduled = false
@@ -138,8 +151,8 @@ class SqliteStore implements SqliteEventStore {
 
   private readonly subscriptions = new Set<SqliteSubscription>()
   private readonly recent = new RecentEvents(RECENT_EVENTS)
-  private pollTimer: NodeJS.Timeout | undefined
-  private lastDataVersion = 0
+  /** Notices other connections' commits (this store's writer thread's, another process's) for the subscriptions. */
+  private readonly commits: CommitWatch
   /** The last head position read, and the data_version it was read at. */
   private head: { position: number; dataVersion: number } | undefined
   private headSeenThisTurn = false
@@ -182,7 +195,7 @@ class SqliteStore implements SqliteEventStore {
         dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       }
       if (options.writer === 'thread' && options.path !== ':memory:') {
-        this.writerThread = new WriterThread(options.path)
+        this.writerThread = new WriterThread(options.path, options.afterCommit)
         // Start it now, so the first append does not wait for a thread (a failure shows on that append).
         this.writerThread.ready().catch(() => undefined)
       } else {
@@ -194,6 +207,24 @@ class SqliteStore implements SqliteEventStore {
       throw new StoreUnavailableError(`cannot open event store at ${options.path}: ${error.message}`, { cause: error })
     }
     this.database = db
+    this.commits = new CommitWatch(() => this.stmt.dataVersion.get() ?? 0, this.pollIntervalMs, () => {
+      if (this.closed) return
+      // Another connection committed: this store's writer, or another process. Only the file can say which.
+      for (const subscription of this.subscriptions) subscription.fileMayBeAhead = true
+      this.wakeSubscribers()
+    })
+  }
+
+  get hasAfterCommit(): boolean {
+    return this.writerThread?.hasAfterCommit ?? false
+  }
+
+  through(): number {
+    return this.appliedAfterCommit
+  }
+
+  inFlight(): Promise<unknown> | undefined {
+    return this.writing[this.writing.length - 1]
   }
 
   get stats(): SqliteEventStoreStats {
@@ -270,7 +301,7 @@ class SqliteStore implements SqliteEventStore {
       return subscription
     }
     this.subscriptions.add(subscription)
-    this.startPolling()
+    this.commits.start()
     return subscription
   }
 
@@ -297,7 +328,7 @@ class SqliteStore implements SqliteEventStore {
   forget(subscription: SqliteSubscription): void {
     this.subscriptions.delete(subscription)
     if (this.subscriptions.size === 0) {
-      this.stopPolling()
+      this.commits.stop()
       this.recent.clear()
     }
   }
@@ -308,7 +339,7 @@ class SqliteStore implements SqliteEventStore {
     for (const subscription of this.subscriptions) subscription.end()
     this.subscriptions.clear()
     this.recent.clear()
-    this.stopPolling()
+    this.commits.stop()
     await this.writerThread?.close()
     this.database.close()
   }
@@ -369,7 +400,11 @@ class SqliteStore implements SqliteEventStore {
       return
     }
     const written = (this.writerThread as WriterThread).write(requests).then(
-      (outcomes) => this.settle(appends, requests, outcomes),
+      ({ outcomes, appliedThrough }) => {
+        // Before the appends are answered and their events announced: a subscriber told of them sees how far the after-commit work got.
+        if (appliedThrough > this.appliedAfterCommit) this.appliedAfterCommit = appliedThrough
+        this.settle(appends, requests, outcomes)
+      },
       (error: unknown) => this.fail(appends, error),
     )
     this.writing.push(written)
@@ -453,38 +488,6 @@ class SqliteStore implements SqliteEventStore {
 
   private wakeSubscribers(): void {
     for (const subscription of this.subscriptions) subscription.wake()
-  }
-
-  /**
-   * One timer per store, whatever the number of subscriptions. `PRAGMA data_version` changes only
-   * when another connection (this process or another) commits, so an idle tick costs one pragma.
-   */
-  private startPolling(): void {
-    if (this.pollTimer !== undefined) return
-    this.lastDataVersion = this.stmt.dataVersion.get() ?? 0
-    this.pollTimer = setInterval(() => this.poll(), this.pollIntervalMs)
-    this.pollTimer.unref()
-  }
-
-  private stopPolling(): void {
-    if (this.pollTimer === undefined) return
-    clearInterval(this.pollTimer)
-    this.pollTimer = undefined
-  }
-
-  private poll(): void {
-    if (this.closed) return
-    let version: number
-    try {
-      version = this.stmt.dataVersion.get() ?? 0
-    } catch {
-      return // a transient read failure; the next tick tries again
-    }
-    if (version === this.lastDataVersion) return
-    this.lastDataVersion = version
-    // Another connection committed: this store's writer, or another process. Only the file can say which.
-    for (const subscription of this.subscriptions) subscription.fileMayBeAhead = true
-    this.wakeSubscribers()
   }
 }
 

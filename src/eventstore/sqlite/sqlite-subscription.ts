@@ -115,3 +115,44 @@ export class SqliteSubscription implements Subscription {
     this.store.forget(this)
   }
 }
+
+/**
+ * Notices commits made by other connections (this process's writer thread, another process) with one
+ * timer per store, whatever the number of subscriptions. `PRAGMA data_version` changes only when
+ * another connection commits, so an idle tick costs one pragma.
+ */
+export class CommitWatch {
+  private timer: NodeJS.Timeout | undefined
+  private last = 0
+
+  constructor(
+    private readonly dataVersion: () => number,
+    private readonly intervalMs: number,
+    private readonly committed: () => void,
+  ) {}
+
+  start(): void {
+    if (this.timer !== undefined) return
+    this.last = this.dataVersion()
+    this.timer = setInterval(() => this.poll(), this.intervalMs)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    if (this.timer === undefined) return
+    clearInterval(this.timer)
+    this.timer = undefined
+  }
+
+  private poll(): void {
+    let version: number
+    try {
+      version = this.dataVersion()
+    } catch {
+      return // a transient read failure (or a closed store); the next tick tries again
+    }
+    if (version === this.last) return
+    this.last = version
+    this.committed()
+  }
+}

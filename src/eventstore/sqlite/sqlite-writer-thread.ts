@@ -11,25 +11,38 @@ import { StoreUnavailableError } from '../event-store.port.ts'
 import type { WriteOutcome, WriteRequest } from './sqlite-writer.ts'
 import { outcomesFromWire, requestsToWire, type ErrorDescription, type Wire } from './sqlite-writer-wire.ts'
 import { startWorker } from '../../config/worker-thread.ts'
+import type { AfterCommitModule } from './after-commit.ts'
 
 export type ToWriter =
-  | { readonly type: 'open'; readonly call: number; readonly store: number; readonly path: string }
+  | { readonly type: 'open'; readonly call: number; readonly store: number; readonly path: string; readonly afterCommit?: AfterCommitModule }
   | { readonly type: 'write'; readonly call: number; readonly store: number; readonly requests: Wire }
   | { readonly type: 'close'; readonly call: number; readonly store: number }
 
 export type FromWriter =
   | { readonly type: 'ready' }
-  | { readonly type: 'done'; readonly call: number; readonly outcomes?: Wire }
+  | { readonly type: 'done'; readonly call: number; readonly outcomes?: Wire; readonly appliedThrough?: number }
   | { readonly type: 'failed'; readonly call: number; readonly error: ErrorDescription }
 
 type Call =
-  | { readonly type: 'open'; readonly store: number; readonly path: string }
+  | { readonly type: 'open'; readonly store: number; readonly path: string; readonly afterCommit?: AfterCommitModule }
   | { readonly type: 'write'; readonly store: number; readonly requests: Wire }
   | { readonly type: 'close'; readonly store: number }
 
 interface Waiting {
-  resolve(outcomes: Wire | undefined): void
+  resolve(done: Done): void
   reject(error: unknown): void
+}
+
+/** A call's answer: a write's outcomes, and how far the after-commit work got (0: not done). */
+interface Done {
+  readonly outcomes: Wire | undefined
+  readonly appliedThrough: number
+}
+
+/** A batch written: one outcome per request, and the position the store's after-commit work reached with it (0: none). */
+export interface WriteResult {
+  readonly outcomes: WriteOutcome[]
+  readonly appliedThrough: number
 }
 
 /** The writer's own error, rebuilt on this side with its SQLite code (so the store maps it to 503). */
@@ -57,8 +70,8 @@ class SharedThread {
     return this.worker ?? (await this.start())
   }
 
-  send(worker: Worker, call: Call): Promise<Wire | undefined> {
-    return new Promise<Wire | undefined>((resolve, reject) => {
+  send(worker: Worker, call: Call): Promise<Done> {
+    return new Promise<Done>((resolve, reject) => {
       const id = this.nextCall++
       this.waiting.set(id, { resolve, reject })
       if (this.waiting.size === 1) worker.ref()
@@ -81,7 +94,7 @@ class SharedThread {
             resolve(worker)
             return
           case 'done':
-            this.settle(worker, message.call)?.resolve(message.outcomes)
+            this.settle(worker, message.call)?.resolve({ outcomes: message.outcomes, appliedThrough: message.appliedThrough ?? 0 })
             return
           case 'failed':
             this.settle(worker, message.call)?.reject(rebuild(message.error))
@@ -122,17 +135,25 @@ export class WriterThread {
   private openedOn = 0
   private closed = false
 
-  constructor(private readonly path: string) {}
+  /** `afterCommit`: run on the thread on each batch once committed (after-commit.ts). */
+  constructor(
+    private readonly path: string,
+    private readonly afterCommit?: AfterCommitModule,
+  ) {}
+
+  get hasAfterCommit(): boolean {
+    return this.afterCommit !== undefined
+  }
 
   /** Writes one batch on the thread; rejects (nothing written) when its transaction failed. */
-  write(requests: readonly WriteRequest[]): Promise<WriteOutcome[]> {
+  write(requests: readonly WriteRequest[]): Promise<WriteResult> {
     const thread = (shared ??= new SharedThread())
     const worker = thread.running
     const wire = requestsToWire(requests)
     if (worker !== undefined && this.openedOn === thread.generation) {
-      return thread.send(worker, { type: 'write', store: this.store, requests: wire }).then((outcomes) => outcomesFromWire(outcomes as Wire))
+      return thread.send(worker, { type: 'write', store: this.store, requests: wire }).then(written)
     }
-    return this.open(thread).then((opened) => thread.send(opened, { type: 'write', store: this.store, requests: wire })).then((outcomes) => outcomesFromWire(outcomes as Wire))
+    return this.open(thread).then((opened) => thread.send(opened, { type: 'write', store: this.store, requests: wire })).then(written)
   }
 
   /** Starts the thread (if need be) and opens this store's connection on it, ahead of the first write. */
@@ -165,7 +186,7 @@ export class WriterThread {
     if (this.openedOn !== thread.generation) {
       const generation = thread.generation
       try {
-        await thread.send(worker, { type: 'open', store: this.store, path: this.path })
+        await thread.send(worker, this.afterCommit === undefined ? { type: 'open', store: this.store, path: this.path } : { type: 'open', store: this.store, path: this.path, afterCommit: this.afterCommit })
       } catch (error) {
         if (error instanceof StoreUnavailableError) throw error
         throw new StoreUnavailableError(`cannot open event store at ${this.path}: ${(error as Error).message}`, { cause: error })
@@ -174,4 +195,8 @@ export class WriterThread {
     }
     return worker
   }
+}
+
+function written(done: Done): WriteResult {
+  return { outcomes: outcomesFromWire(done.outcomes as Wire), appliedThrough: done.appliedThrough }
 }

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type Database from 'better-sqlite3'
-import type { EventMetadata } from '../../domain/event.ts'
+import type { EventMetadata, RecordedEvent } from '../../domain/event.ts'
 import { WrongExpectedRevisionError, expectationHolds, type ExpectedRevision } from '../event-store.port.ts'
 import { hashParsedEvent } from '../hash-chain.ts'
 import { isSqliteError } from './sqlite-schema.ts'
@@ -142,9 +142,11 @@ export class SqliteWriter {
   /**
    * Writes the batch in one transaction and returns one outcome per request, in order. Throws
    * (nothing written) when the transaction itself fails: SQLITE_BUSY past the timeout, disk full,
-   * read-only, I/O error.
+   * read-only, I/O error. With `committed`, the events written are pushed onto it as recorded (their
+   * data and metadata as parsed for the hash), in the order of their positions; it holds only what
+   * the COMMIT made durable once this returns.
    */
-  write(requests: readonly WriteRequest[]): WriteOutcome[] {
+  write(requests: readonly WriteRequest[], committed?: RecordedEvent[]): WriteOutcome[] {
     const outcomes: WriteOutcome[] = []
     try {
       this.stmt.begin.run()
@@ -153,10 +155,12 @@ export class SqliteWriter {
         // fails: only an append of several needs a savepoint to undo the rows written before.
         const savepoint = request.events.length > 1
         if (savepoint) this.stmt.savepoint.run()
+        const collected = committed?.length ?? 0
         try {
-          outcomes.push(this.writeOne(request))
+          outcomes.push(this.writeOne(request, committed))
           if (savepoint) this.stmt.release.run()
         } catch (error) {
+          if (committed !== undefined) committed.length = collected
           if (isSqliteError(error) && !error.code.startsWith('SQLITE_CONSTRAINT')) throw error
           if (savepoint) {
             this.stmt.rollbackTo.run()
@@ -167,6 +171,7 @@ export class SqliteWriter {
       }
       this.stmt.commit.run()
     } catch (error) {
+      if (committed !== undefined) committed.length = 0
       // SQLite may already have rolled back on its own (e.g. SQLITE_FULL, SQLITE_IOERR).
       if (this.db.inTransaction) {
         try {
@@ -181,7 +186,7 @@ export class SqliteWriter {
   }
 
   /** One append, inside the open transaction. Throws to reject only this append. */
-  private writeOne(request: WriteRequest): WriteOutcome {
+  private writeOne(request: WriteRequest, committed: RecordedEvent[] | undefined): WriteOutcome {
     const { stream, events, expected, recordedAt } = request
     const head = this.stmt.head.get(stream)
     const actual = head?.revision ?? -1
@@ -226,6 +231,7 @@ export class SqliteWriter {
       }
       position = Number(info.lastInsertRowid)
       if (firstPosition === 0) firstPosition = position
+      committed?.push({ id, type: event.type, data, metadata: metadata as EventMetadata, stream, revision, position, recordedAt, prevHash, hash })
       ids.push(id)
       hashes.push(hash)
       prevHash = hash
