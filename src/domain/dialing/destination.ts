@@ -27,22 +27,47 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   VOICEMAIL: 'a voicemail access number',
 }
 
+/** What libphonenumber reads a number as: whether it is valid, its country and its type. */
+interface Reading {
+  readonly valid: boolean
+  readonly country: string | null
+  readonly numberType: NumberType | null
+  readonly countryCallingCode: string
+}
+
+/**
+ * Numbers read lately: a lead's number is asked about at its speed-to-lead decision, again when the
+ * call is claimed, at each follow-up and text, and each reading walks libphonenumber's patterns.
+ */
+const readings = new Map<string, Reading>()
+const READINGS_KEPT = 10_000
+
+function read(e164: string): Reading {
+  let reading = readings.get(e164)
+  if (reading === undefined) {
+    const parsed = parsePhoneNumberFromString(e164)
+    const valid = parsed !== undefined && parsed.isValid()
+    reading = { valid, country: valid ? parsed.country ?? null : null, numberType: valid ? parsed.getType() ?? null : null, countryCallingCode: parsed?.countryCallingCode ?? '' }
+    if (readings.size >= READINGS_KEPT) readings.clear()
+    readings.set(e164, reading)
+  }
+  return reading
+}
+
 /** Whether libphonenumber reads this E.164 number as valid. */
 export function isValidNumber(e164: string): boolean {
-  return parsePhoneNumberFromString(e164)?.isValid() === true
+  return read(e164).valid
 }
 
 /** May a call go to `e164`, given the countries allowed (ISO 3166 alpha-2, upper case)? */
 export function checkDestination(e164: string, allowedCountries: readonly string[]): DestinationCheck {
-  const parsed = parsePhoneNumberFromString(e164)
-  if (parsed === undefined || !parsed.isValid()) {
+  const { valid, country, numberType, countryCallingCode } = read(e164)
+  if (!valid) {
     return { allowed: false, reason: 'phone_not_valid', message: `${e164} is not a valid phone number: it is never dialed`, country: null, numberType: null }
   }
-  const country = parsed.country ?? null
-  const numberType = parsed.getType() ?? null
   if (country === null) {
     // +800, +808, +870, +881, +882, +883, +888, +979: numbers of no country, billed as a service.
-    return { allowed: false, reason: 'number_type_not_allowed', message: `${e164} is an international non-geographic number (+${parsed.countryCallingCode}: satellite, network or premium service): it is never dialed`, country, numberType }
+    return { allowed: false, reason: 'number_type_not_allowed', message: `${e164} is an international non-geographic number (+${countryCallingCode}: satellite, network or premium service): it is never dialed`, country, numberType }
   }
   if (numberType === null || !DIALABLE_NUMBER_TYPES.has(numberType)) {
     const kind = (numberType && TYPE_NAMES[numberType]) ?? 'not a fixed-line or mobile number'

@@ -1,7 +1,8 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import { DomainError } from '../../../src/domain/shared/decider.ts'
-import { callPermission, nextAllowedAt } from '../../../src/domain/dialing/calling-window.ts'
+import { DateTime } from 'luxon'
+import { callPermission, nextAllowedAt, withinWindows } from '../../../src/domain/dialing/calling-window.ts'
 import type { CallingPolicy, CallTarget } from '../../../src/domain/dialing/calling-window.ts'
 
 const NY = 'America/New_York'
@@ -258,4 +259,39 @@ t.test('a broken policy throws instead of dialing', async (t) => {
   } catch (error) {
     t.ok(error instanceof DomainError, 'a DomainError')
   }
+})
+
+t.test('the wall clock of a zone, kept by the hour, is luxon\'s to the minute around every offset change of 2026 and 2027, in zones that move by an hour, half an hour or none', async (t) => {
+  const zones = ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns', 'Asia/Kathmandu', 'America/Phoenix', 'Asia/Kolkata']
+  const MINUTE = 60_000
+  let checked = 0
+  for (const zone of zones) {
+    // Every offset change in the two years (found hour by hour), and 90 minutes each side of it, minute by minute.
+    const edges: number[] = []
+    let previous = DateTime.fromMillis(Date.UTC(2026, 0, 1), { zone }).offset
+    for (let ms = Date.UTC(2026, 0, 1); ms < Date.UTC(2028, 0, 1); ms += 15 * MINUTE) {
+      const offset = DateTime.fromMillis(ms, { zone }).offset
+      if (offset !== previous) edges.push(ms)
+      previous = offset
+    }
+    // Zones without changes are checked at the turn of each quarter instead.
+    const around = edges.length > 0 ? edges : [Date.UTC(2026, 2, 31, 23), Date.UTC(2026, 11, 31, 22)]
+    for (const edge of around) {
+      for (let ms = edge - 90 * MINUTE; ms <= edge + 90 * MINUTE; ms += MINUTE) {
+        const local = DateTime.fromMillis(ms + 17_000, { zone })
+        const minute = local.hour * 60 + local.minute
+        const exact = [{ days: [local.weekday], start: minute, end: minute + 1 }]
+        const next = [{ days: [local.weekday], start: minute + 1, end: minute + 2 }]
+        if (!withinWindows(exact, zone, new Date(ms + 17_000)) || withinWindows(next, zone, new Date(ms + 17_000))) {
+          t.fail(`${zone} at ${new Date(ms + 17_000).toISOString()}: luxon says ${local.toISO()}`)
+          return
+        }
+        checked++
+      }
+    }
+    t.ok(edges.length > 0 || zone === 'America/Phoenix' || zone === 'Asia/Kathmandu' || zone === 'Asia/Kolkata', `${zone}: ${edges.length} offset changes`)
+  }
+  t.ok(checked > 4_500, `${checked} instants, each the same weekday and minute as luxon reads`)
+  // A zone luxon does not know: no window holds (luxon's answer), from the same code path.
+  t.equal(withinWindows([{ days: [1, 2, 3, 4, 5, 6, 7], start: 0, end: 1440 }], 'Mars/Olympus_Mons', new Date()), false)
 })
