@@ -1,9 +1,10 @@
 /**
  * Where an instant falls on a wall clock: the day, weekday and hour in a zone, for the report's
- * buckets. A zone's offset is looked up once per UTC hour (offsets change on hour boundaries), so a
+ * buckets. A zone's offset is looked up once per UTC hour (src/domain/shared/zone-offset.ts), so a
  * replay of millions of events does not build a luxon DateTime for each one.
  */
 import { DateTime } from 'luxon'
+import { HOUR_MS, steadyHourOffset } from '../../src/domain/shared/zone-offset.ts'
 
 export interface LocalSlot {
   /** `YYYY-MM-DD` on the zone's calendar. */
@@ -14,20 +15,12 @@ export interface LocalSlot {
   readonly hour: number
 }
 
-const HOUR_MS = 3_600_000
-const MAX_CACHED = 50_000
-const offsets = new Map<string, number>()
-
+/** The zone's offset at the start of the UTC hour (its steady offset, kept, when it has one). */
 function offsetMinutes(zone: string, hourStart: number): number {
-  const key = `${zone}\u0000${hourStart}`
-  let offset = offsets.get(key)
-  if (offset === undefined) {
-    const time = DateTime.fromMillis(hourStart, { zone })
-    offset = time.isValid ? time.offset : 0
-    if (offsets.size >= MAX_CACHED) offsets.clear()
-    offsets.set(key, offset)
-  }
-  return offset
+  const steady = steadyHourOffset(zone, hourStart)
+  if (steady !== null) return steady
+  const time = DateTime.fromMillis(hourStart, { zone })
+  return time.isValid ? time.offset : 0
 }
 
 /** The slot of ISO instant `iso` in IANA zone `zone`; null when `iso` is not an instant. */

@@ -29,6 +29,7 @@ import { DateTime, IANAZone } from 'luxon'
 import { formatCallingHours, parseCallingHours } from '../account/calling-hours.ts'
 import type { CallingWindow } from '../account/calling-hours.ts'
 import { DomainError } from '../shared/decider.ts'
+import { steadyHourOffset } from '../shared/zone-offset.ts'
 import { FEDERAL_RULE, ruleHoursOn, ruleHoursText, stateRulesFor, type AppliedStateRule, type ContactRule, type Weekday } from './contact-rules.ts'
 import { leadTimeZones, type LeadTimeZone } from './lead-time-zone.ts'
 
@@ -196,7 +197,7 @@ interface WallClock {
 }
 
 function wallClock(ms: number, zone: string): WallClock {
-  const offset = hourOffset(zone, Math.floor(ms / HOUR_MS) * HOUR_MS)
+  const offset = steadyHourOffset(zone, Math.floor(ms / HOUR_MS) * HOUR_MS)
   if (offset === null) {
     const local = DateTime.fromMillis(ms, { zone })
     return { weekday: local.weekday, minutes: local.hour * 60 + local.minute }
@@ -204,28 +205,6 @@ function wallClock(ms: number, zone: string): WallClock {
   const local = new Date(ms + offset * MINUTE_MS)
   const day = local.getUTCDay()
   return { weekday: day === 0 ? 7 : day, minutes: local.getUTCHours() * 60 + local.getUTCMinutes() }
-}
-
-/** Zone offsets (minutes) by zone and UTC hour: every call and text asks for a few wall clocks, each a luxon DateTime otherwise. */
-const hourOffsets = new Map<string, number | null>()
-const HOUR_OFFSETS_KEPT = 20_000
-
-/**
- * The zone's offset through the UTC hour starting at `hourStart`, when it is the same at the hour's
- * first and last millisecond (a zone changes its offset at most once an hour); null when it changes
- * within the hour, or the zone is not one luxon knows: luxon answers those instants itself.
- */
-function hourOffset(zone: string, hourStart: number): number | null {
-  const key = `${zone}\u0000${hourStart}`
-  let offset = hourOffsets.get(key)
-  if (offset === undefined) {
-    const first = DateTime.fromMillis(hourStart, { zone })
-    const last = DateTime.fromMillis(hourStart + HOUR_MS - 1, { zone })
-    offset = first.isValid && last.isValid && first.offset === last.offset ? first.offset : null
-    if (hourOffsets.size >= HOUR_OFFSETS_KEPT) hourOffsets.clear()
-    hourOffsets.set(key, offset)
-  }
-  return offset
 }
 
 /** Is `now` inside these weekly windows (calling-hours syntax) on the wall clock of `zone`? Business hours ask this. */
