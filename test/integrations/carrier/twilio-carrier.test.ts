@@ -11,6 +11,7 @@ import {
   rewriteTwilioUrl,
   type TwilioCarrier,
 } from '../../../src/integrations/carrier/twilio/twilio-carrier.adapter.ts'
+import { twilioForm } from '../../../src/integrations/carrier/twilio/twilio-request-client.ts'
 import { startFakeTwilio, type FakeTwilio, type FakeTwilioOptions, type FormFields } from '../../doubles/fake-twilio.ts'
 import { CALL, MESSAGING_SERVICE, TEXT, carrierContract } from './carrier.contract.ts'
 
@@ -293,6 +294,22 @@ t.test('failure mapping', async (t) => {
     t.equal(fake.callRequests()[0]?.outcome, 'created', 'the carrier went on to create it: retrying would ring twice')
   })
 
+  t.test('an answer that starts and then stalls past timeoutMs → unknown_outcome, named as the timeout', async (t) => {
+    // Headers at once, then nothing: the time runs from the request's start to the answer's end.
+    const server = http.createServer((req, res) => {
+      req.resume()
+      res.writeHead(201, { 'content-type': 'application/json' })
+      res.write('{"sid": "CA')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+    t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }))
+    const carrier = createTwilioCarrier({ accountSid: `AC${'a'.repeat(32)}`, authToken: 'token', apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 150 })
+    t.teardown(() => carrier.close())
+    const error = await failure(carrier.placeCall(CALL))
+    t.equal(error.failure, 'unknown_outcome')
+    t.match(error.message, /no answer from twilio within 150 ms/)
+  })
+
   t.test('socket destroyed after the request was read → unknown_outcome', async (t) => {
     const { fake, carrier } = await setup(t)
     fake.failNext({ kind: 'destroy' })
@@ -328,6 +345,35 @@ t.test('failure mapping', async (t) => {
     t.match(error.message, /not sent/)
     t.equal(fake.requests().length, 0)
   })
+})
+
+t.test('every request is on a connection of its own, closed after its answer (never a pooled socket)', async (t) => {
+  const sockets = new Set<unknown>()
+  const connections: string[] = []
+  const server = http.createServer((req, res) => {
+    sockets.add(req.socket)
+    connections.push(String(req.headers.connection))
+    req.resume()
+    req.once('end', () => {
+      res.writeHead(201, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ sid: `CA${String(connections.length).padStart(32, '0')}`, status: 'queued' }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const carrier = createTwilioCarrier({ accountSid: `AC${'a'.repeat(32)}`, authToken: 'token', apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+  t.teardown(() => carrier.close())
+  for (let i = 0; i < 3; i++) await carrier.placeCall(CALL)
+  t.equal(sockets.size, 3, 'three calls, three connections')
+  t.same(connections, ['close', 'close', 'close'])
+})
+
+t.test('form fields as Twilio reads them: a list repeats its key, absent values are left out', async (t) => {
+  t.equal(
+    twilioForm({ To: '+13125550123', StatusCallbackEvent: ['initiated', 'ringing'], Timeout: 25, Skipped: undefined, Empty: null, Twiml: '<Response><Say>a & b</Say></Response>' }),
+    'To=%2B13125550123&StatusCallbackEvent=initiated&StatusCallbackEvent=ringing&Timeout=25&Twiml=%3CResponse%3E%3CSay%3Ea+%26+b%3C%2FSay%3E%3C%2FResponse%3E',
+  )
+  t.same(Object.fromEntries(new URLSearchParams(twilioForm({ Body: 'Hi — ¿qué tal? 100%' }))), { Body: 'Hi — ¿qué tal? 100%' }, 'any text survives the round trip')
 })
 
 t.test('a closed carrier sends nothing', async (t) => {

@@ -1,15 +1,11 @@
 /**
  * Twilio carrier adapter, over the official `twilio` SDK. We never re-implement Twilio's REST calls:
- * the SDK builds and sends them through our own `RequestClient` subclass, which (1) points every
- * `*.twilio.com` URL at `apiUrl` when one is configured (Twilio-compatible carriers, the test fake),
- * (2) turns the SDK's 429 auto-retry off, so the dialer alone decides about retries, and (3) notes
- * whether a request left and what came back, so each failure maps to exactly one `CarrierFailure`.
+ * the SDK builds them and reads their answers, and our `httpClient` (twilio-request-client.ts) carries
+ * them: pointed at `apiUrl` when one is configured, never retried by itself (the dialer alone decides
+ * about retries), noting whether a request left and what came back, so each failure maps to exactly
+ * one `CarrierFailure`.
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
-import http from 'node:http'
 import twilio from 'twilio'
-import type TwilioRequestClient from 'twilio/lib/base/RequestClient.js'
-import type * as TwilioResponseModule from 'twilio/lib/http/response.js'
 import type { CallListInstanceCreateOptions } from 'twilio/lib/rest/api/v2010/account/call.js'
 import {
   CarrierError,
@@ -26,6 +22,9 @@ import { handleTwilioCallback, twilioCallbackUrls, twilioTextStatusUrl } from '.
 import { liveCallTwiml } from './answer-twiml.ts'
 import { twilioRelay } from './conversation-relay.ts'
 import { twilioNumbers, type TwilioNumberRequest } from './twilio-numbers.ts'
+import { LeadlineTwilioRequestClient, exchanges, rewriteTwilioUrl, type Exchange } from './twilio-request-client.ts'
+
+export { rewriteTwilioUrl } from './twilio-request-client.ts'
 
 export const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_TWILIO_TIMEOUT_MS = 10_000
@@ -69,69 +68,8 @@ const NOT_SENT_CODES = new Set([
 
 const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'])
 
-/** What one SDK call did on the wire; set by the request client, read when mapping a failure. */
-interface Exchange {
-  sent: boolean
-  status?: number
-  headers?: Record<string, unknown>
-}
-
-const exchanges = new AsyncLocalStorage<Exchange>()
-
 /** What a request is about, in a failure's message. */
 type TwilioRequest = 'call' | 'text' | 'call update' | 'number check' | 'voicemail' | TwilioNumberRequest
-
-/**
- * Points a Twilio URL at `apiUrl`: `https://api.twilio.com/2010-04-01/Accounts/AC…/Calls.json` with
- * `apiUrl = http://127.0.0.1:4010/base` becomes `http://127.0.0.1:4010/base/2010-04-01/Accounts/AC…/Calls.json`.
- * Only `twilio.com` and its subdomains are rewritten (not `eviltwilio.com`); other URLs pass unchanged.
- */
-export function rewriteTwilioUrl(uri: string, apiUrl: string | URL): string {
-  const target = new URL(uri)
-  const host = target.hostname.toLowerCase()
-  if (host !== 'twilio.com' && !host.endsWith('.twilio.com')) return uri
-  const base = new URL(apiUrl)
-  const prefix = base.pathname.replace(/\/+$/, '')
-  return `${base.origin}${prefix}${target.pathname}${target.search}`
-}
-
-type RequestOptions<TData> = TwilioRequestClient.RequestOptions<TData>
-type TwilioResponse<TData> = TwilioResponseModule.default<TData>
-
-/** The SDK's own HTTP client with the host rewrite, no auto-retry, no pooled sockets, and wire notes. */
-class LeadlineTwilioRequestClient extends twilio.RequestClient {
-  private readonly plainAgent: http.Agent
-
-  constructor(
-    private readonly apiUrl: URL | undefined,
-    timeoutMs: number,
-  ) {
-    // keepAlive off: every request gets a fresh connection, so a reset can never be a stale pooled
-    // socket (which would make a placed call look "unknown"), and a refused connection means unsent.
-    super({ timeout: timeoutMs, autoRetry: false, keepAlive: false })
-    // The SDK only configures an https agent; a plain-http apiUrl (tests, local carriers) needs its own.
-    this.plainAgent = new http.Agent({ keepAlive: false })
-    this.axios.defaults.httpAgent = this.plainAgent
-  }
-
-  override async request<TData>(opts: RequestOptions<TData>): Promise<TwilioResponse<TData>> {
-    const exchange = exchanges.getStore()
-    const uri = this.apiUrl ? rewriteTwilioUrl(opts.uri, this.apiUrl) : opts.uri
-    if (exchange) exchange.sent = true
-    const response = await super.request({ ...opts, uri })
-    if (exchange) {
-      exchange.status = response.statusCode
-      exchange.headers = (response.headers ?? {}) as Record<string, unknown>
-    }
-    return response
-  }
-
-  destroy(): void {
-    this.plainAgent.destroy()
-    const secureAgent: unknown = this.axios.defaults.httpsAgent
-    if (secureAgent instanceof http.Agent) secureAgent.destroy()
-  }
-}
 
 /** A `Carrier` that places calls and sends texts through Twilio's REST API, via the official SDK, and answers Twilio's signed callbacks. */
 export function createTwilioCarrier(options: TwilioCarrierOptions): TwilioCarrier {
