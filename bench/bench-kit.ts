@@ -225,6 +225,32 @@ export function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
+/** utime+stime (clock ticks of 10 ms) of every thread of a process, from /proc. */
+export function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
+  const times = new Map<string, { name: string; ticks: number }>()
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      times.set(tid, { name, ticks: Number(fields[11]) + Number(fields[12]) })
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return times
+}
+
+/** CPU time per unit of work, by thread ("name#tid" → µs), between two `threadTimes` readings. */
+export function threadMicrosPer(before: Map<string, { name: string; ticks: number }>, after: Map<string, { name: string; ticks: number }>, units: number): Record<string, number> {
+  const per: Record<string, number> = {}
+  for (const [tid, { name, ticks }] of after) {
+    const used = ticks - (before.get(tid)?.ticks ?? 0)
+    if (used > 0) per[`${name}#${tid}`] = Math.round((used * 10_000) / units)
+  }
+  return per
+}
+
 /** The 1-minute load average, rounded: every measurement on a shared machine should carry it. */
 export function load1(): number {
   return Math.round((os.loadavg()[0] ?? 0) * 100) / 100

@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
-import { COLD_REPEAT_POOL, REPEAT_POOL, load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild, startCountingReceiver } from './bench-kit.ts'
+import { COLD_REPEAT_POOL, REPEAT_POOL, load, newLeadsPattern, repeatLeadsPattern, seedRepeatPool, serveChild, startCountingReceiver, threadMicrosPer, threadTimes } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -49,26 +49,7 @@ const after = threadTimes(server.child.pid as number)
 await server.stop()
 for (const receiver of receivers) await receiver.close()
 // CPU time per lead, per server thread: comparable between runs even on a busy machine.
-const perLead: Record<string, number> = {}
-for (const [tid, { name, ticks }] of after) {
-  const used = ticks - (before.get(tid)?.ticks ?? 0)
-  if (used > 0) perLead[`${name}#${tid}`] = Math.round((used * 10_000) / r.total)
-}
+const perLead = threadMicrosPer(before, after, r.total)
 fs.rmSync(dir, { recursive: true, force: true })
 console.log(JSON.stringify({ ...r, delivered: receivers.reduce((n, receiver) => n + receiver.count(), 0), load: os.loadavg().map((l) => l.toFixed(2)).join(' '), cpuMicrosecondsPerLead: perLead, out: values.out }))
 
-/** utime+stime (clock ticks of 10 ms) of every thread of a process, from /proc. */
-function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
-  const times = new Map<string, { name: string; ticks: number }>()
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      times.set(tid, { name, ticks: Number(fields[11]) + Number(fields[12]) })
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return times
-}

@@ -11,13 +11,14 @@
  *   npm run bench:speed-to-lead [-- --runs 3 --leads 1000 --accounts 100 --rate 200 --cps 10 --keep --cpu-prof DIR]
  */
 import fs from 'node:fs'
+import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
 import { freePort } from '../test/helpers/cli.ts'
 import { startFakeTwilio } from '../test/doubles/fake-twilio.ts'
-import { ROOT, median, percentile, serveChild } from './bench-kit.ts'
+import { ROOT, median, percentile, serveChild, threadMicrosPer, threadTimes } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -73,6 +74,23 @@ const port = await freePort()
 const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : []
 const server = await serveChild([...profile, 'bin/leadline.js', 'serve'], { LEADLINE_STORE: store, LEADLINE_VIEWS: viewsPath, LEADLINE_PUBLIC_URL: `http://127.0.0.1:${port}`, ...twilioEnv }, port)
 
+// The sender is a client of the service, not the service: plain node:http over kept-alive
+// connections costs the shared cores about half of what fetch does (docs/performance.md).
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 })
+/** POSTs a lead; resolves with the status and when the answer's head arrived (the 2xx's time, as fetch resolving took it). */
+function post(url: string, token: string, body: string): Promise<{ status: number; at: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-token': token } }, (response) => {
+      const at = Date.now()
+      response.resume()
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, at }))
+      response.once('error', reject)
+    })
+    request.once('error', reject)
+    request.end(body)
+  })
+}
+
 let phoneCounter = 0
 /** Sends `count` new leads at RATE a second; returns when each got its 2xx (ms since the epoch), by E.164 phone. */
 async function send(count: number): Promise<{ okAt: Map<string, number>; failures: number }> {
@@ -88,16 +106,11 @@ async function send(count: number): Promise<{ okAt: Map<string, number>; failure
     // Valid numbers (libphonenumber's full metadata): an invalid one is kept as a lead but never dialed.
     const digits = `737${String(2_000_000 + phoneCounter++).padStart(7, '0')}`
     const token = tokens[i % tokens.length] as string
+    const body = JSON.stringify({ phone: digits, name: 'Bench Lead', source: 'bench' })
     inFlight.push(
-      fetch(`${server.url}/api/ingest/lead`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-token': token },
-        body: JSON.stringify({ phone: digits, name: 'Bench Lead', source: 'bench' }),
-      }).then(
-        async (response) => {
-          const at = Date.now()
-          await response.arrayBuffer()
-          if (response.status === 201) okAt.set(`+1${digits}`, at)
+      post(`${server.url}/api/ingest/lead`, token, body).then(
+        ({ status, at }) => {
+          if (status === 201) okAt.set(`+1${digits}`, at)
           else failures++
         },
         () => {
@@ -132,21 +145,26 @@ const loadBefore = os.loadavg()
 const warm = await send(WARM_UP)
 await latencies(warm.okAt)
 
-const runs: Array<{ p50: number; p99: number; max: number; min: number; leads: number; failures: number; missing: number; seconds: number; serverCpuMsPerLead: number }> = []
+const runs: Array<{ p50: number; p99: number; max: number; min: number; leads: number; failures: number; missing: number; seconds: number; serverCpuMsPerLead: number; serverCpuMicrosPerLeadByThread: Record<string, number> }> = []
 for (let run = 1; run <= RUNS; run++) {
   const started = Date.now()
   const cpuBefore = cpuMs(server.child.pid as number)
+  const threadsBefore = threadTimes(server.child.pid as number)
+  const benchBefore = process.cpuUsage()
   const { okAt, failures } = await send(LEADS)
   const { values: l, missing } = await latencies(okAt)
   const serverCpuMsPerLead = (cpuMs(server.child.pid as number) - cpuBefore) / LEADS
-  runs.push({ p50: percentile(l, 50), p99: percentile(l, 99), min: l[0] ?? NaN, max: l[l.length - 1] ?? NaN, leads: l.length, failures, missing, seconds: (Date.now() - started) / 1000, serverCpuMsPerLead })
-  process.stderr.write(`run ${run}/${RUNS}: p50 ${percentile(l, 50)} ms, p99 ${percentile(l, 99)} ms (${l.length} calls, ${missing} missing, ${failures} failed posts, server CPU ${serverCpuMsPerLead.toFixed(2)} ms/lead)\n`)
+  const benchCpu = process.cpuUsage(benchBefore)
+  process.stderr.write(`bench process CPU ${((benchCpu.user + benchCpu.system) / LEADS).toFixed(0)} µs a lead\n`)
+  const perThread = threadMicrosPer(threadsBefore, threadTimes(server.child.pid as number), LEADS)
+  runs.push({ p50: percentile(l, 50), p99: percentile(l, 99), min: l[0] ?? NaN, max: l[l.length - 1] ?? NaN, leads: l.length, failures, missing, seconds: (Date.now() - started) / 1000, serverCpuMsPerLead, serverCpuMicrosPerLeadByThread: perThread })
+  process.stderr.write(`run ${run}/${RUNS}: p50 ${percentile(l, 50)} ms, p99 ${percentile(l, 99)} ms (${l.length} calls, ${missing} missing, ${failures} failed posts, server CPU ${serverCpuMsPerLead.toFixed(2)} ms/lead; µs a lead by thread ${JSON.stringify(perThread)})\n`)
 }
 
 // Machine detection: Twilio's signed AMD callback (machine_end_beep) for calls of the last run, 50 a
 // second; the time from sending it to Leadline's call update (the voicemail) arriving at the fake.
 const AMD_CALLS = Number(values['amd-calls'])
-const amdTargets = fake.callRequests().slice(-AMD_CALLS).map((request) => request.sid).filter((sid): sid is string => typeof sid === 'string')
+const amdTargets = (AMD_CALLS > 0 ? fake.callRequests().slice(-AMD_CALLS) : []).map((request) => request.sid).filter((sid): sid is string => typeof sid === 'string')
 const amdSentAt = new Map<string, number>()
 const amdPosts: Array<Promise<unknown>> = []
 const amdStart = performance.now()
