@@ -74,7 +74,7 @@ try {
     }),
   })
   const probes: Probe[] = [
-    page('/app'), page('/app/leads'), page(`/app/leads/${seed.leadId}`), page('/app/calls'), page('/app/calls?outcome=answered&source=Website'),
+    page('/app/home'), page('/app/inbox'), page('/app/leads'), page(`/app/leads/${seed.leadId}`), page('/app/calls'), page('/app/calls?outcome=answered&source=Website'),
     page('/app/reports?days=7'), page('/app/reports?days=30'), page('/app/reports?days=90'), page('/app/reports/speed-to-lead.csv?days=90'),
     stats(7), stats(90),
   ]
@@ -91,7 +91,8 @@ try {
       last = started
       const response = await probe.run()
       const text = await response.text()
-      if (response.status >= 400 || text.includes('"error"')) throw new Error(`${probe.name}: ${response.status} ${text.slice(0, 300)}`)
+      // A redirect is not the page: every probe must be answered with the page itself.
+      if (response.status !== 200 || text.includes('"error"')) throw new Error(`${probe.name}: ${response.status} ${text.slice(0, 300)}`)
       if (i >= WARMUP) times.push(performance.now() - started)
     }
     times.sort((a, b) => a - b)

@@ -84,6 +84,8 @@ export class LeadlineTwilioRequestClient extends twilio.RequestClient {
   }
 
   override async request<TData>(opts: RequestOptions<TData>): Promise<TwilioResponse<TData>> {
+    if (!opts.method) throw new Error('http method is required')
+    if (!opts.uri) throw new Error('uri is required')
     const exchange = exchanges.getStore()
     const headers: Record<string, string | number> = { ...(opts.headers as Record<string, string> | undefined), Connection: 'close' }
     if (opts.username && opts.password) headers.Authorization = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`
