@@ -145,7 +145,7 @@ const loadBefore = os.loadavg()
 const warm = await send(WARM_UP)
 await latencies(warm.okAt)
 
-const runs: Array<{ p50: number; p99: number; max: number; min: number; leads: number; failures: number; missing: number; seconds: number; serverCpuMsPerLead: number; serverCpuMicrosPerLeadByThread: Record<string, number> }> = []
+const runs: Array<{ p50: number; p99: number; max: number; min: number; leads: number; failures: number; missing: number; seconds: number; serverCpuMsPerLead: number; serverCpuMicrosPerLeadByThread: Record<string, number>; benchCpuMicrosPerLead: number }> = []
 for (let run = 1; run <= RUNS; run++) {
   const started = Date.now()
   const cpuBefore = cpuMs(server.child.pid as number)
@@ -155,10 +155,11 @@ for (let run = 1; run <= RUNS; run++) {
   const { values: l, missing } = await latencies(okAt)
   const serverCpuMsPerLead = (cpuMs(server.child.pid as number) - cpuBefore) / LEADS
   const benchCpu = process.cpuUsage(benchBefore)
-  process.stderr.write(`bench process CPU ${((benchCpu.user + benchCpu.system) / LEADS).toFixed(0)} µs a lead\n`)
+  // The sender and the fake Twilio share the server's cores: what they took is part of the picture.
+  const benchCpuMicrosPerLead = Math.round((benchCpu.user + benchCpu.system) / LEADS)
   const perThread = threadMicrosPer(threadsBefore, threadTimes(server.child.pid as number), LEADS)
-  runs.push({ p50: percentile(l, 50), p99: percentile(l, 99), min: l[0] ?? NaN, max: l[l.length - 1] ?? NaN, leads: l.length, failures, missing, seconds: (Date.now() - started) / 1000, serverCpuMsPerLead, serverCpuMicrosPerLeadByThread: perThread })
-  process.stderr.write(`run ${run}/${RUNS}: p50 ${percentile(l, 50)} ms, p99 ${percentile(l, 99)} ms (${l.length} calls, ${missing} missing, ${failures} failed posts, server CPU ${serverCpuMsPerLead.toFixed(2)} ms/lead; µs a lead by thread ${JSON.stringify(perThread)})\n`)
+  runs.push({ p50: percentile(l, 50), p99: percentile(l, 99), min: l[0] ?? NaN, max: l[l.length - 1] ?? NaN, leads: l.length, failures, missing, seconds: (Date.now() - started) / 1000, serverCpuMsPerLead, serverCpuMicrosPerLeadByThread: perThread, benchCpuMicrosPerLead })
+  process.stderr.write(`run ${run}/${RUNS}: p50 ${percentile(l, 50)} ms, p99 ${percentile(l, 99)} ms (${l.length} calls, ${missing} missing, ${failures} failed posts, server CPU ${serverCpuMsPerLead.toFixed(2)} ms/lead; µs a lead by thread ${JSON.stringify(perThread)}; the benchmark's own ${benchCpuMicrosPerLead} µs)\n`)
 }
 
 // Machine detection: Twilio's signed AMD callback (machine_end_beep) for calls of the last run, 50 a
@@ -202,7 +203,7 @@ const fmt = (n: number[]) => n.map((x) => x.toFixed(2)).join(' ')
 console.log(`\nbench:speed-to-lead — ${LEADS} leads over ${ACCOUNTS} accounts at ${RATE}/s, cps ${CPS} per account, ${RUNS} runs, ${summary.machine.cpus} cores, node ${process.version}`)
 console.log('webhook 2xx → call request at the fake Twilio (ms):')
 for (const [i, r] of runs.entries()) {
-  console.log(`  run ${i + 1}: p50 ${r.p50}  p99 ${r.p99}  min ${r.min}  max ${r.max}  (${r.leads} calls, ${r.missing} missing, ${r.failures} failed posts; server CPU ${r.serverCpuMsPerLead.toFixed(2)} ms per lead)`)
+  console.log(`  run ${i + 1}: p50 ${r.p50}  p99 ${r.p99}  min ${r.min}  max ${r.max}  (${r.leads} calls, ${r.missing} missing, ${r.failures} failed posts; server CPU ${r.serverCpuMsPerLead.toFixed(2)} ms per lead, the benchmark's own ${(r.benchCpuMicrosPerLead / 1000).toFixed(2)} ms)`)
 }
 console.log(`median of ${RUNS}: p50 ${summary.median.p50} ms, p99 ${summary.median.p99} ms (target p99 ≤ 50 ms: ${summary.median.p99 <= 50 ? 'met' : 'NOT met'})`)
 console.log(`duplicate call requests: ${duplicates}`)
