@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util'
 import { openLeadline } from '../src/leadline.ts'
 import { freePort } from '../test/helpers/cli.ts'
 import { startFakeTwilio } from '../test/doubles/fake-twilio.ts'
-import { ROOT, median, percentile, serveChild, threadMicrosPer, threadTimes } from './bench-kit.ts'
+import { ROOT, cpuMicros, median, percentile, serveChild, threadMicrosPer, threadTimes } from './bench-kit.ts'
 
 const { values } = parseArgs({
   options: {
@@ -41,12 +41,6 @@ const ACCOUNTS = Number(values.accounts)
 const RATE = Number(values.rate)
 const CPS = Number(values.cps)
 const WARM_UP = 200
-
-/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -148,12 +142,12 @@ await latencies(warm.okAt)
 const runs: Array<{ p50: number; p99: number; max: number; min: number; leads: number; failures: number; missing: number; seconds: number; serverCpuMsPerLead: number; serverCpuMicrosPerLeadByThread: Record<string, number>; benchCpuMicrosPerLead: number }> = []
 for (let run = 1; run <= RUNS; run++) {
   const started = Date.now()
-  const cpuBefore = cpuMs(server.child.pid as number)
+  const cpuBefore = cpuMicros(server.child.pid as number)
   const threadsBefore = threadTimes(server.child.pid as number)
   const benchBefore = process.cpuUsage()
   const { okAt, failures } = await send(LEADS)
   const { values: l, missing } = await latencies(okAt)
-  const serverCpuMsPerLead = (cpuMs(server.child.pid as number) - cpuBefore) / LEADS
+  const serverCpuMsPerLead = (cpuMicros(server.child.pid as number) - cpuBefore) / 1000 / LEADS
   const benchCpu = process.cpuUsage(benchBefore)
   // The sender and the fake Twilio share the server's cores: what they took is part of the picture.
   const benchCpuMicrosPerLead = Math.round((benchCpu.user + benchCpu.system) / LEADS)

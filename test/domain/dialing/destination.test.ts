@@ -34,6 +34,12 @@ t.test('each answer is libphonenumber\'s, the first time and the next', async (t
       }
     }
   }
+  // Known answers, not only libphonenumber's read back.
+  t.match(checkDestination('+12125550123', ['US']), { allowed: true, country: 'US' })
+  t.match(checkDestination('+442079460000', ['US', 'CA']), { allowed: false, reason: 'country_not_allowed', country: 'GB', numberType: 'FIXED_LINE' })
+  t.match(checkDestination('+19005551234', ['US']), { allowed: false, reason: 'number_type_not_allowed', numberType: 'PREMIUM_RATE' })
+  t.match(checkDestination('+1212555', ['US']), { allowed: false, reason: 'phone_not_valid', country: null })
+  t.equal(isValidNumber('+1212555'), false)
   const network = checkDestination('+870773111632', ['US'])
   t.match(network, { allowed: false, reason: 'number_type_not_allowed', message: /\+870: satellite, network or premium service/ }, 'the calling code named in the refusal')
 })

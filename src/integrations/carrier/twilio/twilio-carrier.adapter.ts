@@ -66,7 +66,8 @@ const NOT_SENT_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ])
 
-const TIMEOUT_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT'])
+/** The request client's own timeout (and the system's): the request may have reached Twilio. */
+const TIMEOUT_CODES = new Set(['ETIMEDOUT'])
 
 /** What a request is about, in a failure's message. */
 type TwilioRequest = 'call' | 'text' | 'call update' | 'number check' | 'voicemail' | TwilioNumberRequest
